@@ -1,0 +1,164 @@
+//! The pieces every game's order grammar is built from: words matched without
+//! regard to case and by unique prefix, the order forms that print `help`,
+//! and the parse error that tells a player what was expected.
+
+use std::fmt;
+
+/// One form of order, as help prints it: `extend LINE HEX`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OrderForm {
+    /// The form, keywords in lower case and arguments in capitals.
+    pub form: &'static str,
+    /// What it does, in one sentence.
+    pub summary: &'static str,
+    /// An example line.
+    pub example: &'static str,
+}
+
+/// A line that could not be read as an order.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct OrderError {
+    /// The line as written.
+    pub line: String,
+    /// What is wrong with it.
+    pub message: String,
+    /// What would have been understood instead.
+    pub expected: Vec<String>,
+}
+
+impl OrderError {
+    /// A parse error for `line`.
+    pub fn new(line: &str, message: impl Into<String>) -> Self {
+        OrderError {
+            line: line.trim().to_string(),
+            message: message.into(),
+            expected: Vec::new(),
+        }
+    }
+
+    /// Adds what would have been understood.
+    pub fn expecting(mut self, expected: Vec<String>) -> Self {
+        self.expected = expected;
+        self
+    }
+}
+
+impl fmt::Display for OrderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.line, self.message)?;
+        if !self.expected.is_empty() {
+            write!(f, " (expected {})", self.expected.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// How a word matched a list of choices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Match<T> {
+    /// Exactly one choice matched (exactly, or as the only one it begins).
+    One(T),
+    /// The word begins several choices; these are their names.
+    Ambiguous(Vec<String>),
+    /// Nothing matched.
+    None,
+}
+
+/// Matches `word` against `choices` (name, value): case-insensitive; an exact
+/// name wins; otherwise a prefix of exactly one name. Names that compare equal
+/// apart from `&` (e.g. `L&Y` typed `LY`) match too.
+pub fn match_word<T: Clone + PartialEq>(word: &str, choices: &[(String, T)]) -> Match<T> {
+    let w = normalise(word);
+    if w.is_empty() {
+        return Match::None;
+    }
+    if let Some((_, v)) = choices.iter().find(|(n, _)| normalise(n) == w) {
+        return Match::One(v.clone());
+    }
+    let hits: Vec<&(String, T)> = choices
+        .iter()
+        .filter(|(n, _)| normalise(n).starts_with(&w))
+        .collect();
+    match hits.as_slice() {
+        [] => Match::None,
+        [(_, v)] => Match::One(v.clone()),
+        [(_, first), rest @ ..] if rest.iter().all(|(_, v)| v == first) => {
+            // Several names of one thing (aliases): still unique.
+            Match::One(first.clone())
+        }
+        many => {
+            let mut names: Vec<String> = many.iter().map(|(n, _)| n.clone()).collect();
+            names.dedup();
+            Match::Ambiguous(names)
+        }
+    }
+}
+
+fn normalise(s: &str) -> String {
+    s.trim()
+        .chars()
+        .filter(|c| *c != '&' && *c != '\'' && *c != '.')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Splits an order line into words: blanks and commas separate.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The help text for a list of forms, one form a line with its summary and an
+/// example, aligned.
+pub fn help_text(forms: &[OrderForm]) -> String {
+    let width = forms.iter().map(|f| f.form.len()).max().unwrap_or(0);
+    let mut out = String::from(
+        "Orders, one a line; keywords may be shortened to any unique beginning \
+         and case does not matter.\n",
+    );
+    for f in forms {
+        out.push_str(&format!(
+            "  {:width$}  {} (e.g. `{}`)\n",
+            f.form,
+            f.summary,
+            f.example,
+            width = width
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choices() -> Vec<(String, u8)> {
+        vec![
+            ("GWR".to_string(), 1),
+            ("GER".to_string(), 2),
+            ("L&Y".to_string(), 3),
+            ("LNWR".to_string(), 4),
+            ("LY".to_string(), 3),
+        ]
+    }
+
+    #[test]
+    fn exact_names_and_unique_prefixes_match() {
+        assert_eq!(match_word("gwr", &choices()), Match::One(1));
+        assert_eq!(match_word("GE", &choices()), Match::One(2));
+        assert_eq!(match_word("ly", &choices()), Match::One(3));
+        assert_eq!(match_word("L&Y", &choices()), Match::One(3));
+        assert_eq!(match_word("ln", &choices()), Match::One(4));
+    }
+
+    #[test]
+    fn ambiguous_and_unknown_words_are_told_apart() {
+        assert_eq!(
+            match_word("g", &choices()),
+            Match::Ambiguous(vec!["GWR".into(), "GER".into()])
+        );
+        assert_eq!(match_word("xyz", &choices()), Match::None);
+        assert_eq!(match_word("", &choices()), Match::None);
+    }
+}

@@ -1,0 +1,350 @@
+//! The game-agnostic engine contract that every game implements, and the
+//! registry that lets the store, the command line and the daemon handle a game
+//! without knowing which game it is.
+//!
+//! A game is pure: it is set up from its players, options, board data and a
+//! seed, and then changes only through [`Game::apply`]. It never reads the
+//! clock, the disk, the network or global randomness, so the same setup and
+//! the same orders always give the same game, byte for byte. That is what
+//! makes replays, undo and archives cheap.
+//!
+//! Two layers:
+//! - [`Game`], with typed orders and events, which a game module implements;
+//! - [`AnyGame`], an object-safe view of any [`Game`] that speaks text orders
+//!   and JSON, which is all the store and the command line ever see.
+
+pub mod grammar;
+pub mod registry;
+pub mod rng;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+pub use grammar::{OrderError, OrderForm};
+pub use registry::{GameKind, SetupError};
+
+/// A seat at the table: 0 for the first player given at set-up, 1 for the next,
+/// and so on clockwise. Play passes from a seat to the next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Seat(pub u8);
+
+impl Seat {
+    /// The seat's index into a list of players.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "seat {}", self.0 + 1)
+    }
+}
+
+/// A player as set up: the name they play under and their mail address.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerSetup {
+    /// The name shown to everyone and typed after `--as`.
+    pub name: String,
+    /// Where their reports go.
+    pub email: String,
+}
+
+/// Everything a game is created from. Together with the log of accepted
+/// orders it determines the game completely.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    /// The game's kind, e.g. `rocket`.
+    pub kind: String,
+    /// Players in seat order (clockwise around the table).
+    pub players: Vec<PlayerSetup>,
+    /// Named options, each on or off (e.g. `veto_defend_only`).
+    pub options: Vec<String>,
+    /// The seed of the game's own random generator.
+    pub seed: u64,
+}
+
+/// What an awaited player is expected to send.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Awaited {
+    /// Who must act.
+    pub seat: Seat,
+    /// What for, in a few words (e.g. `2 actions`, `veto or no veto`).
+    pub what: String,
+}
+
+/// One player's place in the final result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placing {
+    /// The player.
+    pub seat: Seat,
+    /// 1 for the winner; tied players share a place.
+    pub place: u8,
+    /// The score the place was decided on (money in pounds for Rocket).
+    pub score: i64,
+}
+
+/// Whether a game is still going.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Status {
+    /// Still being played; these players are awaited.
+    Active(Vec<Awaited>),
+    /// Over, with the placings best first.
+    Finished(Vec<Placing>),
+}
+
+/// A broken rule: the player's order is refused, the game is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[error("{message}")]
+pub struct RuleError {
+    /// The sentence shown to the player: what is wrong and why.
+    pub message: String,
+    /// Where the rule is written (e.g. `rules, C1` or `rulings 6`).
+    pub rule: String,
+}
+
+impl RuleError {
+    /// A rule error citing where the rule stands.
+    pub fn new(rule: &str, message: impl Into<String>) -> Self {
+        RuleError {
+            message: message.into(),
+            rule: rule.to_string(),
+        }
+    }
+}
+
+/// A game's rules behind one fixed set of calls.
+///
+/// Implementations are pure: no I/O, no clock, no global randomness.
+pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
+    /// A typed order.
+    type Order: Clone + PartialEq + fmt::Debug;
+    /// Something that happened, in the game's own words.
+    type Event: Clone + fmt::Debug + Serialize + DeserializeOwned;
+
+    /// The game's kind as used in `Setup::kind`, e.g. `rocket`.
+    const KIND: &'static str;
+
+    /// The players' names in seat order.
+    fn player_names(&self) -> Vec<String>;
+
+    /// Reads one order line as `seat` would mean it now.
+    fn parse_order(&self, seat: Seat, line: &str) -> Result<Self::Order, OrderError>;
+
+    /// The canonical text of an order, which [`Game::parse_order`] reads back
+    /// to the same order.
+    fn order_text(&self, order: &Self::Order) -> String;
+
+    /// Applies one order of `seat`: the events it caused, or a rule error and
+    /// no change at all.
+    fn apply(&mut self, seat: Seat, order: &Self::Order) -> Result<Vec<Self::Event>, RuleError>;
+
+    /// Whose input is awaited now, and for what.
+    fn awaiting(&self) -> Vec<Awaited>;
+
+    /// Every order `seat` could legally give now.
+    fn legal_orders(&self, seat: Seat) -> Vec<Self::Order>;
+
+    /// Still going, or finished with placings.
+    fn status(&self) -> Status;
+
+    /// The order forms of the grammar, for help.
+    fn order_forms(&self) -> Vec<OrderForm>;
+
+    /// The "You can:" hints for `seat`, from the legal orders.
+    fn hints(&self, seat: Seat) -> Vec<String>;
+
+    /// An event as a sentence for `viewer` (`None`: a spectator). Private
+    /// amounts are shown only to whom they belong.
+    fn describe(&self, event: &Self::Event, viewer: Option<Seat>) -> String;
+
+    /// The map and status block as `viewer` may see them.
+    fn render(&self, viewer: Option<Seat>) -> String;
+
+    /// The documented JSON view as `viewer` may see it.
+    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
+
+    /// Internal consistency (conservation of pieces and the like). A failure
+    /// is a bug in the engine, never a player's fault.
+    fn check_invariants(&self) -> Result<(), String>;
+}
+
+/// An order that was accepted, with what it caused.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Applied {
+    /// Whose order it was.
+    pub seat: Seat,
+    /// The order in its canonical text, as stored in the log.
+    pub order: String,
+    /// The events, in the game's own JSON form.
+    pub events: Vec<serde_json::Value>,
+}
+
+/// Why a text order was not applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OrderRejected {
+    /// The line could not be read as an order.
+    #[error(transparent)]
+    Parse(#[from] OrderError),
+    /// The order breaks a rule.
+    #[error("{line}: {error}")]
+    Rule {
+        /// The line as written.
+        line: String,
+        /// The broken rule.
+        error: RuleError,
+    },
+}
+
+/// The object-safe face of any game: text orders in, text and JSON out.
+pub trait AnyGame: Send + Sync {
+    /// The kind, e.g. `rocket`.
+    fn kind(&self) -> &'static str;
+    /// The players' names in seat order.
+    fn player_names(&self) -> Vec<String>;
+    /// Parses and applies one order line of `seat`.
+    fn apply_line(&mut self, seat: Seat, line: &str) -> Result<Applied, OrderRejected>;
+    /// Whose input is awaited now.
+    fn awaiting(&self) -> Vec<Awaited>;
+    /// Still going, or finished.
+    fn status(&self) -> Status;
+    /// The legal orders of `seat`, in canonical text.
+    fn legal_order_lines(&self, seat: Seat) -> Vec<String>;
+    /// The grammar's help text.
+    fn help(&self) -> String;
+    /// The "You can:" hints for `seat`.
+    fn hints(&self, seat: Seat) -> Vec<String>;
+    /// Events (as stored in [`Applied::events`]) as sentences for `viewer`.
+    fn describe_events(&self, events: &[serde_json::Value], viewer: Option<Seat>) -> Vec<String>;
+    /// The map and status block for `viewer`.
+    fn render(&self, viewer: Option<Seat>) -> String;
+    /// The JSON view for `viewer`.
+    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
+    /// The whole state, for a snapshot.
+    fn snapshot(&self) -> serde_json::Value;
+    /// Engine self-check; see [`Game::check_invariants`].
+    fn check_invariants(&self) -> Result<(), String>;
+    /// A copy, to try orders on without touching the original.
+    fn clone_box(&self) -> Box<dyn AnyGame>;
+}
+
+impl<G: Game> AnyGame for G {
+    fn kind(&self) -> &'static str {
+        G::KIND
+    }
+
+    fn player_names(&self) -> Vec<String> {
+        Game::player_names(self)
+    }
+
+    fn apply_line(&mut self, seat: Seat, line: &str) -> Result<Applied, OrderRejected> {
+        let order = self.parse_order(seat, line)?;
+        let text = self.order_text(&order);
+        let events = self
+            .apply(seat, &order)
+            .map_err(|error| OrderRejected::Rule {
+                line: line.trim().to_string(),
+                error,
+            })?;
+        let events = events
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+            .collect();
+        Ok(Applied {
+            seat,
+            order: text,
+            events,
+        })
+    }
+
+    fn awaiting(&self) -> Vec<Awaited> {
+        Game::awaiting(self)
+    }
+
+    fn status(&self) -> Status {
+        Game::status(self)
+    }
+
+    fn legal_order_lines(&self, seat: Seat) -> Vec<String> {
+        self.legal_orders(seat)
+            .iter()
+            .map(|o| self.order_text(o))
+            .collect()
+    }
+
+    fn help(&self) -> String {
+        grammar::help_text(&self.order_forms())
+    }
+
+    fn hints(&self, seat: Seat) -> Vec<String> {
+        Game::hints(self, seat)
+    }
+
+    fn describe_events(&self, events: &[serde_json::Value], viewer: Option<Seat>) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|v| serde_json::from_value::<G::Event>(v.clone()).ok())
+            .map(|e| self.describe(&e, viewer))
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    fn render(&self, viewer: Option<Seat>) -> String {
+        Game::render(self, viewer)
+    }
+
+    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
+        Game::view_json(self, viewer)
+    }
+
+    fn snapshot(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        Game::check_invariants(self)
+    }
+
+    fn clone_box(&self) -> Box<dyn AnyGame> {
+        Box::new(self.clone())
+    }
+}
+
+/// Looks a player up by name, without regard to case.
+pub fn seat_of(names: &[String], name: &str) -> Option<Seat> {
+    names
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(name.trim()))
+        .and_then(|i| u8::try_from(i).ok())
+        .map(Seat)
+}
+
+/// Options as a set of switched-on names, checked against those a game knows.
+pub fn check_options(
+    kind: &str,
+    given: &[String],
+    known: &[&str],
+) -> Result<BTreeMap<String, bool>, SetupError> {
+    let mut on = BTreeMap::new();
+    for name in known {
+        on.insert((*name).to_string(), false);
+    }
+    for option in given {
+        let key = option.trim().to_ascii_lowercase();
+        match on.get_mut(&key) {
+            Some(flag) => *flag = true,
+            None => {
+                return Err(SetupError::UnknownOption {
+                    kind: kind.to_string(),
+                    option: option.clone(),
+                    known: known.join(", "),
+                });
+            }
+        }
+    }
+    Ok(on)
+}

@@ -1,0 +1,370 @@
+//! What happens in a game of Rocket, as events, and each event as a sentence
+//! for one reader: amounts paid to others stay private (rulings 13).
+
+use serde::{Deserialize, Serialize};
+
+use super::Rocket;
+use super::board::{Good, LineId, PlaceId};
+use super::hex::Hex;
+use super::scoring::Money;
+use crate::engine::Seat;
+
+/// Why someone was paid.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PaymentCause {
+    /// A city was connected: its token holders (rules, Scoring 1).
+    City {
+        /// The city.
+        city: PlaceId,
+        /// The line that connected it.
+        line: LineId,
+    },
+    /// A railway town was connected: the line's station holders (Scoring 2).
+    Town {
+        /// The town.
+        town: PlaceId,
+        /// The line that connected it.
+        line: LineId,
+    },
+    /// A merger: the dissolved line's shareholders (Scoring 3).
+    Merger {
+        /// The line that dissolved.
+        dissolved: LineId,
+        /// The line that survived.
+        survivor: LineId,
+    },
+    /// End of game: passenger tokens.
+    EndPassengers,
+    /// End of game: goods tokens of one kind.
+    EndGoods {
+        /// The good.
+        good: Good,
+    },
+    /// End of game: stations linked to a line.
+    EndStations {
+        /// The line.
+        line: LineId,
+    },
+    /// End of game: shares of a line.
+    EndShares {
+        /// The line.
+        line: LineId,
+    },
+}
+
+/// Something that happened. Fields are named for what they hold (`player`
+/// is the seat who acted or is concerned), so only the variants carry docs.
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A goods token was taken from a city (action A).
+    TokenTaken {
+        player: Seat,
+        city: PlaceId,
+        good: Good,
+    },
+    /// A station was placed from the supply (action B).
+    StationPlaced { player: Seat, hex: Hex },
+    /// A station was moved (action B).
+    StationMoved { player: Seat, from: Hex, to: Hex },
+    /// A locomotive was moved (action C1).
+    LocomotiveMoved {
+        player: Seat,
+        line: LineId,
+        from: Hex,
+        to: Hex,
+    },
+    /// The mover took a share.
+    ShareTaken { player: Seat, line: LineId },
+    /// The board had no share of the line left.
+    NoShareLeft { player: Seat, line: LineId },
+    /// The shareholders are asked whether they call a veto round.
+    VetoAsked {
+        line: LineId,
+        hex: Hex,
+        players: Vec<Seat>,
+    },
+    /// A shareholder answered `no veto`.
+    VetoDeclined { player: Seat },
+    /// A veto round was called.
+    VetoCalled { player: Seat, line: LineId },
+    /// A player was passed over: not enough real shares to bid.
+    CannotBid { player: Seat },
+    /// A bid.
+    BidMade { player: Seat, shares: u8, hex: Hex },
+    /// A pass in the veto round.
+    BidPassed { player: Seat },
+    /// The veto round's winner paid and placed the locomotive.
+    VetoWon {
+        player: Seat,
+        line: LineId,
+        shares: u8,
+        hex: Hex,
+        discarded: bool,
+    },
+    /// The active player took a passenger token.
+    PassengerTaken {
+        player: Seat,
+        hex: Hex,
+        station_of: Seat,
+    },
+    /// A track tile was laid.
+    TrackLaid { line: LineId, hex: Hex },
+    /// A place was connected to a line.
+    Connected { line: LineId, place: PlaceId },
+    /// A payment (the amount is private to the payee).
+    Paid {
+        player: Seat,
+        amount: Money,
+        cause: PaymentCause,
+    },
+    /// A scoring that paid nobody.
+    NobodyPaid { cause: PaymentCause },
+    /// Two lines merged.
+    Merged {
+        dissolved: LineId,
+        survivor: LineId,
+        hex: Hex,
+    },
+    /// Shares of a dissolved line exchanged 2 for 1.
+    SharesExchanged {
+        player: Seat,
+        returned: u8,
+        line: LineId,
+        received: u8,
+        received_supplementary: u8,
+    },
+    /// A line became isolated and its board shares were discarded.
+    Isolated { line: LineId, discarded: u8 },
+    /// A new turn.
+    TurnBegan { player: Seat, number: u32 },
+    /// A player had no legal action and lost the rest of the turn.
+    TurnSkipped { player: Seat },
+    /// The game ended.
+    GameEnded { reason: String },
+    /// Goods tokens of unconnected cities were discarded at the end.
+    TokensDiscarded { player: Seat, count: u8 },
+    /// The winner or winners.
+    Winner { players: Vec<Seat> },
+}
+
+fn cause_text(g: &Rocket, cause: &PaymentCause) -> String {
+    let b = g.board();
+    let line = |l: &LineId| b.line(*l).id.clone();
+    match cause {
+        PaymentCause::City { city, line: l } => {
+            format!(
+                "{}'s tokens ({} connected to {})",
+                b.place(*city).name,
+                b.place(*city).name,
+                line(l)
+            )
+        }
+        PaymentCause::Town { town, line: l } => {
+            format!(
+                "stations on {} ({} connected)",
+                line(l),
+                b.place(*town).name
+            )
+        }
+        PaymentCause::Merger {
+            dissolved,
+            survivor,
+        } => {
+            format!(
+                "shares of {} (merged into {})",
+                line(dissolved),
+                line(survivor)
+            )
+        }
+        PaymentCause::EndPassengers => "passenger tokens".to_string(),
+        PaymentCause::EndGoods { good } => format!("{good} tokens"),
+        PaymentCause::EndStations { line: l } => format!("stations on {}", line(l)),
+        PaymentCause::EndShares { line: l } => format!("shares of {}", line(l)),
+    }
+}
+
+fn plural(n: u8, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// The event as a sentence for `viewer`; empty for events not worth telling.
+pub(super) fn describe(g: &Rocket, event: &Event, viewer: Option<Seat>) -> String {
+    let b = g.board();
+    let who = |s: &Seat| g.player(*s).name.clone();
+    let line = |l: &LineId| b.line(*l).id.clone();
+    let place = |p: &PlaceId| b.place(*p).name.clone();
+    match event {
+        Event::TokenTaken { player, city, good } => {
+            format!("{} takes a {good} token from {}.", who(player), place(city))
+        }
+        Event::StationPlaced { player, hex } => {
+            format!("{} places a station on {hex}.", who(player))
+        }
+        Event::StationMoved { player, from, to } => {
+            format!("{} moves a station from {from} to {to}.", who(player))
+        }
+        Event::LocomotiveMoved {
+            player,
+            line: l,
+            from,
+            to,
+        } => {
+            format!("{} moves {} from {from} to {to}.", who(player), line(l))
+        }
+        Event::ShareTaken { player, line: l } => {
+            format!("{} takes a {} share.", who(player), line(l))
+        }
+        Event::NoShareLeft { player, line: l } => {
+            format!(
+                "{} gets no share: none of {} is left on the board.",
+                who(player),
+                line(l)
+            )
+        }
+        Event::VetoAsked {
+            line: l,
+            hex,
+            players,
+        } => {
+            let names: Vec<String> = players.iter().map(&who).collect();
+            format!(
+                "{} may call a veto round on {}'s move to {hex}.",
+                names.join(", "),
+                line(l)
+            )
+        }
+        Event::VetoDeclined { player } => format!("{}: no veto.", who(player)),
+        Event::VetoCalled { player, line: l } => {
+            format!("{} calls a veto round on {}.", who(player), line(l))
+        }
+        Event::CannotBid { player } => format!(
+            "{} cannot bid (not enough real shares) and passes.",
+            who(player)
+        ),
+        Event::BidMade {
+            player,
+            shares,
+            hex,
+        } => {
+            format!(
+                "{} bids {} for {hex}.",
+                who(player),
+                plural(*shares, "share", "shares")
+            )
+        }
+        Event::BidPassed { player } => format!("{} passes.", who(player)),
+        Event::VetoWon {
+            player,
+            line: l,
+            shares,
+            hex,
+            discarded,
+        } => format!(
+            "{} wins the veto round with {} and puts {} on {hex}; the shares are {}.",
+            who(player),
+            plural(*shares, "share", "shares"),
+            line(l),
+            if *discarded {
+                "discarded (the line is isolated)"
+            } else {
+                "back on the board"
+            }
+        ),
+        Event::PassengerTaken {
+            player,
+            hex,
+            station_of,
+        } => format!(
+            "{} takes a passenger token ({}'s station on {hex}).",
+            who(player),
+            who(station_of)
+        ),
+        Event::TrackLaid { line: l, hex } => format!("A {} track tile is laid on {hex}.", line(l)),
+        Event::Connected { line: l, place: p } => {
+            format!("{} is connected to {}.", place(p), line(l))
+        }
+        Event::Paid {
+            player,
+            amount,
+            cause,
+        } => {
+            let cause = cause_text(g, cause);
+            if Some(*player) == viewer {
+                format!("You receive {amount} for {cause}.")
+            } else if g.money_public() {
+                format!("{} receives {amount} for {cause}.", who(player))
+            } else {
+                format!("{} is paid for {cause}.", who(player))
+            }
+        }
+        Event::NobodyPaid { cause } => format!("Nobody is paid for {}.", cause_text(g, cause)),
+        Event::Merged {
+            dissolved,
+            survivor,
+            hex,
+        } => format!(
+            "{} merges into {} at {hex} and is dissolved.",
+            line(dissolved),
+            line(survivor)
+        ),
+        Event::SharesExchanged {
+            player,
+            returned,
+            line: l,
+            received,
+            received_supplementary,
+        } => {
+            let mut got = plural(
+                *received,
+                &format!("{} share", line(l)),
+                &format!("{} shares", line(l)),
+            );
+            if *received_supplementary > 0 {
+                got.push_str(&format!(
+                    " and {} standing for {}",
+                    plural(
+                        *received_supplementary,
+                        "supplementary share",
+                        "supplementary shares"
+                    ),
+                    line(l)
+                ));
+            }
+            format!(
+                "{} returns {} and receives {got}.",
+                who(player),
+                plural(*returned, "share", "shares")
+            )
+        }
+        Event::Isolated { line: l, discarded } => format!(
+            "{} is isolated: it can reach no new place nor another line; {} discarded.",
+            line(l),
+            plural(*discarded, "board share is", "board shares are")
+        ),
+        Event::TurnBegan { player, number } => format!("Turn {number}: {} to play.", who(player)),
+        Event::TurnSkipped { player } => {
+            format!("{} has no legal action and is skipped.", who(player))
+        }
+        Event::GameEnded { reason } => format!("The game ends: {reason}."),
+        Event::TokensDiscarded { player, count } => format!(
+            "{} discards {} of cities connected to no line.",
+            who(player),
+            plural(*count, "goods token", "goods tokens")
+        ),
+        Event::Winner { players } => {
+            let names: Vec<String> = players.iter().map(&who).collect();
+            if names.len() == 1 {
+                format!("{} wins.", names[0])
+            } else {
+                format!("{} share the win.", names.join(" and "))
+            }
+        }
+    }
+}

@@ -1,0 +1,500 @@
+//! Stephenson's Rocket (Reiner Knizia, 1999): the complete rules as a pure
+//! state machine.
+//!
+//! The rule book is `seeds/002` (English; 001 Italian, 004 Hungarian with
+//! worked examples); where it is silent, Stationmaster's rulings
+//! (`docs/rocket-rulings.md`, cited as "rulings N") decide.
+//!
+//! A game moves through [`Phase`]s: the active player's actions; after a
+//! locomotive moves, the veto question to the other shareholders; the veto
+//! round (bids once around the table); and the end. Every order is checked in
+//! full before anything changes, so a refused order leaves the game as it was.
+//!
+//! This module never touches mail, disk or the clock.
+
+pub mod board;
+mod event;
+pub mod hex;
+mod order;
+mod render;
+mod rules;
+pub mod scoring;
+mod view;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{
+    self, Awaited, Game, OrderError, OrderForm, Placing, RuleError, Seat, Setup, SetupError, Status,
+};
+pub use board::{Board, Good, LineId, PlaceId, PlaceKind, Terrain};
+pub use event::{Event, PaymentCause};
+pub use hex::{Dir, Hex};
+pub use order::Order;
+pub use scoring::Money;
+
+/// The options a Rocket game may switch on at `new`.
+pub const OPTIONS: &[&str] = &["veto_defend_only", "open_money"];
+
+/// Shares of each line at the start (rule book, contents).
+pub const SHARES_PER_LINE: u8 = 16;
+/// Supplementary shares (rule book, contents).
+pub const SUPPLEMENTARY_SHARES: u8 = 16;
+/// Track tiles, shared by every line (rulings 8).
+pub const TRACK_TILES: u8 = 60;
+/// Passenger tokens.
+pub const PASSENGER_TOKENS: u8 = 9;
+/// Stations per player (rulings 14).
+pub const STATIONS_PER_PLAYER: u8 = 7;
+/// Actions in a turn (rulings 12).
+pub const ACTIONS_PER_TURN: u8 = 2;
+
+/// The switches a game was set up with.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RocketOptions {
+    /// The active player may only defend the hex first chosen in a veto round.
+    pub veto_defend_only: bool,
+    /// Everyone sees everyone's money (rulings 13, alternative).
+    pub open_money: bool,
+}
+
+/// A player's holdings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    /// The player's name.
+    pub name: String,
+    /// Real shares held, by line.
+    pub shares: Vec<u8>,
+    /// Supplementary shares held, by the line they stand for.
+    pub supplementary: Vec<u8>,
+    /// Goods tokens held, by city (indexed by place) and good.
+    pub tokens: Vec<[u8; 4]>,
+    /// Passenger tokens.
+    pub passengers: u8,
+    /// Stations not on the board.
+    pub stations_in_supply: u8,
+    /// Money (private until the end, rulings 13).
+    pub money: Money,
+}
+
+impl Player {
+    /// Shares of `line` for majorities and exchanges: real and supplementary
+    /// (rulings 6).
+    pub fn shares_of(&self, line: LineId) -> u8 {
+        self.shares[line.index()] + self.supplementary[line.index()]
+    }
+
+    /// Goods tokens of `good` held, from any city.
+    pub fn goods(&self, good: Good) -> u8 {
+        self.tokens.iter().map(|t| t[good.index()]).sum()
+    }
+}
+
+/// A track tile as laid: the two sides of the hex it joins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tile {
+    /// One end (where the locomotive came from, or a merger's joint).
+    pub from: Dir,
+    /// The other end (where the locomotive went).
+    pub to: Dir,
+}
+
+/// What stands on one hex during play.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cell {
+    /// The line whose track (or merger joint) this is.
+    pub track: Option<LineId>,
+    /// The tile laid here, if any.
+    pub tile: Option<Tile>,
+    /// A player's station.
+    pub station: Option<Seat>,
+    /// A locomotive.
+    pub locomotive: Option<LineId>,
+}
+
+/// Where a railway line stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LineStatus {
+    /// In play, with shares on the board while any are left.
+    Active,
+    /// Cannot reach a new place or another line (rulings 9): board shares
+    /// discarded, still extendable.
+    Isolated,
+    /// Merged into another line and gone (rulings 6).
+    Dissolved {
+        /// The surviving line.
+        into: LineId,
+    },
+}
+
+/// A railway line during play.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Line {
+    /// Where its locomotive stands (None once dissolved).
+    pub locomotive: Option<Hex>,
+    /// Which way the locomotive faces (None while on its starting town).
+    pub facing: Option<Dir>,
+    /// Active, isolated or dissolved.
+    pub status: LineStatus,
+    /// Shares left on the board.
+    pub board_shares: u8,
+    /// Places connected to the line (its starting town always).
+    pub connected: BTreeSet<PlaceId>,
+}
+
+/// The current turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    /// Turns played so far, counting this one (1 for the first).
+    pub number: u32,
+    /// The active player.
+    pub active: Seat,
+    /// Actions left this turn.
+    pub actions_left: u8,
+    /// Lines already extended this turn (rulings 12).
+    pub extended: Vec<LineId>,
+}
+
+/// An extension waiting on the veto question or round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Extension {
+    /// The line moved.
+    pub line: LineId,
+    /// Where its locomotive came from.
+    pub from: Hex,
+    /// How it faced there (None on its starting town).
+    pub from_facing: Option<Dir>,
+    /// The hex the active player chose.
+    pub chosen: Hex,
+    /// Every hex the move could legally have gone to: where a veto winner may
+    /// put the locomotive (rulings 7).
+    pub options: Vec<Hex>,
+}
+
+/// A bid in a veto round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bid {
+    /// Who bid.
+    pub seat: Seat,
+    /// How many real shares.
+    pub shares: u8,
+    /// Where the locomotive would stand.
+    pub hex: Hex,
+}
+
+/// Where the game is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    /// The active player takes actions.
+    Actions,
+    /// A locomotive moved; these shareholders are asked whether they call a
+    /// veto round (rulings 7).
+    VetoQuestion {
+        /// The move in question.
+        extension: Extension,
+        /// Who has not answered yet.
+        waiting: Vec<Seat>,
+    },
+    /// A veto round: bids once around the table, the active player last.
+    VetoRound {
+        /// The move in question.
+        extension: Extension,
+        /// Who called it.
+        called_by: Seat,
+        /// The bidding order.
+        order: Vec<Seat>,
+        /// The position in `order` of who bids now.
+        next: usize,
+        /// The highest bid so far.
+        high: Option<Bid>,
+    },
+    /// The game is over.
+    Finished,
+}
+
+/// One player's line in the final scoring table.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FinalScore {
+    /// Money earned during the game.
+    pub during_game: Money,
+    /// Money earned by end-game scoring.
+    pub end_game: Money,
+    /// The sum.
+    pub total: Money,
+}
+
+/// The end of the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// Why the game ended.
+    pub reason: String,
+    /// Each player's scores, by seat.
+    pub scores: Vec<FinalScore>,
+    /// Placings, best first; equal money shares a place.
+    pub placings: Vec<Placing>,
+}
+
+/// A game of Stephenson's Rocket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rocket {
+    board: Arc<Board>,
+    options: RocketOptions,
+    players: Vec<Player>,
+    cells: Vec<Cell>,
+    lines: Vec<Line>,
+    /// Goods tokens still on each city, by place and good.
+    city_tokens: Vec<[u8; 4]>,
+    supplementary_pool: u8,
+    passengers_left: u8,
+    tiles_laid: u8,
+    /// Real shares out of the game: discarded by isolation, returned at a
+    /// merger, or bid for an isolated line.
+    retired_shares: u8,
+    /// Goods tokens discarded at the end (cities connected to no line).
+    discarded_tokens: u8,
+    turn: Turn,
+    phase: Phase,
+    result: Option<GameResult>,
+}
+
+impl Rocket {
+    /// Sets up a game on `board` for `setup`'s players (2 to 4, in seat
+    /// order). The seed chooses the starting player.
+    pub fn new(board: Board, setup: &Setup) -> Result<Rocket, SetupError> {
+        let n = setup.players.len();
+        if !(2..=4).contains(&n) {
+            return Err(SetupError::Players(format!(
+                "Stephenson's Rocket is for 2 to 4 players, not {n}"
+            )));
+        }
+        let mut names: Vec<String> = Vec::new();
+        for p in &setup.players {
+            let name = p.name.trim();
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '-' || c == '_' || c == '.')
+            {
+                return Err(SetupError::Players(format!(
+                    "player name \"{name}\" must be one word of letters, digits, '-', '_' or '.'"
+                )));
+            }
+            if names.iter().any(|x| x.eq_ignore_ascii_case(name)) {
+                return Err(SetupError::Players(format!(
+                    "two players are called {name}"
+                )));
+            }
+            names.push(name.to_string());
+        }
+        let on = engine::check_options("rocket", &setup.options, OPTIONS)?;
+        let options = RocketOptions {
+            veto_defend_only: on["veto_defend_only"],
+            open_money: on["open_money"],
+        };
+        let lines_n = board.lines.len();
+        let places_n = board.places.len();
+        let mut cells = vec![Cell::default(); board.hex_count()];
+        let mut lines = Vec::new();
+        for info in &board.lines {
+            let hex = board.place(info.start).hex;
+            cells[board.index(hex)].locomotive = Some(LineId(lines.len() as u8));
+            lines.push(Line {
+                locomotive: Some(hex),
+                facing: None,
+                status: LineStatus::Active,
+                board_shares: SHARES_PER_LINE,
+                connected: BTreeSet::from([info.start]),
+            });
+        }
+        let city_tokens = board
+            .places
+            .iter()
+            .map(|p| match p.kind {
+                PlaceKind::City(goods) => goods,
+                _ => [0; 4],
+            })
+            .collect();
+        let players = names
+            .into_iter()
+            .map(|name| Player {
+                name,
+                shares: vec![0; lines_n],
+                supplementary: vec![0; lines_n],
+                tokens: vec![[0; 4]; places_n],
+                passengers: 0,
+                stations_in_supply: STATIONS_PER_PLAYER,
+                money: Money::ZERO,
+            })
+            .collect();
+        // "Select one player to begin the game": the seed does.
+        let first = engine::rng::SplitMix64::new(setup.seed).below(n);
+        Ok(Rocket {
+            board: Arc::new(board),
+            options,
+            players,
+            cells,
+            lines,
+            city_tokens,
+            supplementary_pool: SUPPLEMENTARY_SHARES,
+            passengers_left: PASSENGER_TOKENS,
+            tiles_laid: 0,
+            retired_shares: 0,
+            discarded_tokens: 0,
+            turn: Turn {
+                number: 1,
+                active: Seat(first as u8),
+                actions_left: ACTIONS_PER_TURN,
+                extended: Vec::new(),
+            },
+            phase: Phase::Actions,
+            result: None,
+        })
+    }
+
+    /// The board.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The options.
+    pub fn options(&self) -> &RocketOptions {
+        &self.options
+    }
+
+    /// Every player, by seat.
+    pub fn players(&self) -> &[Player] {
+        &self.players
+    }
+
+    /// The player in `seat`.
+    pub fn player(&self, seat: Seat) -> &Player {
+        &self.players[seat.index()]
+    }
+
+    /// The line `id`.
+    pub fn line(&self, id: LineId) -> &Line {
+        &self.lines[id.index()]
+    }
+
+    /// What stands on `hex`.
+    pub fn cell(&self, hex: Hex) -> &Cell {
+        &self.cells[self.board.index(hex)]
+    }
+
+    /// Goods tokens still on `city`, by good.
+    pub fn city_tokens(&self, city: PlaceId) -> [u8; 4] {
+        self.city_tokens[city.index()]
+    }
+
+    /// Track tiles laid so far.
+    pub fn tiles_laid(&self) -> u8 {
+        self.tiles_laid
+    }
+
+    /// Supplementary shares not held by anyone.
+    pub fn supplementary_pool(&self) -> u8 {
+        self.supplementary_pool
+    }
+
+    /// Passenger tokens not yet awarded.
+    pub fn passengers_left(&self) -> u8 {
+        self.passengers_left
+    }
+
+    /// The current turn.
+    pub fn turn(&self) -> &Turn {
+        &self.turn
+    }
+
+    /// The current phase.
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    /// The final result, once the game is over.
+    pub fn result(&self) -> Option<&GameResult> {
+        self.result.as_ref()
+    }
+
+    /// The line's value: its connected places (rulings 4).
+    pub fn value(&self, line: LineId) -> usize {
+        self.lines[line.index()].connected.len()
+    }
+
+    /// Stations of `seat` linked to `line`: on its track or its locomotive's hex.
+    pub fn linked_stations(&self, line: LineId, seat: Seat) -> u8 {
+        self.cells
+            .iter()
+            .filter(|c| c.station == Some(seat))
+            .filter(|c| c.track == Some(line) || c.locomotive == Some(line))
+            .count() as u8
+    }
+
+    /// True if money is shown to everyone: the option, or the game is over.
+    fn money_public(&self) -> bool {
+        self.options.open_money || self.result.is_some()
+    }
+}
+
+impl Game for Rocket {
+    type Order = Order;
+    type Event = Event;
+    const KIND: &'static str = "rocket";
+
+    fn player_names(&self) -> Vec<String> {
+        self.players.iter().map(|p| p.name.clone()).collect()
+    }
+
+    fn parse_order(&self, _seat: Seat, line: &str) -> Result<Order, OrderError> {
+        order::parse(&self.board, line)
+    }
+
+    fn order_text(&self, order: &Order) -> String {
+        order::Named(&self.board, order).to_string()
+    }
+
+    fn apply(&mut self, seat: Seat, order: &Order) -> Result<Vec<Event>, RuleError> {
+        self.apply_order(seat, order)
+    }
+
+    fn awaiting(&self) -> Vec<Awaited> {
+        self.awaited()
+    }
+
+    fn legal_orders(&self, seat: Seat) -> Vec<Order> {
+        self.legal(seat)
+    }
+
+    fn status(&self) -> Status {
+        match &self.result {
+            Some(r) => Status::Finished(r.placings.clone()),
+            None => Status::Active(self.awaited()),
+        }
+    }
+
+    fn order_forms(&self) -> Vec<OrderForm> {
+        order::FORMS.to_vec()
+    }
+
+    fn hints(&self, seat: Seat) -> Vec<String> {
+        order::hints(self, seat)
+    }
+
+    fn describe(&self, event: &Event, viewer: Option<Seat>) -> String {
+        event::describe(self, event, viewer)
+    }
+
+    fn render(&self, viewer: Option<Seat>) -> String {
+        render::render(self, viewer)
+    }
+
+    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
+        view::json(self, viewer)
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        self.invariants()
+    }
+}

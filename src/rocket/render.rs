@@ -1,0 +1,372 @@
+//! The ASCII map and status block of a Rocket game, at most 100 columns wide,
+//! as a player reads it in a mail.
+//!
+//! One text line per row of hexes; each hex is a 6-character slot (5 of
+//! content), and rows 2, 4, … are shifted half a hex (3 characters) east, as
+//! on the board. Column letters stand above and below, row numbers on both
+//! sides.
+
+use std::fmt::Write as _;
+
+use super::board::{Good, LineId, PlaceKind, Terrain};
+use super::{LineStatus, Phase, Rocket};
+use crate::engine::Seat;
+
+/// The widest line the map and status may print.
+pub const MAX_WIDTH: usize = 100;
+
+/// Two-letter map codes for the lines: the id without `&`, cut to two
+/// letters, or `L1`, `L2`, … if those would clash.
+pub(super) fn line_codes(g: &Rocket) -> Vec<String> {
+    let codes: Vec<String> = g
+        .board()
+        .lines
+        .iter()
+        .map(|l| {
+            l.id.chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .take(2)
+                .collect::<String>()
+                .to_uppercase()
+        })
+        .collect();
+    let mut sorted = codes.clone();
+    sorted.sort();
+    sorted.dedup();
+    if sorted.len() == codes.len() && codes.iter().all(|c| c.len() == 2) {
+        codes
+    } else {
+        (1..=codes.len()).map(|i| format!("L{i}")).collect()
+    }
+}
+
+/// The letter of a player's stations on the map: A for seat 1, B for seat 2, …
+pub(super) fn station_letter(seat: Seat) -> char {
+    (b'A' + seat.0) as char
+}
+
+fn cell_text(g: &Rocket, codes: &[String], i: usize) -> String {
+    let b = g.board();
+    let hex = b.hex_at(i);
+    let c = g.cell(hex);
+    let st = c.station.map(station_letter);
+    match b.terrain(hex) {
+        Terrain::Sea => "  ~  ".to_string(),
+        Terrain::Wales => " ### ".to_string(),
+        Terrain::Place(p) => {
+            let place = b.place(p);
+            match place.kind {
+                PlaceKind::Start(_) if c.locomotive.is_some() => format!("@{}@", place.abbr),
+                PlaceKind::Start(_) => format!("({})", place.abbr),
+                PlaceKind::City(_) => format!("[{}]", place.abbr),
+                PlaceKind::Town => format!("<{}>", place.abbr),
+            }
+        }
+        Terrain::Land => {
+            let mark = st.map_or(' ', |s| s);
+            if let Some(l) = c.locomotive {
+                let facing = g.line(l).facing.map_or("", |d| d.name()).to_lowercase();
+                format!("{:<4}{mark}", format!("{}{facing}", codes[l.index()]))
+            } else if let Some(l) = c.track {
+                format!("={}={mark}", codes[l.index()].to_lowercase())
+            } else if let Some(s) = st {
+                format!("  {s}  ")
+            } else {
+                "  .  ".to_string()
+            }
+        }
+    }
+}
+
+/// The map alone: grid, coordinates and key.
+pub(super) fn map(g: &Rocket) -> String {
+    let b = g.board();
+    let codes = line_codes(g);
+    let cols = usize::from(b.columns);
+    let mut out = String::new();
+    let header: String = {
+        let mut h = String::from("   ");
+        for c in 0..cols {
+            let _ = write!(h, "  {}   ", (b'A' + c as u8) as char);
+        }
+        h.trim_end().to_string()
+    };
+    out.push_str(&header);
+    out.push('\n');
+    for r in 0..usize::from(b.rows) {
+        let mut line = format!("{:>2} ", r + 1);
+        if r % 2 == 1 {
+            line.push_str("   ");
+        }
+        for c in 0..cols {
+            line.push_str(&cell_text(g, &codes, r * cols + c));
+            line.push(' ');
+        }
+        if r % 2 == 0 {
+            line.push_str("   ");
+        }
+        let _ = write!(line, "{}", r + 1);
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str(&header);
+    out.push('\n');
+
+    // The key.
+    out.push_str("\nKey: (Abc) starting town   @Abc@ starting town, locomotive not yet moved\n");
+    out.push_str(
+        "     [Abc] city   <Abc> railway town   .  land   ~  sea   ### Wales (not playable)\n",
+    );
+    let example = codes.first().cloned().unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "     {example}ne  locomotive facing north-east   ={}=  track   A B C D  stations",
+        example.to_lowercase()
+    );
+    let line_key: Vec<String> = b
+        .line_ids()
+        .map(|l| format!("{} {}", codes[l.index()], b.line(l).id))
+        .collect();
+    let _ = writeln!(out, "     Lines: {}", line_key.join(", "));
+    let players: Vec<String> = (0..g.players().len())
+        .map(|s| format!("{} {}", station_letter(Seat(s as u8)), g.players()[s].name))
+        .collect();
+    let _ = writeln!(out, "     Stations: {}", players.join(", "));
+
+    // Places, three to a line.
+    out.push_str("\nPlaces:\n");
+    let entries: Vec<String> = b
+        .places
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match p.kind {
+            PlaceKind::Start(l) => format!("{} {} ({} start)", p.abbr, p.name, b.line(l).id),
+            PlaceKind::Town => format!("{} {} (town)", p.abbr, p.name),
+            PlaceKind::City(_) => {
+                let left = g.city_tokens(super::PlaceId(i as u8));
+                let goods: String = Good::ALL
+                    .iter()
+                    .map(|good| format!("{}{}", &good.name()[..2], left[good.index()]))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                format!("{} {} {goods}", p.abbr, p.name)
+            }
+        })
+        .collect();
+    for chunk in entries.chunks(3) {
+        let row: Vec<String> = chunk.iter().map(|e| format!("{e:<32}")).collect();
+        out.push_str("  ");
+        out.push_str(row.join("").trim_end());
+        out.push('\n');
+    }
+    out.push_str("  (city tokens left: st steel, te textiles, br brewing, le leather)\n");
+    out
+}
+
+/// The status block for `viewer`.
+pub(super) fn status(g: &Rocket, viewer: Option<Seat>) -> String {
+    let b = g.board();
+    let name = |s: Seat| g.player(s).name.clone();
+    let mut out = String::new();
+    match g.result() {
+        Some(r) => {
+            let _ = writeln!(out, "The game is over: {}.", r.reason);
+        }
+        None => {
+            let t = g.turn();
+            let extended: Vec<String> = t.extended.iter().map(|l| b.line(*l).id.clone()).collect();
+            let _ = write!(
+                out,
+                "Turn {}: {} to play, {} action{} left",
+                t.number,
+                name(t.active),
+                t.actions_left,
+                if t.actions_left == 1 { "" } else { "s" }
+            );
+            if !extended.is_empty() {
+                let _ = write!(out, " (already extended: {})", extended.join(", "));
+            }
+            out.push('\n');
+            let awaited: Vec<String> = g
+                .awaited()
+                .iter()
+                .map(|a| format!("{} ({})", name(a.seat), a.what))
+                .collect();
+            let _ = writeln!(out, "Waiting for: {}", awaited.join("; "));
+        }
+    }
+    if let Phase::VetoQuestion { extension, .. } | Phase::VetoRound { extension, .. } = g.phase() {
+        let _ = write!(
+            out,
+            "Veto: {} moved from {} to {}; it could stand on {}",
+            b.line(extension.line).id,
+            extension.from,
+            extension.chosen,
+            super::rules::join_hexes(&extension.options)
+        );
+        if let Phase::VetoRound {
+            high, called_by, ..
+        } = g.phase()
+        {
+            let _ = write!(out, "; round called by {}", name(*called_by));
+            match high {
+                Some(bid) => {
+                    let _ = write!(
+                        out,
+                        "; high bid {} share(s) for {} by {}",
+                        bid.shares,
+                        bid.hex,
+                        name(bid.seat)
+                    );
+                }
+                None => out.push_str("; no bid yet"),
+            }
+        }
+        out.push_str(".\n");
+    }
+    let mut options = Vec::new();
+    if g.options().veto_defend_only {
+        options.push("veto_defend_only");
+    }
+    if g.options().open_money {
+        options.push("open_money");
+    }
+    let _ = writeln!(
+        out,
+        "Track tiles: {} laid, {} left.  Supplementary shares left: {}.  Passenger tokens left: {}.{}",
+        g.tiles_laid(),
+        super::TRACK_TILES - g.tiles_laid(),
+        g.supplementary_pool(),
+        g.passengers_left(),
+        if options.is_empty() {
+            String::new()
+        } else {
+            format!("  Options: {}.", options.join(", "))
+        }
+    );
+
+    out.push_str("\nLine   Locomotive         Status              Shares  Value  Connected\n");
+    for l in b.line_ids() {
+        let line = g.line(l);
+        let loco = match (line.locomotive, line.facing) {
+            (Some(h), Some(f)) => format!("{h} facing {f}"),
+            (Some(h), None) => format!("{h} (at start)"),
+            (None, _) => "-".to_string(),
+        };
+        let status = match line.status {
+            LineStatus::Active => "active".to_string(),
+            LineStatus::Isolated => "isolated".to_string(),
+            LineStatus::Dissolved { into } => format!("merged into {}", b.line(into).id),
+        };
+        let connected: Vec<&str> = line
+            .connected
+            .iter()
+            .map(|p| b.place(*p).name.as_str())
+            .collect();
+        let row = format!(
+            "{:<6} {:<18} {:<19} {:>6}  {:>5}  {}",
+            b.line(l).id,
+            loco,
+            status,
+            line.board_shares,
+            g.value(l),
+            connected.join(", ")
+        );
+        out.push_str(&wrap(&row, 61));
+    }
+
+    out.push_str(
+        "\nPlayer         Shares (+supplementary)     Tokens st/te/br/le  Pass  Stations\n",
+    );
+    for s in 0..g.players().len() {
+        let seat = Seat(s as u8);
+        let p = g.player(seat);
+        let shares: Vec<String> = b
+            .line_ids()
+            .filter(|l| p.shares_of(*l) > 0)
+            .map(|l: LineId| {
+                let sup = p.supplementary[l.index()];
+                if sup > 0 {
+                    format!("{} {}+{}", b.line(l).id, p.shares[l.index()], sup)
+                } else {
+                    format!("{} {}", b.line(l).id, p.shares[l.index()])
+                }
+            })
+            .collect();
+        let tokens: Vec<String> = Good::ALL
+            .iter()
+            .map(|good| p.goods(*good).to_string())
+            .collect();
+        let on_board = super::STATIONS_PER_PLAYER - p.stations_in_supply;
+        let row = format!(
+            "{} {:<12} {:<27} {:<19} {:>4}  {} on board, {} left",
+            station_letter(seat),
+            p.name,
+            if shares.is_empty() {
+                "-".to_string()
+            } else {
+                shares.join(", ")
+            },
+            tokens.join("/"),
+            p.passengers,
+            on_board,
+            p.stations_in_supply
+        );
+        out.push_str(&row);
+        out.push('\n');
+    }
+    if g.money_public() {
+        out.push_str("\nMoney: ");
+        let all: Vec<String> = g
+            .players()
+            .iter()
+            .map(|p| format!("{} {}", p.name, p.money))
+            .collect();
+        out.push_str(&all.join(", "));
+        out.push('\n');
+    } else if let Some(v) = viewer {
+        let _ = writeln!(out, "\nYour money: {} (private)", g.player(v).money);
+    }
+    if let Some(r) = g.result() {
+        out.push_str("\nFinal scores   during the game   end of game     total   place\n");
+        for p in &r.placings {
+            let s = &r.scores[p.seat.index()];
+            let _ = writeln!(
+                out,
+                "{:<14} {:>15}   {:>11}  {:>8}   {}",
+                name(p.seat),
+                s.during_game.to_string(),
+                s.end_game.to_string(),
+                s.total.to_string(),
+                p.place
+            );
+        }
+    }
+    out
+}
+
+/// A table row, with a long last column continued on indented lines.
+fn wrap(row: &str, indent: usize) -> String {
+    if row.chars().count() <= MAX_WIDTH {
+        return format!("{row}\n");
+    }
+    let mut out = String::new();
+    let mut current = String::new();
+    for word in row.split(' ') {
+        if current.chars().count() + word.len() + 1 > MAX_WIDTH {
+            out.push_str(current.trim_end());
+            out.push('\n');
+            current = " ".repeat(indent);
+        }
+        current.push_str(word);
+        current.push(' ');
+    }
+    out.push_str(current.trim_end());
+    out.push('\n');
+    out
+}
+
+/// The map, then the status block.
+pub(super) fn render(g: &Rocket, viewer: Option<Seat>) -> String {
+    format!("{}\n{}", map(g), status(g, viewer))
+}

@@ -1,0 +1,1343 @@
+//! The rules proper: checking and carrying out each order, the extension with
+//! its veto question and round, the payments, mergers, isolation and the end.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use super::board::{LineId, PlaceKind, Terrain};
+use super::event::{Event, PaymentCause};
+use super::hex::{Dir, Hex};
+use super::order::Order;
+use super::scoring::{self, Money};
+use super::{
+    ACTIONS_PER_TURN, Bid, Extension, FinalScore, GameResult, LineStatus, PASSENGER_TOKENS, Phase,
+    Rocket, SHARES_PER_LINE, STATIONS_PER_PLAYER, SUPPLEMENTARY_SHARES, TRACK_TILES, Tile,
+};
+use crate::engine::{Awaited, Placing, RuleError, Seat};
+
+type Outcome = Result<Vec<Event>, RuleError>;
+
+impl Rocket {
+    /// Checks and applies one order.
+    pub(super) fn apply_order(&mut self, seat: Seat, order: &Order) -> Outcome {
+        if seat.index() >= self.players.len() {
+            return Err(RuleError::new(
+                "setup",
+                format!("{seat} is not at this table"),
+            ));
+        }
+        if self.phase == Phase::Finished {
+            return Err(RuleError::new(
+                "rules, Game end",
+                "The game is over; no more orders are taken.",
+            ));
+        }
+        match order {
+            Order::Token { city, good } => self.take_token(seat, *city, *good),
+            Order::Station { hex, from } => self.place_station(seat, *hex, *from),
+            Order::Extend { line, hex } => self.extend(seat, *line, *hex),
+            Order::Veto => self.call_veto(seat),
+            Order::NoVeto => self.decline_veto(seat),
+            Order::Bid { shares, hex } => self.bid(seat, *shares, *hex),
+            Order::Pass => self.pass(seat),
+        }
+    }
+
+    fn name(&self, seat: Seat) -> &str {
+        &self.players[seat.index()].name
+    }
+
+    fn line_name(&self, line: LineId) -> &str {
+        &self.board.line(line).id
+    }
+
+    /// The checks every action shares: the action phase and the active player.
+    fn check_action(&self, seat: Seat) -> Result<(), RuleError> {
+        match &self.phase {
+            Phase::Actions => {}
+            Phase::VetoQuestion { extension, .. } | Phase::VetoRound { extension, .. } => {
+                return Err(RuleError::new(
+                    "rules, C2",
+                    format!(
+                        "The veto on {}'s move to {} must be settled before the next action.",
+                        self.line_name(extension.line),
+                        extension.chosen
+                    ),
+                ));
+            }
+            Phase::Finished => unreachable!("checked in apply_order"),
+        }
+        if seat != self.turn.active {
+            return Err(RuleError::new(
+                "rules, Playing the game",
+                format!("It is {}'s turn, not yours.", self.name(self.turn.active)),
+            ));
+        }
+        Ok(())
+    }
+
+    // ----- A) take a city token ------------------------------------------
+
+    fn take_token(&mut self, seat: Seat, city: super::PlaceId, good: super::Good) -> Outcome {
+        self.check_action(seat)?;
+        let place = self.board.place(city);
+        if !matches!(place.kind, PlaceKind::City(_)) {
+            return Err(RuleError::new(
+                "rules, A",
+                format!(
+                    "{} is not a city; tokens are taken from cities.",
+                    place.name
+                ),
+            ));
+        }
+        if self.city_tokens[city.index()][good.index()] == 0 {
+            let left = self.goods_left_text(city);
+            return Err(RuleError::new(
+                "rules, A",
+                format!("{} has no {good} token left ({left}).", place.name),
+            ));
+        }
+        self.city_tokens[city.index()][good.index()] -= 1;
+        self.players[seat.index()].tokens[city.index()][good.index()] += 1;
+        let mut events = vec![Event::TokenTaken {
+            player: seat,
+            city,
+            good,
+        }];
+        self.end_action(&mut events);
+        Ok(events)
+    }
+
+    pub(super) fn goods_left_text(&self, city: super::PlaceId) -> String {
+        let left: Vec<String> = super::Good::ALL
+            .iter()
+            .filter(|g| self.city_tokens[city.index()][g.index()] > 0)
+            .map(|g| format!("{} {g}", self.city_tokens[city.index()][g.index()]))
+            .collect();
+        if left.is_empty() {
+            "none left".to_string()
+        } else {
+            format!("left: {}", left.join(", "))
+        }
+    }
+
+    // ----- B) place or move a station -------------------------------------
+
+    /// Why a station may not stand on `hex` (ignoring the station on
+    /// `lifted`, which is being moved), or None if it may (rules, B).
+    pub(super) fn station_problem(&self, hex: Hex, lifted: Option<Hex>) -> Option<String> {
+        if !self.board.contains(hex) {
+            return Some(format!("{hex} is not on the map."));
+        }
+        match self.board.terrain(hex) {
+            Terrain::Land => {}
+            Terrain::Place(p) => {
+                return Some(format!(
+                    "{hex} is {}; stations go on empty hexes.",
+                    self.board.place(p).name
+                ));
+            }
+            Terrain::Sea | Terrain::Wales => return Some(format!("{hex} is not playable.")),
+        }
+        let c = self.cell(hex);
+        if c.track.is_some() {
+            return Some(format!(
+                "{hex} has track on it; stations may not go on track."
+            ));
+        }
+        if c.locomotive.is_some() {
+            return Some(format!("{hex} has a locomotive on it."));
+        }
+        if c.station.is_some() && Some(hex) != lifted {
+            return Some(format!("{hex} already has a station."));
+        }
+        for n in self.board.neighbours(hex) {
+            let nc = self.cell(n);
+            if nc.locomotive.is_some() {
+                return Some(format!(
+                    "{hex} is next to a locomotive ({n}); stations may not be placed next to locomotives."
+                ));
+            }
+            if nc.station.is_some() && Some(n) != lifted {
+                return Some(format!(
+                    "{hex} is next to a station ({n}); stations may not be placed next to other stations."
+                ));
+            }
+        }
+        None
+    }
+
+    fn place_station(&mut self, seat: Seat, hex: Hex, from: Option<Hex>) -> Outcome {
+        self.check_action(seat)?;
+        match from {
+            None => {
+                if self.players[seat.index()].stations_in_supply == 0 {
+                    return Err(RuleError::new(
+                        "rules, B",
+                        format!(
+                            "All {STATIONS_PER_PLAYER} of your stations are on the board; move one with `station {hex} from HEX`."
+                        ),
+                    ));
+                }
+            }
+            Some(f) => {
+                if !self.board.contains(f) || self.cell(f).station != Some(seat) {
+                    return Err(RuleError::new(
+                        "rules, B",
+                        format!("You have no station on {f} to move."),
+                    ));
+                }
+                if f == hex {
+                    return Err(RuleError::new(
+                        "rules, B",
+                        format!("Your station is already on {hex}."),
+                    ));
+                }
+            }
+        }
+        if let Some(problem) = self.station_problem(hex, from) {
+            return Err(RuleError::new("rules, B", problem));
+        }
+        let i = self.board.index(hex);
+        let event = match from {
+            None => {
+                self.players[seat.index()].stations_in_supply -= 1;
+                Event::StationPlaced { player: seat, hex }
+            }
+            Some(f) => {
+                let fi = self.board.index(f);
+                self.cells[fi].station = None;
+                Event::StationMoved {
+                    player: seat,
+                    from: f,
+                    to: hex,
+                }
+            }
+        };
+        self.cells[i].station = Some(seat);
+        let mut events = vec![event];
+        self.end_action(&mut events);
+        Ok(events)
+    }
+
+    // ----- C) extend a railway line ----------------------------------------
+
+    /// The other lines whose track or locomotive touches `hex`.
+    fn lines_next_to(&self, hex: Hex, except: LineId) -> BTreeSet<LineId> {
+        self.board
+            .neighbours(hex)
+            .filter_map(|n| {
+                let c = self.cell(n);
+                c.locomotive.or(c.track)
+            })
+            .filter(|l| *l != except)
+            .collect()
+    }
+
+    /// Why `line`'s locomotive may not move to `hex` now, or None if it may
+    /// (rules, C1; rulings 6).
+    pub(super) fn move_problem(&self, line: LineId, hex: Hex) -> Option<String> {
+        let l = &self.lines[line.index()];
+        let id = self.line_name(line);
+        let Some(at) = l.locomotive else {
+            return Some(format!(
+                "{id} has merged into another line and has no locomotive."
+            ));
+        };
+        let Some(d) = self.board.dir(at, hex) else {
+            return Some(format!("{hex} is not next to {id}'s locomotive on {at}."));
+        };
+        if let Some(facing) = l.facing
+            && !facing.ahead().contains(&d) {
+                return Some(format!(
+                    "{hex} is not in front of {id}'s locomotive, which faces {facing} on {at}; it moves only straight on or in a gentle curve."
+                ));
+            }
+        match self.board.terrain(hex) {
+            Terrain::Land => {}
+            Terrain::Place(p) => {
+                return Some(format!(
+                    "{hex} is {}; locomotives may not enter towns or cities.",
+                    self.board.place(p).name
+                ));
+            }
+            Terrain::Sea | Terrain::Wales => return Some(format!("{hex} is not playable.")),
+        }
+        let c = self.cell(hex);
+        if c.track.is_some() {
+            return Some(format!("{hex} has track on it."));
+        }
+        if let Some(other) = c.locomotive {
+            return Some(format!(
+                "{hex} has {}'s locomotive on it.",
+                self.line_name(other)
+            ));
+        }
+        let touching = self.lines_next_to(hex, line);
+        if touching.len() >= 2 {
+            let names: Vec<&str> = touching.iter().map(|l| self.line_name(*l)).collect();
+            return Some(format!(
+                "{hex} is next to two other lines ({}); a locomotive may not move next to two other lines.",
+                names.join(" and ")
+            ));
+        }
+        None
+    }
+
+    /// Every hex `line`'s locomotive may move to now.
+    pub(super) fn moves(&self, line: LineId) -> Vec<Hex> {
+        let l = &self.lines[line.index()];
+        let Some(at) = l.locomotive else {
+            return Vec::new();
+        };
+        let dirs: Vec<Dir> = match l.facing {
+            None => Dir::ALL.to_vec(),
+            Some(f) => f.ahead().to_vec(),
+        };
+        let mut out: Vec<Hex> = dirs
+            .into_iter()
+            .filter_map(|d| self.board.step(at, d))
+            .filter(|h| self.move_problem(line, *h).is_none())
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn extend(&mut self, seat: Seat, line: LineId, hex: Hex) -> Outcome {
+        self.check_action(seat)?;
+        let id = self.line_name(line).to_string();
+        if let LineStatus::Dissolved { into } = self.lines[line.index()].status {
+            return Err(RuleError::new(
+                "rules, Scoring 3",
+                format!("{id} has merged into {} and is gone.", self.line_name(into)),
+            ));
+        }
+        if self.turn.extended.contains(&line) {
+            return Err(RuleError::new(
+                "rules, Playing the game",
+                format!(
+                    "You already extended {id} this turn; a line may not be extended twice in one turn."
+                ),
+            ));
+        }
+        if let Some(problem) = self.move_problem(line, hex) {
+            let moves = self.moves(line);
+            let legal = if moves.is_empty() {
+                format!("{id} cannot move at all.")
+            } else {
+                format!("{id} can move to {}.", join_hexes(&moves))
+            };
+            return Err(RuleError::new("rules, C1", format!("{problem} {legal}")));
+        }
+        let options = self.moves(line);
+        let l = &self.lines[line.index()];
+        let from = l.locomotive.expect("checked by move_problem");
+        let extension = Extension {
+            line,
+            from,
+            from_facing: l.facing,
+            chosen: hex,
+            options,
+        };
+        self.turn.extended.push(line);
+        self.set_locomotive(line, from, hex);
+        let mut events = vec![Event::LocomotiveMoved {
+            player: seat,
+            line,
+            from,
+            to: hex,
+        }];
+
+        // Take a share, if the board has one (rules, C1).
+        if self.lines[line.index()].board_shares > 0 {
+            self.lines[line.index()].board_shares -= 1;
+            self.players[seat.index()].shares[line.index()] += 1;
+            events.push(Event::ShareTaken { player: seat, line });
+        } else {
+            events.push(Event::NoShareLeft { player: seat, line });
+        }
+
+        // The veto question goes to every other holder of real shares
+        // (rulings 7; bids are paid in real shares). The active player chose
+        // the hex and is not asked, but may still call a veto while the
+        // question is open.
+        let waiting: Vec<Seat> = self
+            .seats_from(seat)
+            .into_iter()
+            .filter(|s| *s != seat && self.players[s.index()].shares[line.index()] > 0)
+            .collect();
+        if waiting.is_empty() {
+            self.resolve_extension(extension, None, &mut events);
+        } else {
+            events.push(Event::VetoAsked {
+                line,
+                hex,
+                players: waiting.clone(),
+            });
+            self.phase = Phase::VetoQuestion { extension, waiting };
+        }
+        Ok(events)
+    }
+
+    fn set_locomotive(&mut self, line: LineId, from: Hex, to: Hex) {
+        let fi = self.board.index(from);
+        let ti = self.board.index(to);
+        self.cells[fi].locomotive = None;
+        self.cells[ti].locomotive = Some(line);
+        self.lines[line.index()].locomotive = Some(to);
+    }
+
+    /// Seats in table order, starting with `first`.
+    fn seats_from(&self, first: Seat) -> Vec<Seat> {
+        let n = self.players.len();
+        (0..n)
+            .map(|k| Seat(((first.index() + k) % n) as u8))
+            .collect()
+    }
+
+    fn next_seat(&self, seat: Seat) -> Seat {
+        Seat(((seat.index() + 1) % self.players.len()) as u8)
+    }
+
+    // ----- C2) the veto ----------------------------------------------------
+
+    fn call_veto(&mut self, seat: Seat) -> Outcome {
+        let Phase::VetoQuestion { extension, waiting } = &self.phase else {
+            return Err(self.not_veto_question("veto"));
+        };
+        let line = extension.line;
+        if self.players[seat.index()].shares[line.index()] == 0 {
+            return Err(RuleError::new(
+                "rulings 7",
+                format!(
+                    "Only holders of {} shares may call a veto round.",
+                    self.line_name(line)
+                ),
+            ));
+        }
+        if seat != self.turn.active && !waiting.contains(&seat) {
+            return Err(RuleError::new(
+                "rulings 7",
+                "You have already answered `no veto` on this move.",
+            ));
+        }
+        let extension = extension.clone();
+        let active = self.turn.active;
+        // Once around the table from the active player's left; the active
+        // player bids last (rules, C2).
+        let mut order = self.seats_from(self.next_seat(active));
+        order.retain(|s| *s != active);
+        order.push(active);
+        let mut events = vec![Event::VetoCalled {
+            player: seat,
+            line: extension.line,
+        }];
+        self.phase = Phase::VetoRound {
+            extension,
+            called_by: seat,
+            order,
+            next: 0,
+            high: None,
+        };
+        self.next_bidder(&mut events);
+        Ok(events)
+    }
+
+    fn decline_veto(&mut self, seat: Seat) -> Outcome {
+        let Phase::VetoQuestion { extension, waiting } = &mut self.phase else {
+            return Err(self.not_veto_question("no veto"));
+        };
+        let Some(pos) = waiting.iter().position(|s| *s == seat) else {
+            let why = if seat == self.turn.active {
+                "You moved the locomotive, so you are not asked; you may still call `veto`."
+            } else {
+                "You are not asked about this move: you hold no shares of the line, or have answered already."
+            };
+            return Err(RuleError::new("rulings 7", why));
+        };
+        waiting.remove(pos);
+        let mut events = vec![Event::VetoDeclined { player: seat }];
+        if waiting.is_empty() {
+            let extension = extension.clone();
+            self.phase = Phase::Actions;
+            self.resolve_extension(extension, None, &mut events);
+        }
+        Ok(events)
+    }
+
+    fn not_veto_question(&self, order: &str) -> RuleError {
+        let now = match &self.phase {
+            Phase::VetoRound { .. } => "The veto round is under way; bid or pass in turn.",
+            _ => "No locomotive move is waiting for a veto.",
+        };
+        RuleError::new(
+            "rules, C2",
+            format!("`{order}` answers the veto question after a locomotive moves. {now}"),
+        )
+    }
+
+    /// The fewest shares `seat` may bid now, given the high bid.
+    fn minimum_bid(&self, seat: Seat, high: Option<Bid>) -> u8 {
+        let high = high.map_or(0, |b| b.shares);
+        if seat == self.turn.active {
+            high.max(1)
+        } else {
+            high + 1
+        }
+    }
+
+    /// Moves the round on to the next player who can bid; players without
+    /// enough real shares to bid are passed over. Resolves after the last.
+    fn next_bidder(&mut self, events: &mut Vec<Event>) {
+        loop {
+            let Phase::VetoRound {
+                extension,
+                order,
+                next,
+                high,
+                ..
+            } = &self.phase
+            else {
+                return;
+            };
+            if *next >= order.len() {
+                let (extension, high) = (extension.clone(), *high);
+                self.phase = Phase::Actions;
+                self.resolve_extension(extension, high, events);
+                return;
+            }
+            let seat = order[*next];
+            let held = self.players[seat.index()].shares[extension.line.index()];
+            if held >= self.minimum_bid(seat, *high) {
+                return;
+            }
+            events.push(Event::CannotBid { player: seat });
+            if let Phase::VetoRound { next, .. } = &mut self.phase {
+                *next += 1;
+            }
+        }
+    }
+
+    fn bidder_check(&self, seat: Seat, order_text: &str) -> Result<(), RuleError> {
+        match &self.phase {
+            Phase::VetoRound { order, next, .. } => {
+                let due = order[*next];
+                if due != seat {
+                    return Err(RuleError::new(
+                        "rules, C2",
+                        format!(
+                            "It is {}'s turn to bid or pass in the veto round.",
+                            self.name(due)
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+            Phase::VetoQuestion { .. } => Err(RuleError::new(
+                "rules, C2",
+                format!(
+                    "`{order_text}` is for a veto round, and none has been called; answer `veto` or `no veto`."
+                ),
+            )),
+            _ => Err(RuleError::new(
+                "rules, C2",
+                format!("`{order_text}` is for a veto round, and none is under way."),
+            )),
+        }
+    }
+
+    fn bid(&mut self, seat: Seat, shares: u8, hex: Hex) -> Outcome {
+        self.bidder_check(seat, "bid")?;
+        let Phase::VetoRound {
+            extension, high, ..
+        } = &self.phase
+        else {
+            unreachable!()
+        };
+        let line = extension.line;
+        let id = self.line_name(line);
+        let held = self.players[seat.index()].shares[line.index()];
+        let min = self.minimum_bid(seat, *high);
+        if shares == 0 {
+            return Err(RuleError::new("rulings 7", "The smallest bid is 1 share."));
+        }
+        if shares < min {
+            let why = match high {
+                Some(b) if seat == self.turn.active => format!(
+                    "you must at least equal {}'s bid of {}",
+                    self.name(b.seat),
+                    b.shares
+                ),
+                Some(b) => format!(
+                    "each bid must beat the one before ({}'s {})",
+                    self.name(b.seat),
+                    b.shares
+                ),
+                None => "the smallest bid is 1 share".to_string(),
+            };
+            return Err(RuleError::new(
+                "rules, C2",
+                format!("A bid of {shares}: {why}; bid at least {min}, or pass."),
+            ));
+        }
+        if shares > held {
+            return Err(RuleError::new(
+                "rulings 7",
+                format!(
+                    "You hold {held} real {id} share(s); bids are paid in real shares, not supplementary ones."
+                ),
+            ));
+        }
+        if !extension.options.contains(&hex) {
+            return Err(RuleError::new(
+                "rules, C2",
+                format!(
+                    "{id}'s locomotive could not have moved to {hex}; choose one of {}.",
+                    join_hexes(&extension.options)
+                ),
+            ));
+        }
+        if self.options.veto_defend_only && seat == self.turn.active && hex != extension.chosen {
+            return Err(RuleError::new(
+                "option veto_defend_only",
+                format!(
+                    "In this game the active player may only defend the hex first chosen, {}.",
+                    extension.chosen
+                ),
+            ));
+        }
+        let bid = Bid { seat, shares, hex };
+        let mut events = vec![Event::BidMade {
+            player: seat,
+            shares,
+            hex,
+        }];
+        if let Phase::VetoRound { high, next, .. } = &mut self.phase {
+            *high = Some(bid);
+            *next += 1;
+        }
+        self.next_bidder(&mut events);
+        Ok(events)
+    }
+
+    fn pass(&mut self, seat: Seat) -> Outcome {
+        self.bidder_check(seat, "pass")?;
+        let mut events = vec![Event::BidPassed { player: seat }];
+        if let Phase::VetoRound { next, .. } = &mut self.phase {
+            *next += 1;
+        }
+        self.next_bidder(&mut events);
+        Ok(events)
+    }
+
+    // ----- C3) track, passengers, payments, merger ---------------------------
+
+    /// Finishes an extension once any veto is settled: the winning bid, the
+    /// passenger token, the track tile, the payments, the merger, and the end
+    /// of the action.
+    fn resolve_extension(&mut self, ext: Extension, winner: Option<Bid>, events: &mut Vec<Event>) {
+        let line = ext.line;
+        let active = self.turn.active;
+        let mut at = ext.chosen;
+        if let Some(bid) = winner {
+            self.players[bid.seat.index()].shares[line.index()] -= bid.shares;
+            // Back to the board stack, or discarded if the line is isolated
+            // (rulings 7).
+            let discarded = self.lines[line.index()].status == LineStatus::Isolated;
+            if discarded {
+                self.retired_shares += bid.shares;
+            } else {
+                self.lines[line.index()].board_shares += bid.shares;
+            }
+            events.push(Event::VetoWon {
+                player: bid.seat,
+                line,
+                shares: bid.shares,
+                hex: bid.hex,
+                discarded,
+            });
+            if bid.hex != at {
+                self.set_locomotive(line, at, bid.hex);
+                at = bid.hex;
+            }
+        }
+        let facing = self
+            .board
+            .dir(ext.from, at)
+            .expect("options are neighbours");
+        self.lines[line.index()].facing = Some(facing);
+
+        // Passengers (rules, "Passenger tokens"): only the active player, only
+        // for another player's station, and after bids only if they won.
+        if let Some(owner) = self.cell(at).station {
+            let earned = owner != active && winner.is_none_or(|b| b.seat == active);
+            if earned && self.passengers_left > 0 {
+                self.passengers_left -= 1;
+                self.players[active.index()].passengers += 1;
+                events.push(Event::PassengerTaken {
+                    player: active,
+                    hex: at,
+                    station_of: owner,
+                });
+            }
+        }
+
+        // The track tile on the vacated hex, unless it was the starting town
+        // (rulings 8).
+        let from_start = ext.from_facing.is_none();
+        if !from_start {
+            let i = self.board.index(ext.from);
+            let came_in = ext.from_facing.expect("not on start").opposite();
+            self.cells[i].track = Some(line);
+            self.cells[i].tile = Some(Tile {
+                from: came_in,
+                to: facing,
+            });
+            self.tiles_laid += 1;
+            events.push(Event::TrackLaid {
+                line,
+                hex: ext.from,
+            });
+        }
+
+        self.score_connections(line, at, events);
+        self.end_action(events);
+    }
+
+    /// Payments after an extension, in the order of rulings 5: cities, then
+    /// railway towns, then the merger.
+    fn score_connections(&mut self, line: LineId, at: Hex, events: &mut Vec<Event>) {
+        let new: Vec<super::PlaceId> = self
+            .board
+            .places_next_to(at)
+            .into_iter()
+            .filter(|p| !self.lines[line.index()].connected.contains(p))
+            .collect();
+        for p in &new {
+            self.lines[line.index()].connected.insert(*p);
+            events.push(Event::Connected { line, place: *p });
+        }
+        for p in &new {
+            if matches!(self.board.place(*p).kind, PlaceKind::City(_)) {
+                let counts: Vec<u32> = self
+                    .players
+                    .iter()
+                    .map(|pl| pl.tokens[p.index()].iter().map(|n| u32::from(*n)).sum())
+                    .collect();
+                let pay = scoring::majority(&counts, 2000, 1000);
+                self.pay(&pay, PaymentCause::City { city: *p, line }, events);
+            }
+        }
+        for p in &new {
+            if self.board.place(*p).kind == PlaceKind::Town {
+                let counts: Vec<u32> = (0..self.players.len())
+                    .map(|s| u32::from(self.linked_stations(line, Seat(s as u8))))
+                    .collect();
+                let pay = scoring::per_place(&counts, self.value(line));
+                self.pay(&pay, PaymentCause::Town { town: *p, line }, events);
+            }
+        }
+        if let Some(survivor) = self.lines_next_to(at, line).into_iter().next() {
+            self.merge(line, survivor, at, events);
+        }
+    }
+
+    fn pay(&mut self, pay: &[Money], cause: PaymentCause, events: &mut Vec<Event>) {
+        let mut anyone = false;
+        for (s, amount) in pay.iter().enumerate() {
+            if *amount > Money::ZERO {
+                self.players[s].money += *amount;
+                events.push(Event::Paid {
+                    player: Seat(s as u8),
+                    amount: *amount,
+                    cause: cause.clone(),
+                });
+                anyone = true;
+            }
+        }
+        if !anyone {
+            events.push(Event::NobodyPaid { cause });
+        }
+    }
+
+    /// Rulings 6: the moved line dissolves into the one it touches.
+    fn merge(&mut self, dissolved: LineId, survivor: LineId, at: Hex, events: &mut Vec<Event>) {
+        events.push(Event::Merged {
+            dissolved,
+            survivor,
+            hex: at,
+        });
+        let counts: Vec<u32> = self
+            .players
+            .iter()
+            .map(|p| u32::from(p.shares_of(dissolved)))
+            .collect();
+        let pay = scoring::per_place(&counts, self.value(dissolved));
+        self.pay(
+            &pay,
+            PaymentCause::Merger {
+                dissolved,
+                survivor,
+            },
+            events,
+        );
+
+        // The locomotive makes way for a tile joining the two lines.
+        let i = self.board.index(at);
+        let joint = self
+            .board
+            .neighbours(at)
+            .find(|n| {
+                let c = self.cell(*n);
+                c.locomotive == Some(survivor) || c.track == Some(survivor)
+            })
+            .and_then(|n| self.board.dir(at, n));
+        let came_in = self.lines[dissolved.index()].facing.map(Dir::opposite);
+        self.cells[i].locomotive = None;
+        self.cells[i].track = Some(survivor);
+        if self.tiles_laid < TRACK_TILES
+            && let (Some(from), Some(to)) = (came_in, joint) {
+                self.cells[i].tile = Some(Tile { from, to });
+                self.tiles_laid += 1;
+                events.push(Event::TrackLaid {
+                    line: survivor,
+                    hex: at,
+                });
+            }
+        for c in self.cells.iter_mut().filter(|c| c.track == Some(dissolved)) {
+            c.track = Some(survivor);
+        }
+        let places = std::mem::take(&mut self.lines[dissolved.index()].connected);
+        self.lines[survivor.index()]
+            .connected
+            .extend(places.iter().copied());
+        self.lines[dissolved.index()].connected = places;
+        let d = &mut self.lines[dissolved.index()];
+        d.status = LineStatus::Dissolved { into: survivor };
+        d.locomotive = None;
+        self.retired_shares += d.board_shares;
+        d.board_shares = 0;
+
+        // One survivor share for two returned, from the board stack, then
+        // from the supplementary shares; from the active player round.
+        for seat in self.seats_from(self.turn.active) {
+            let p = &mut self.players[seat.index()];
+            let real = p.shares[dissolved.index()];
+            let supp = p.supplementary[dissolved.index()];
+            if real + supp == 0 {
+                continue;
+            }
+            p.shares[dissolved.index()] = 0;
+            p.supplementary[dissolved.index()] = 0;
+            self.retired_shares += real;
+            self.supplementary_pool += supp;
+            let due = (real + supp) / 2;
+            let from_board = due.min(self.lines[survivor.index()].board_shares);
+            self.lines[survivor.index()].board_shares -= from_board;
+            let from_pool = (due - from_board).min(self.supplementary_pool);
+            self.supplementary_pool -= from_pool;
+            let p = &mut self.players[seat.index()];
+            p.shares[survivor.index()] += from_board;
+            p.supplementary[survivor.index()] += from_pool;
+            events.push(Event::SharesExchanged {
+                player: seat,
+                returned: real + supp,
+                line: survivor,
+                received: from_board,
+                received_supplementary: from_pool,
+            });
+        }
+    }
+
+    // ----- After every action ------------------------------------------------
+
+    /// Isolation, the end of the game, and the turn's progress. Returns true if
+    /// the game ended.
+    fn end_action(&mut self, events: &mut Vec<Event>) -> bool {
+        for line in self.board.line_ids().collect::<Vec<_>>() {
+            if self.lines[line.index()].status == LineStatus::Active && self.is_isolated(line) {
+                let l = &mut self.lines[line.index()];
+                l.status = LineStatus::Isolated;
+                let discarded = l.board_shares;
+                self.retired_shares += discarded;
+                l.board_shares = 0;
+                events.push(Event::Isolated { line, discarded });
+            }
+        }
+        let with_shares = self.lines.iter().filter(|l| l.board_shares > 0).count();
+        if with_shares <= 1 {
+            self.finish("board shares are left for at most one railway line", events);
+            return true;
+        }
+        if self.tiles_laid >= TRACK_TILES {
+            self.finish("all 60 track tiles have been laid", events);
+            return true;
+        }
+        self.turn.actions_left -= 1;
+        if self.turn.actions_left == 0 {
+            return self.next_turn(events);
+        }
+        if !self.has_action(self.turn.active) {
+            events.push(Event::TurnSkipped {
+                player: self.turn.active,
+            });
+            return self.next_turn(events);
+        }
+        false
+    }
+
+    fn next_turn(&mut self, events: &mut Vec<Event>) -> bool {
+        for _ in 0..self.players.len() {
+            let next = self.next_seat(self.turn.active);
+            self.turn = super::Turn {
+                number: self.turn.number + 1,
+                active: next,
+                actions_left: ACTIONS_PER_TURN,
+                extended: Vec::new(),
+            };
+            if self.has_action(next) {
+                events.push(Event::TurnBegan {
+                    player: next,
+                    number: self.turn.number,
+                });
+                return false;
+            }
+            events.push(Event::TurnSkipped { player: next });
+        }
+        self.finish("no player has a legal action left", events);
+        true
+    }
+
+    /// Rulings 9: can any sequence of legal moves, over the board as it
+    /// stands, bring the locomotive next to a place the line is not connected
+    /// to, or next to another line?
+    pub(super) fn is_isolated(&self, line: LineId) -> bool {
+        let l = &self.lines[line.index()];
+        let Some(start) = l.locomotive else {
+            return false;
+        };
+        let mut seen: BTreeSet<(Hex, Dir)> = BTreeSet::new();
+        let mut queue: VecDeque<(Hex, Option<Dir>)> = VecDeque::from([(start, l.facing)]);
+        while let Some((at, facing)) = queue.pop_front() {
+            let dirs: Vec<Dir> = match facing {
+                None => Dir::ALL.to_vec(),
+                Some(f) => f.ahead().to_vec(),
+            };
+            for d in dirs {
+                let Some(h) = self.board.step(at, d) else {
+                    continue;
+                };
+                if h == start || self.board.terrain(h) != Terrain::Land {
+                    continue;
+                }
+                let c = self.cell(h);
+                if c.track.is_some() || c.locomotive.is_some() {
+                    continue;
+                }
+                let touching = self.lines_next_to(h, line).len();
+                if touching >= 2 {
+                    continue;
+                }
+                if touching == 1 {
+                    return false;
+                }
+                if self
+                    .board
+                    .places_next_to(h)
+                    .iter()
+                    .any(|p| !l.connected.contains(p))
+                {
+                    return false;
+                }
+                if seen.insert((h, d)) {
+                    queue.push_back((h, Some(d)));
+                }
+            }
+        }
+        true
+    }
+
+    // ----- The end -------------------------------------------------------------
+
+    /// End-game scoring in the rules' order, then the placings.
+    fn finish(&mut self, reason: &str, events: &mut Vec<Event>) {
+        events.push(Event::GameEnded {
+            reason: reason.to_string(),
+        });
+        let during: Vec<Money> = self.players.iter().map(|p| p.money).collect();
+
+        // 1. Tokens: discard goods of cities connected to no line (rulings 11).
+        let connected: BTreeSet<super::PlaceId> = self
+            .lines
+            .iter()
+            .flat_map(|l| l.connected.iter().copied())
+            .collect();
+        for s in 0..self.players.len() {
+            let mut count = 0u8;
+            for city in self.board.cities().collect::<Vec<_>>() {
+                if !connected.contains(&city) {
+                    let held = &mut self.players[s].tokens[city.index()];
+                    count += held.iter().sum::<u8>();
+                    *held = [0; 4];
+                }
+            }
+            if count > 0 {
+                self.discarded_tokens += count;
+                events.push(Event::TokensDiscarded {
+                    player: Seat(s as u8),
+                    count,
+                });
+            }
+        }
+        let passengers: Vec<u32> = self
+            .players
+            .iter()
+            .map(|p| u32::from(p.passengers))
+            .collect();
+        let pay = scoring::majority(&passengers, 6000, 3000);
+        self.pay(&pay, PaymentCause::EndPassengers, events);
+        for good in super::Good::ALL {
+            let counts: Vec<u32> = self
+                .players
+                .iter()
+                .map(|p| u32::from(p.goods(good)))
+                .collect();
+            let pay = scoring::majority(&counts, 6000, 3000);
+            self.pay(&pay, PaymentCause::EndGoods { good }, events);
+        }
+
+        // 2. and 3. Stations and shares of every line not dissolved.
+        for line in self.board.line_ids().collect::<Vec<_>>() {
+            if matches!(
+                self.lines[line.index()].status,
+                LineStatus::Dissolved { .. }
+            ) {
+                continue;
+            }
+            let value = self.value(line);
+            let stations: Vec<u32> = (0..self.players.len())
+                .map(|s| u32::from(self.linked_stations(line, Seat(s as u8))))
+                .collect();
+            let pay = scoring::per_place(&stations, value);
+            self.pay(&pay, PaymentCause::EndStations { line }, events);
+            let shares: Vec<u32> = self
+                .players
+                .iter()
+                .map(|p| u32::from(p.shares_of(line)))
+                .collect();
+            let pay = scoring::per_place(&shares, value);
+            self.pay(&pay, PaymentCause::EndShares { line }, events);
+        }
+
+        let scores: Vec<FinalScore> = self
+            .players
+            .iter()
+            .zip(&during)
+            .map(|(p, d)| FinalScore {
+                during_game: *d,
+                end_game: Money::round_down(p.money.pounds() - d.pounds()),
+                total: p.money,
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..self.players.len()).collect();
+        order.sort_by(|a, b| {
+            self.players[*b]
+                .money
+                .cmp(&self.players[*a].money)
+                .then(a.cmp(b))
+        });
+        let mut placings = Vec::new();
+        for (rank, s) in order.iter().enumerate() {
+            let money = self.players[*s].money;
+            let place = match placings.last() {
+                Some(Placing { place, score, .. }) if *score == i64::from(money.pounds()) => *place,
+                _ => rank as u8 + 1,
+            };
+            placings.push(Placing {
+                seat: Seat(*s as u8),
+                place,
+                score: i64::from(money.pounds()),
+            });
+        }
+        events.push(Event::Winner {
+            players: placings
+                .iter()
+                .filter(|p| p.place == 1)
+                .map(|p| p.seat)
+                .collect(),
+        });
+        self.result = Some(GameResult {
+            reason: reason.to_string(),
+            scores,
+            placings,
+        });
+        self.phase = Phase::Finished;
+    }
+
+    // ----- Who is awaited, and what is legal ---------------------------------
+
+    pub(super) fn awaited(&self) -> Vec<Awaited> {
+        match &self.phase {
+            Phase::Actions => {
+                let n = self.turn.actions_left;
+                vec![Awaited {
+                    seat: self.turn.active,
+                    what: if n == 1 {
+                        "1 action".to_string()
+                    } else {
+                        format!("{n} actions")
+                    },
+                }]
+            }
+            Phase::VetoQuestion { extension, waiting } => waiting
+                .iter()
+                .map(|s| Awaited {
+                    seat: *s,
+                    what: format!(
+                        "veto or no veto on {} to {}",
+                        self.line_name(extension.line),
+                        extension.chosen
+                    ),
+                })
+                .collect(),
+            Phase::VetoRound {
+                extension,
+                order,
+                next,
+                ..
+            } => vec![Awaited {
+                seat: order[*next],
+                what: format!(
+                    "a bid or pass in the veto round on {}",
+                    self.line_name(extension.line)
+                ),
+            }],
+            Phase::Finished => Vec::new(),
+        }
+    }
+
+    /// True if the active player `seat` has any action at all; cheaper than
+    /// listing them.
+    fn has_action(&self, seat: Seat) -> bool {
+        self.city_tokens.iter().flatten().any(|n| *n > 0)
+            || self
+                .board
+                .line_ids()
+                .any(|l| !self.turn.extended.contains(&l) && !self.moves(l).is_empty())
+            || (0..self.cells.len()).any(|i| {
+                let hex = self.board.hex_at(i);
+                let supply = self.players[seat.index()].stations_in_supply > 0;
+                (supply && self.station_problem(hex, None).is_none())
+                    || (self.cells[i].station == Some(seat)
+                        && (0..self.cells.len()).any(|j| {
+                            j != i
+                                && self
+                                    .station_problem(self.board.hex_at(j), Some(hex))
+                                    .is_none()
+                        }))
+            })
+    }
+
+    pub(super) fn legal(&self, seat: Seat) -> Vec<Order> {
+        let mut out = Vec::new();
+        match &self.phase {
+            Phase::Finished => {}
+            Phase::Actions => {
+                if seat != self.turn.active {
+                    return out;
+                }
+                for line in self.board.line_ids() {
+                    if self.turn.extended.contains(&line) {
+                        continue;
+                    }
+                    for hex in self.moves(line) {
+                        out.push(Order::Extend { line, hex });
+                    }
+                }
+                for city in self.board.cities() {
+                    for good in super::Good::ALL {
+                        if self.city_tokens[city.index()][good.index()] > 0 {
+                            out.push(Order::Token { city, good });
+                        }
+                    }
+                }
+                let own: Vec<Hex> = (0..self.cells.len())
+                    .filter(|i| self.cells[*i].station == Some(seat))
+                    .map(|i| self.board.hex_at(i))
+                    .collect();
+                let supply = self.players[seat.index()].stations_in_supply > 0;
+                for i in 0..self.cells.len() {
+                    let hex = self.board.hex_at(i);
+                    if supply && self.station_problem(hex, None).is_none() {
+                        out.push(Order::Station { hex, from: None });
+                    }
+                    for from in &own {
+                        if *from != hex && self.station_problem(hex, Some(*from)).is_none() {
+                            out.push(Order::Station {
+                                hex,
+                                from: Some(*from),
+                            });
+                        }
+                    }
+                }
+            }
+            Phase::VetoQuestion { extension, waiting } => {
+                let holds = self.players[seat.index()].shares[extension.line.index()] > 0;
+                if waiting.contains(&seat) || (holds && seat == self.turn.active) {
+                    out.push(Order::Veto);
+                }
+                if waiting.contains(&seat) {
+                    out.push(Order::NoVeto);
+                }
+            }
+            Phase::VetoRound {
+                extension,
+                order,
+                next,
+                high,
+                ..
+            } => {
+                if order[*next] != seat {
+                    return out;
+                }
+                let held = self.players[seat.index()].shares[extension.line.index()];
+                for shares in self.minimum_bid(seat, *high)..=held {
+                    for hex in &extension.options {
+                        if self.options.veto_defend_only
+                            && seat == self.turn.active
+                            && *hex != extension.chosen
+                        {
+                            continue;
+                        }
+                        out.push(Order::Bid { shares, hex: *hex });
+                    }
+                }
+                out.push(Order::Pass);
+            }
+        }
+        out
+    }
+
+    // ----- Invariants ------------------------------------------------------------
+
+    pub(super) fn invariants(&self) -> Result<(), String> {
+        let lines_n = self.lines.len() as u32;
+        let real: u32 = self
+            .lines
+            .iter()
+            .map(|l| u32::from(l.board_shares))
+            .sum::<u32>()
+            + self
+                .players
+                .iter()
+                .flat_map(|p| p.shares.iter())
+                .map(|n| u32::from(*n))
+                .sum::<u32>()
+            + u32::from(self.retired_shares);
+        if real != lines_n * u32::from(SHARES_PER_LINE) {
+            return Err(format!(
+                "real shares: {real} instead of {}",
+                lines_n * u32::from(SHARES_PER_LINE)
+            ));
+        }
+        let supp: u32 = self
+            .players
+            .iter()
+            .flat_map(|p| p.supplementary.iter())
+            .map(|n| u32::from(*n))
+            .sum::<u32>()
+            + u32::from(self.supplementary_pool);
+        if supp != u32::from(SUPPLEMENTARY_SHARES) {
+            return Err(format!(
+                "supplementary shares: {supp} instead of {SUPPLEMENTARY_SHARES}"
+            ));
+        }
+        let goods_start: u32 = self
+            .board
+            .places
+            .iter()
+            .map(|p| match p.kind {
+                PlaceKind::City(g) => g.iter().map(|n| u32::from(*n)).sum(),
+                _ => 0,
+            })
+            .sum();
+        let tokens: u32 = self
+            .city_tokens
+            .iter()
+            .flatten()
+            .map(|n| u32::from(*n))
+            .sum::<u32>()
+            + self
+                .players
+                .iter()
+                .flat_map(|p| p.tokens.iter().flatten())
+                .map(|n| u32::from(*n))
+                .sum::<u32>()
+            + self
+                .players
+                .iter()
+                .map(|p| u32::from(p.passengers))
+                .sum::<u32>()
+            + u32::from(self.passengers_left)
+            + u32::from(self.discarded_tokens);
+        if tokens != goods_start + u32::from(PASSENGER_TOKENS) {
+            return Err(format!(
+                "tokens: {tokens} instead of {}",
+                goods_start + u32::from(PASSENGER_TOKENS)
+            ));
+        }
+        let tiles = self.cells.iter().filter(|c| c.tile.is_some()).count();
+        if tiles != usize::from(self.tiles_laid) || self.tiles_laid > TRACK_TILES {
+            return Err(format!(
+                "tiles: {tiles} on the board, {} counted",
+                self.tiles_laid
+            ));
+        }
+        for (s, p) in self.players.iter().enumerate() {
+            let on_board = self
+                .cells
+                .iter()
+                .filter(|c| c.station == Some(Seat(s as u8)))
+                .count();
+            if on_board + usize::from(p.stations_in_supply) != usize::from(STATIONS_PER_PLAYER) {
+                return Err(format!(
+                    "{}: {on_board} stations on the board and {} in supply",
+                    p.name, p.stations_in_supply
+                ));
+            }
+            if p.money.pounds() % 1000 != 0 {
+                return Err(format!("{}: money not in whole notes", p.name));
+            }
+        }
+        for line in self.board.line_ids() {
+            let l = &self.lines[line.index()];
+            match (l.status, l.locomotive) {
+                (LineStatus::Dissolved { .. }, None) => {}
+                (LineStatus::Dissolved { .. }, Some(_)) => {
+                    return Err(format!(
+                        "{} dissolved but has a locomotive",
+                        self.line_name(line)
+                    ));
+                }
+                (_, Some(h)) if self.cell(h).locomotive == Some(line) => {}
+                _ => return Err(format!("{}'s locomotive is lost", self.line_name(line))),
+            }
+            if l.status == LineStatus::Isolated && l.board_shares > 0 {
+                return Err(format!(
+                    "{} is isolated but has board shares",
+                    self.line_name(line)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Hexes as `C14, D14 or E15`.
+pub(super) fn join_hexes(hexes: &[Hex]) -> String {
+    let names: Vec<String> = hexes.iter().map(|h| h.to_string()).collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}

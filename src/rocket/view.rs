@@ -1,0 +1,358 @@
+//! The JSON view of a Rocket game, as documented in `docs/state-json.md`.
+//!
+//! Private information is kept apart by type: [`PublicPlayer`] has no money
+//! field at all; money is added only for the viewer (or for everyone once
+//! the game is over, or with `open_money`).
+
+use serde::Serialize;
+
+use super::board::{Good, PlaceKind, Terrain};
+use super::{LineStatus, Phase, Rocket};
+use crate::engine::Seat;
+
+#[derive(Serialize)]
+struct View {
+    game: Option<String>,
+    kind: &'static str,
+    board: BoardView,
+    options: Vec<&'static str>,
+    phase: &'static str,
+    finished: bool,
+    viewer: Option<String>,
+    players: Vec<PlayerView>,
+    lines: Vec<LineView>,
+    cities: Vec<CityView>,
+    stations: Vec<StationView>,
+    track: Vec<TrackView>,
+    tiles_left: u8,
+    tiles_laid: u8,
+    supplementary_shares_left: u8,
+    passengers_left: u8,
+    turn: TurnView,
+    awaiting: Vec<AwaitedView>,
+    veto: Option<VetoView>,
+    result: Option<ResultView>,
+}
+
+#[derive(Serialize)]
+struct BoardView {
+    name: String,
+    reconstruction: bool,
+    columns: u8,
+    rows: u8,
+}
+
+/// What everyone may see of a player.
+#[derive(Serialize)]
+struct PublicPlayer {
+    name: String,
+    seat: u8,
+    shares: std::collections::BTreeMap<String, u8>,
+    supplementary_shares: std::collections::BTreeMap<String, u8>,
+    tokens: std::collections::BTreeMap<&'static str, u8>,
+    passengers: u8,
+    stations_on_board: u8,
+    stations_in_supply: u8,
+}
+
+#[derive(Serialize)]
+struct PlayerView {
+    #[serde(flatten)]
+    public: PublicPlayer,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    money: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct LineView {
+    id: String,
+    name: String,
+    colour: String,
+    status: &'static str,
+    merged_into: Option<String>,
+    locomotive: Option<String>,
+    facing: Option<&'static str>,
+    on_starting_town: bool,
+    board_shares: u8,
+    connected: Vec<String>,
+    value: usize,
+}
+
+#[derive(Serialize)]
+struct CityView {
+    name: String,
+    hex: String,
+    tokens_left: std::collections::BTreeMap<&'static str, u8>,
+}
+
+#[derive(Serialize)]
+struct StationView {
+    hex: String,
+    player: String,
+    line: Option<String>,
+}
+
+#[derive(Serialize)]
+struct TrackView {
+    hex: String,
+    line: String,
+}
+
+#[derive(Serialize)]
+struct TurnView {
+    number: u32,
+    active_player: String,
+    actions_left: u8,
+    extended: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct AwaitedView {
+    player: String,
+    what: String,
+    deadline: Option<String>,
+}
+
+#[derive(Serialize)]
+struct VetoView {
+    line: String,
+    from: String,
+    chosen: String,
+    options: Vec<String>,
+    called_by: Option<String>,
+    high_bid: Option<BidView>,
+}
+
+#[derive(Serialize)]
+struct BidView {
+    player: String,
+    shares: u8,
+    hex: String,
+}
+
+#[derive(Serialize)]
+struct ResultView {
+    reason: String,
+    placings: Vec<PlacingView>,
+}
+
+#[derive(Serialize)]
+struct PlacingView {
+    player: String,
+    place: u8,
+    money: u32,
+    during_game: u32,
+    end_game: u32,
+}
+
+/// The view for `viewer` (None: a spectator).
+pub(super) fn json(g: &Rocket, viewer: Option<Seat>) -> serde_json::Value {
+    let b = g.board();
+    let name = |s: Seat| g.player(s).name.clone();
+    let line_id = |l: super::LineId| b.line(l).id.clone();
+    let money_visible = |s: Seat| g.money_public() || viewer == Some(s);
+
+    let players = (0..g.players().len())
+        .map(|i| {
+            let seat = Seat(i as u8);
+            let p = g.player(seat);
+            let shares = b
+                .line_ids()
+                .filter(|l| p.shares[l.index()] > 0)
+                .map(|l| (line_id(l), p.shares[l.index()]))
+                .collect();
+            let supplementary = b
+                .line_ids()
+                .filter(|l| p.supplementary[l.index()] > 0)
+                .map(|l| (line_id(l), p.supplementary[l.index()]))
+                .collect();
+            let tokens = Good::ALL
+                .iter()
+                .map(|good| (good.name(), p.goods(*good)))
+                .collect();
+            PlayerView {
+                public: PublicPlayer {
+                    name: p.name.clone(),
+                    seat: seat.0 + 1,
+                    shares,
+                    supplementary_shares: supplementary,
+                    tokens,
+                    passengers: p.passengers,
+                    stations_on_board: super::STATIONS_PER_PLAYER - p.stations_in_supply,
+                    stations_in_supply: p.stations_in_supply,
+                },
+                money: money_visible(seat).then_some(p.money.pounds()),
+            }
+        })
+        .collect();
+
+    let lines = b
+        .line_ids()
+        .map(|l| {
+            let line = g.line(l);
+            let info = b.line(l);
+            let (status, merged_into) = match line.status {
+                LineStatus::Active => ("active", None),
+                LineStatus::Isolated => ("isolated", None),
+                LineStatus::Dissolved { into } => ("dissolved", Some(line_id(into))),
+            };
+            LineView {
+                id: info.id.clone(),
+                name: info.name.clone(),
+                colour: info.colour.clone(),
+                status,
+                merged_into,
+                locomotive: line.locomotive.map(|h| h.to_string()),
+                facing: line.facing.map(|d| d.name()),
+                on_starting_town: line.locomotive == Some(b.place(info.start).hex),
+                board_shares: line.board_shares,
+                connected: line
+                    .connected
+                    .iter()
+                    .map(|p| b.place(*p).name.clone())
+                    .collect(),
+                value: g.value(l),
+            }
+        })
+        .collect();
+
+    let cities = b
+        .places
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(p.kind, PlaceKind::City(_)))
+        .map(|(i, p)| {
+            let left = g.city_tokens(super::PlaceId(i as u8));
+            CityView {
+                name: p.name.clone(),
+                hex: p.hex.to_string(),
+                tokens_left: Good::ALL
+                    .iter()
+                    .map(|good| (good.name(), left[good.index()]))
+                    .collect(),
+            }
+        })
+        .collect();
+
+    let mut stations = Vec::new();
+    let mut track = Vec::new();
+    for i in 0..b.hex_count() {
+        let hex = b.hex_at(i);
+        if b.terrain(hex) != Terrain::Land {
+            continue;
+        }
+        let c = g.cell(hex);
+        if let Some(s) = c.station {
+            stations.push(StationView {
+                hex: hex.to_string(),
+                player: name(s),
+                line: c.track.or(c.locomotive).map(line_id),
+            });
+        }
+        if let Some(l) = c.track {
+            track.push(TrackView {
+                hex: hex.to_string(),
+                line: line_id(l),
+            });
+        }
+    }
+
+    let veto = match g.phase() {
+        Phase::VetoQuestion { extension, .. } | Phase::VetoRound { extension, .. } => {
+            Some(VetoView {
+                line: line_id(extension.line),
+                from: extension.from.to_string(),
+                chosen: extension.chosen.to_string(),
+                options: extension.options.iter().map(|h| h.to_string()).collect(),
+                called_by: match g.phase() {
+                    Phase::VetoRound { called_by, .. } => Some(name(*called_by)),
+                    _ => None,
+                },
+                high_bid: match g.phase() {
+                    Phase::VetoRound {
+                        high: Some(bid), ..
+                    } => Some(BidView {
+                        player: name(bid.seat),
+                        shares: bid.shares,
+                        hex: bid.hex.to_string(),
+                    }),
+                    _ => None,
+                },
+            })
+        }
+        _ => None,
+    };
+
+    let phase = match g.phase() {
+        Phase::Actions => "actions",
+        Phase::VetoQuestion { .. } => "veto_question",
+        Phase::VetoRound { .. } => "veto_round",
+        Phase::Finished => "finished",
+    };
+    let mut options = Vec::new();
+    if g.options().veto_defend_only {
+        options.push("veto_defend_only");
+    }
+    if g.options().open_money {
+        options.push("open_money");
+    }
+    let result = g.result().map(|r| ResultView {
+        reason: r.reason.clone(),
+        placings: r
+            .placings
+            .iter()
+            .map(|p| {
+                let s = &r.scores[p.seat.index()];
+                PlacingView {
+                    player: name(p.seat),
+                    place: p.place,
+                    money: s.total.pounds(),
+                    during_game: s.during_game.pounds(),
+                    end_game: s.end_game.pounds(),
+                }
+            })
+            .collect(),
+    });
+
+    let view = View {
+        game: None,
+        kind: "rocket",
+        board: BoardView {
+            name: b.name.clone(),
+            reconstruction: b.reconstruction,
+            columns: b.columns,
+            rows: b.rows,
+        },
+        options,
+        phase,
+        finished: g.result().is_some(),
+        viewer: viewer.map(name),
+        players,
+        lines,
+        cities,
+        stations,
+        track,
+        tiles_left: super::TRACK_TILES - g.tiles_laid(),
+        tiles_laid: g.tiles_laid(),
+        supplementary_shares_left: g.supplementary_pool(),
+        passengers_left: g.passengers_left(),
+        turn: TurnView {
+            number: g.turn().number,
+            active_player: name(g.turn().active),
+            actions_left: g.turn().actions_left,
+            extended: g.turn().extended.iter().map(|l| line_id(*l)).collect(),
+        },
+        awaiting: g
+            .awaited()
+            .into_iter()
+            .map(|a| AwaitedView {
+                player: name(a.seat),
+                what: a.what,
+                deadline: None,
+            })
+            .collect(),
+        veto,
+        result,
+    };
+    serde_json::to_value(view).unwrap_or(serde_json::Value::Null)
+}

@@ -347,8 +347,16 @@ pub(super) fn hints(g: &Rocket, seat: Seat) -> Vec<String> {
             Order::Station { hex, from: None } => stations.push(hex.to_string()),
             Order::Station { from: Some(f), .. } => *moves.entry(*f).or_default() += 1,
             Order::Bid { shares, hex } => bids.entry(*shares).or_default().push(hex.to_string()),
-            Order::Veto => out.push(format!("veto       call a veto round on {}", pending(g))),
-            Order::NoVeto => out.push(format!("no veto    let {} stand", pending(g))),
+            Order::Veto => out.push(grammar::hint(
+                "veto",
+                &[format!("call a veto round on {}", pending(g))],
+                "",
+            )),
+            Order::NoVeto => out.push(grammar::hint(
+                "no veto",
+                &[format!("let {} stand", pending(g))],
+                "",
+            )),
             Order::Pass => {}
         }
     }
@@ -357,45 +365,42 @@ pub(super) fn hints(g: &Rocket, seat: Seat) -> Vec<String> {
             .iter()
             .map(|(l, hs)| format!("{} {}", b.line(*l).id, hs.join(" ")))
             .collect();
-        out.push(format!("extend LINE HEX      {}", parts.join("; ")));
+        out.push(grammar::hint("extend LINE HEX", &parts, "; "));
     }
     if !tokens.is_empty() {
         let parts: Vec<String> = tokens
             .iter()
             .map(|(c, gs)| format!("{} ({})", b.place(*c).name, gs.join(", ")))
             .collect();
-        out.push(format!("token CITY GOOD      {}", parts.join("; ")));
+        out.push(grammar::hint("token CITY GOOD", &parts, "; "));
     }
     if !stations.is_empty() {
-        let shown: Vec<String> = stations.iter().take(8).cloned().collect();
-        let more = if stations.len() > shown.len() {
-            format!(", … ({} hexes in all)", stations.len())
-        } else {
-            String::new()
-        };
-        out.push(format!("station HEX          {}{more}", shown.join(", ")));
+        let mut shown: Vec<String> = stations.iter().take(10).cloned().collect();
+        if stations.len() > shown.len() {
+            shown.push(format!("… ({} hexes in all)", stations.len()));
+        }
+        out.push(grammar::hint("station HEX", &shown, ", "));
     }
     if !moves.is_empty() {
         let from: Vec<String> = moves.keys().map(|h| h.to_string()).collect();
-        out.push(format!(
-            "station HEX from HEX move your station on {}",
-            from.join(", ")
+        out.push(grammar::hint(
+            "station HEX from HEX",
+            &[format!("move your station on {}", from.join(", "))],
+            "",
         ));
     }
     if let (Some(min), Some(max)) = (bids.keys().next(), bids.keys().last()) {
         let hexes = bids.values().next().cloned().unwrap_or_default();
         let n = if min == max {
-            min.to_string()
+            format!("{min}")
         } else {
             format!("{min} to {max}")
         };
-        out.push(format!(
-            "bid N HEX            N: {n} real shares; HEX: {}",
-            hexes.join(", ")
-        ));
+        let what = format!("N: {n} (real shares); HEX: {}", hexes.join(", "));
+        out.push(grammar::hint("bid N HEX", &[what], ""));
     }
     if legal.contains(&Order::Pass) {
-        out.push("pass                 make no bid".to_string());
+        out.push(grammar::hint("pass", &["make no bid".to_string()], ""));
     }
     out
 }

@@ -247,11 +247,12 @@ impl Rocket {
             return Some(format!("{hex} is not next to {id}'s locomotive on {at}."));
         };
         if let Some(facing) = l.facing
-            && !facing.ahead().contains(&d) {
-                return Some(format!(
-                    "{hex} is not in front of {id}'s locomotive, which faces {facing} on {at}; it moves only straight on or in a gentle curve."
-                ));
-            }
+            && !facing.ahead().contains(&d)
+        {
+            return Some(format!(
+                "{hex} is not in front of {id}'s locomotive, which faces {facing} on {at}; it moves only straight on or in a gentle curve."
+            ));
+        }
         match self.board.terrain(hex) {
             Terrain::Land => {}
             Terrain::Place(p) => {
@@ -795,14 +796,15 @@ impl Rocket {
         self.cells[i].locomotive = None;
         self.cells[i].track = Some(survivor);
         if self.tiles_laid < TRACK_TILES
-            && let (Some(from), Some(to)) = (came_in, joint) {
-                self.cells[i].tile = Some(Tile { from, to });
-                self.tiles_laid += 1;
-                events.push(Event::TrackLaid {
-                    line: survivor,
-                    hex: at,
-                });
-            }
+            && let (Some(from), Some(to)) = (came_in, joint)
+        {
+            self.cells[i].tile = Some(Tile { from, to });
+            self.tiles_laid += 1;
+            events.push(Event::TrackLaid {
+                line: survivor,
+                hex: at,
+            });
+        }
         for c in self.cells.iter_mut().filter(|c| c.track == Some(dissolved)) {
             c.track = Some(survivor);
         }

@@ -129,6 +129,35 @@ pub fn help_text(forms: &[OrderForm]) -> String {
     out
 }
 
+/// Width of a hint's label column.
+pub const HINT_LABEL: usize = 21;
+/// The widest a hint line may be (mail readers show 100 columns or fewer).
+pub const HINT_WIDTH: usize = 96;
+
+/// One "You can:" hint: `label` in its column, then `items` separated by
+/// `sep`, wrapped under the items' column so no line passes [`HINT_WIDTH`].
+pub fn hint(label: &str, items: &[String], sep: &str) -> String {
+    let mut out = format!("{label:<HINT_LABEL$}");
+    let mut width = out.chars().count();
+    for (i, item) in items.iter().enumerate() {
+        let piece = if i + 1 < items.len() {
+            format!("{item}{sep}")
+        } else {
+            item.clone()
+        };
+        let len = piece.chars().count();
+        if width + len > HINT_WIDTH && width > HINT_LABEL {
+            out = out.trim_end().to_string();
+            out.push('\n');
+            out.push_str(&" ".repeat(HINT_LABEL));
+            width = HINT_LABEL;
+        }
+        out.push_str(&piece);
+        width += len;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,33 +190,4 @@ mod tests {
         assert_eq!(match_word("xyz", &choices()), Match::None);
         assert_eq!(match_word("", &choices()), Match::None);
     }
-}
-
-/// Width of a hint's label column.
-pub const HINT_LABEL: usize = 21;
-/// The widest a hint line may be (mail readers show 100 columns or fewer).
-pub const HINT_WIDTH: usize = 96;
-
-/// One "You can:" hint: `label` in its column, then `items` separated by
-/// `sep`, wrapped under the items' column so no line passes [`HINT_WIDTH`].
-pub fn hint(label: &str, items: &[String], sep: &str) -> String {
-    let mut out = format!("{label:<HINT_LABEL$}");
-    let mut width = out.chars().count();
-    for (i, item) in items.iter().enumerate() {
-        let piece = if i + 1 < items.len() {
-            format!("{item}{sep}")
-        } else {
-            item.clone()
-        };
-        let len = piece.chars().count();
-        if width + len > HINT_WIDTH && width > HINT_LABEL {
-            out = out.trim_end().to_string();
-            out.push('\n');
-            out.push_str(&" ".repeat(HINT_LABEL));
-            width = HINT_LABEL;
-        }
-        out.push_str(&piece);
-        width += len;
-    }
-    out
 }

@@ -315,6 +315,27 @@ pub(super) fn status(g: &Rocket, viewer: Option<Seat>) -> String {
         out.push_str(&row);
         out.push('\n');
     }
+    let held: Vec<String> = b
+        .cities()
+        .filter_map(|c| {
+            let holders: Vec<String> = (0..g.players().len())
+                .filter_map(|s| {
+                    let n: u8 = g.players()[s].tokens[c.index()].iter().sum();
+                    (n > 0).then(|| format!("{} {n}", g.players()[s].name))
+                })
+                .collect();
+            (!holders.is_empty()).then(|| format!("{} {}", b.place(c).name, holders.join(", ")))
+        })
+        .collect();
+    if !held.is_empty() {
+        out.push('\n');
+        out.push_str(&crate::engine::grammar::hint(
+            "City tokens held:",
+            &held,
+            "; ",
+        ));
+        out.push('\n');
+    }
     if g.money_public() {
         out.push_str("\nMoney: ");
         let all: Vec<String> = g

@@ -50,6 +50,8 @@ struct PublicPlayer {
     shares: std::collections::BTreeMap<String, u8>,
     supplementary_shares: std::collections::BTreeMap<String, u8>,
     tokens: std::collections::BTreeMap<&'static str, u8>,
+    tokens_by_city:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, u8>>,
     passengers: u8,
     stations_on_board: u8,
     stations_in_supply: u8,
@@ -170,6 +172,19 @@ pub(super) fn json(g: &Rocket, viewer: Option<Seat>) -> serde_json::Value {
                 .iter()
                 .map(|good| (good.name(), p.goods(*good)))
                 .collect();
+            let tokens_by_city = b
+                .cities()
+                .filter(|c| p.tokens[c.index()].iter().any(|n| *n > 0))
+                .map(|c| {
+                    let held = p.tokens[c.index()];
+                    let goods = Good::ALL
+                        .iter()
+                        .filter(|g| held[g.index()] > 0)
+                        .map(|g| (g.name(), held[g.index()]))
+                        .collect();
+                    (b.place(c).name.clone(), goods)
+                })
+                .collect();
             PlayerView {
                 public: PublicPlayer {
                     name: p.name.clone(),
@@ -177,6 +192,7 @@ pub(super) fn json(g: &Rocket, viewer: Option<Seat>) -> serde_json::Value {
                     shares,
                     supplementary_shares: supplementary,
                     tokens,
+                    tokens_by_city,
                     passengers: p.passengers,
                     stations_on_board: super::STATIONS_PER_PLAYER - p.stations_in_supply,
                     stations_in_supply: p.stations_in_supply,

@@ -1,0 +1,336 @@
+//! The command line as a person uses it: create a game, give orders, show
+//! it, read its log, and play a 3-player game to its end, through the real
+//! `stationmaster` binary on a database in a temporary folder.
+
+use assert_cmd::Command;
+use stationmaster::engine::rng::SplitMix64;
+use stationmaster::engine::{Game, PlayerSetup, Setup, Status};
+use stationmaster::rocket::{Board, Order, Rocket};
+use tempfile::TempDir;
+
+const NOW: &str = "2026-11-21T18:00:00Z";
+
+/// A binary run in `dir` with its own database there.
+fn sm(dir: &TempDir) -> Command {
+    let mut c = Command::cargo_bin("stationmaster").unwrap();
+    c.current_dir(dir.path())
+        .env_remove("STATIONMASTER_CONFIG")
+        .env("STATIONMASTER_NOW", NOW);
+    c
+}
+
+fn stdout(c: &mut Command) -> String {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn new_game(dir: &TempDir, seed: u64) -> String {
+    let out = stdout(sm(dir).args([
+        "new",
+        "rocket",
+        "--player",
+        "alice=alice@example.org",
+        "--player",
+        "bob=bob@example.org",
+        "--player",
+        "cecil=cecil@example.org",
+        "--seed",
+        &seed.to_string(),
+    ]));
+    out.trim().to_string()
+}
+
+fn json(dir: &TempDir, game: &str, viewer: Option<&str>) -> serde_json::Value {
+    let mut c = sm(dir);
+    c.args(["show", game, "--json"]);
+    if let Some(v) = viewer {
+        c.args(["--as", v]);
+    }
+    serde_json::from_str(&stdout(&mut c)).unwrap()
+}
+
+#[test]
+fn new_prints_the_game_id_and_games_lists_it() {
+    let dir = TempDir::new().unwrap();
+    assert_eq!(new_game(&dir, 7), "rocket-1");
+    assert_eq!(new_game(&dir, 8), "rocket-2");
+    let list = stdout(sm(&dir).arg("games"));
+    assert!(
+        list.contains("rocket-1") && list.contains("rocket-2"),
+        "{list}"
+    );
+    assert!(list.contains("alice, bob, cecil"), "{list}");
+    assert!(
+        list.contains("waiting for bob"),
+        "seed 7 starts with bob: {list}"
+    );
+}
+
+#[test]
+fn orders_apply_all_or_nothing_and_refusals_say_why() {
+    let dir = TempDir::new().unwrap();
+    let game = new_game(&dir, 7);
+    let out = stdout(sm(&dir).args([
+        "order",
+        &game,
+        "--as",
+        "bob",
+        "token manchester textiles\nextend ly b4",
+    ]));
+    assert!(
+        out.contains("You receive £2,000 for Manchester's tokens"),
+        "{out}"
+    );
+
+    // Out of turn: exit 2, the line, the reason with its rule, nothing applied.
+    let before = json(&dir, &game, None);
+    let out = sm(&dir)
+        .args(["order", &game, "--as", "alice", "token london steel"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Line 1 refused: token london steel"), "{err}");
+    assert!(err.contains("It is cecil's turn, not yours."), "{err}");
+    assert!(err.contains("(rules, Playing the game)"), "{err}");
+
+    // A batch whose second line fails applies nothing, and lists what is legal.
+    let out = sm(&dir)
+        .args([
+            "order",
+            &game,
+            "--as",
+            "cecil",
+            "token london steel\nextend ly z99",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Nothing was applied. Line 2 refused: extend ly z99"),
+        "{err}"
+    );
+    assert!(err.contains("Z99 is off the map"), "{err}");
+    assert!(
+        err.contains("You can:") && err.contains("extend LINE HEX"),
+        "{err}"
+    );
+    assert_eq!(json(&dir, &game, None), before);
+}
+
+#[test]
+fn money_is_private_in_show_and_json() {
+    let dir = TempDir::new().unwrap();
+    let game = new_game(&dir, 7);
+    stdout(sm(&dir).args([
+        "order",
+        &game,
+        "--as",
+        "bob",
+        "token manchester textiles\nextend ly b4",
+    ]));
+    let as_bob = json(&dir, &game, Some("bob"));
+    assert_eq!(as_bob["players"][1]["money"], 2000);
+    assert!(as_bob["players"][0].get("money").is_none());
+    let as_alice = json(&dir, &game, Some("alice"));
+    assert_eq!(as_alice["players"][0]["money"], 0);
+    assert!(
+        as_alice["players"][1].get("money").is_none(),
+        "alice must not see bob's money"
+    );
+    assert_eq!(as_alice["game"], game);
+
+    let text = stdout(sm(&dir).args(["show", &game, "--as", "alice"]));
+    assert!(text.contains("Your money: £0 (private)"), "{text}");
+    assert!(
+        !text.contains("2,000"),
+        "alice's view shows bob's money: {text}"
+    );
+    let log = stdout(sm(&dir).args(["log", &game]));
+    assert!(log.contains("bob is paid for Manchester's tokens"), "{log}");
+    assert!(
+        !log.contains("2,000"),
+        "the public log shows an amount: {log}"
+    );
+}
+
+#[test]
+fn the_map_fits_in_100_columns_with_coordinates_on_every_edge() {
+    let dir = TempDir::new().unwrap();
+    let game = new_game(&dir, 7);
+    let text = stdout(sm(&dir).args(["show", &game, "--as", "bob"]));
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "too wide: {line}");
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("A     B"))
+        .unwrap();
+    assert!(lines[header].trim_end().ends_with('O'));
+    assert!(lines[header + 1].starts_with(" 1 ") && lines[header + 1].ends_with(" 1"));
+    assert!(lines[header + 19].starts_with("19 ") && lines[header + 19].ends_with("19"));
+    assert_eq!(lines[header + 20], lines[header]);
+    assert!(text.contains("@Yor@") && text.contains("[Man]") && text.contains("<Lee>"));
+    assert!(text.contains("You can:"), "{text}");
+}
+
+#[test]
+fn unknown_games_players_and_configs_are_one_line_errors() {
+    let dir = TempDir::new().unwrap();
+    let out = sm(&dir).args(["show", "rocket-9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("there is no game `rocket-9`"), "{err}");
+
+    let game = new_game(&dir, 7);
+    let out = sm(&dir)
+        .args(["order", &game, "--as", "dave", "pass"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dave does not play in rocket-1"));
+
+    std::fs::write(dir.path().join("bad.toml"), "[store]\npath = 3\n").unwrap();
+    let out = sm(&dir)
+        .args(["--config", "bad.toml", "games"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.toml, line 2"), "{err}");
+
+    let out = sm(&dir)
+        .args(["new", "rocket", "--player", "solo=s@example.org"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2 to 4 players"));
+
+    let out = sm(&dir)
+        .args([
+            "new",
+            "rocket",
+            "--player",
+            "a=a@x.org",
+            "--player",
+            "b=b@x.org",
+            "--option",
+            "fast",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("rocket has no option `fast`"));
+}
+
+#[test]
+fn help_prints_the_grammar_and_the_legal_orders() {
+    let dir = TempDir::new().unwrap();
+    let game = new_game(&dir, 7);
+    let out = stdout(sm(&dir).args(["order", &game, "--as", "bob", "help"]));
+    for form in [
+        "extend LINE HEX",
+        "token CITY GOOD",
+        "station HEX from HEX",
+        "no veto",
+        "bid N HEX",
+        "pass",
+    ] {
+        assert!(out.contains(form), "help lacks {form}: {out}");
+    }
+    assert!(
+        out.contains("You can:") && out.contains("L&Y B3 B4 B5"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_demo_plays_its_script_and_shows_the_map() {
+    let dir = TempDir::new().unwrap();
+    let out = stdout(sm(&dir).arg("demo"));
+    assert!(
+        out.contains("cecil wins the veto round with 1 share and puts L&Y on C5"),
+        "{out}"
+    );
+    assert!(out.contains("As alice sees it now"), "{out}");
+    assert!(out.contains("GWe"), "the map shows GWR's locomotive: {out}");
+}
+
+/// A person plays a whole 3-player game from the command line. The test keeps
+/// a copy of the game in memory only to choose legal orders; every order goes
+/// through the binary, and the binary's final view must match the copy.
+#[test]
+fn a_three_player_game_is_played_to_its_end_from_the_command_line() {
+    let dir = TempDir::new().unwrap();
+    let seed = 11;
+    let game = new_game(&dir, seed);
+    let setup = Setup {
+        kind: "rocket".into(),
+        players: ["alice", "bob", "cecil"]
+            .iter()
+            .map(|n| PlayerSetup {
+                name: n.to_string(),
+                email: format!("{n}@example.org"),
+            })
+            .collect(),
+        options: vec![],
+        seed,
+    };
+    let mut mirror = Rocket::new(Board::embedded().unwrap(), &setup).unwrap();
+    let names = ["alice", "bob", "cecil"];
+    let mut rng = SplitMix64::new(99);
+    let mut orders = 0;
+    while let Status::Active(awaited) = mirror.status() {
+        let seat = awaited[0].seat;
+        let legal = mirror.legal_orders(seat);
+        // Mostly extensions, so the game ends in a reasonable number of orders.
+        let extends: Vec<&Order> = legal
+            .iter()
+            .filter(|o| matches!(o, Order::Extend { .. }))
+            .collect();
+        let order = if !extends.is_empty() && rng.below(4) > 0 {
+            extends[rng.below(extends.len())].clone()
+        } else {
+            legal[rng.below(legal.len())].clone()
+        };
+        let text = mirror.order_text(&order);
+        stdout(sm(&dir).args(["order", &game, "--as", names[seat.index()], &text]));
+        mirror.apply(seat, &order).unwrap();
+        orders += 1;
+        assert!(orders < 2000, "the game does not end");
+    }
+    let view = json(&dir, &game, None);
+    assert_eq!(view["finished"], true);
+    assert_eq!(view, {
+        let mut v = mirror.view_json(None);
+        v["game"] = serde_json::Value::String(game.clone());
+        v
+    });
+    // Once over, everyone's money and the final table are shown.
+    let text = stdout(sm(&dir).args(["show", &game]));
+    assert!(
+        text.contains("The game is over:") && text.contains("Final scores"),
+        "{text}"
+    );
+    for n in names {
+        assert!(
+            view["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p["name"] == n && p["money"].is_number())
+        );
+    }
+    let log = stdout(sm(&dir).args(["log", &game]));
+    assert_eq!(log.lines().filter(|l| l.starts_with('#')).count(), orders);
+    assert!(log.contains("The game ends:"), "{log}");
+}

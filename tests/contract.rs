@@ -1,0 +1,213 @@
+//! The engine contract, checked once for every game in the registry: player
+//! counts, options, views for every player, help and hints, determinism, and
+//! snapshots that read back to the same game. And the store on top of it:
+//! the snapshot is always what replaying the log gives.
+
+use chrono::{TimeZone, Utc};
+use stationmaster::engine::registry::{self, BoardSource, GameKind};
+use stationmaster::engine::rng::SplitMix64;
+use stationmaster::engine::{AnyGame, PlayerSetup, Seat, Setup, Status};
+use stationmaster::store::{GameId, Store, StoreError};
+
+fn setup(kind: GameKind, players: usize, seed: u64) -> Setup {
+    Setup {
+        kind: kind.name().to_string(),
+        players: (0..players)
+            .map(|i| PlayerSetup {
+                name: format!("player{i}"),
+                email: format!("p{i}@example.org"),
+            })
+            .collect(),
+        options: vec![],
+        seed,
+    }
+}
+
+fn player_range(kind: GameKind) -> std::ops::RangeInclusive<usize> {
+    match kind {
+        GameKind::Rocket => 2..=4,
+    }
+}
+
+/// Plays `n` random legal orders through the object-safe face.
+fn play(game: &mut dyn AnyGame, seed: u64, n: usize) -> Vec<(Seat, String)> {
+    let mut rng = SplitMix64::new(seed);
+    let mut played = Vec::new();
+    for _ in 0..n {
+        let Status::Active(awaited) = game.status() else {
+            break;
+        };
+        let seat = awaited[rng.below(awaited.len())].seat;
+        let legal = game.legal_order_lines(seat);
+        let line = legal[rng.below(legal.len())].clone();
+        game.apply_line(seat, &line).unwrap();
+        played.push((seat, line));
+    }
+    played
+}
+
+#[test]
+fn player_counts_are_checked() {
+    for kind in GameKind::ALL {
+        for n in 0..=6 {
+            let made = registry::new_game(&setup(kind, n, 1), &BoardSource::embedded());
+            assert_eq!(
+                made.is_ok(),
+                player_range(kind).contains(&n),
+                "{} with {n} players",
+                kind.name()
+            );
+            if let Err(e) = made {
+                assert!(!e.to_string().is_empty());
+            }
+        }
+    }
+}
+
+#[test]
+fn unknown_options_and_duplicate_names_are_refused() {
+    for kind in GameKind::ALL {
+        let mut s = setup(kind, 2, 1);
+        s.options = vec!["no_such_option".into()];
+        let e = registry::new_game(&s, &BoardSource::embedded())
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("no_such_option"), "{e}");
+        for option in kind.options() {
+            let mut s = setup(kind, 2, 1);
+            s.options = vec![option.to_string()];
+            assert!(
+                registry::new_game(&s, &BoardSource::embedded()).is_ok(),
+                "{option}"
+            );
+        }
+        let mut s = setup(kind, 2, 1);
+        s.players[1].name = "PLAYER0".into();
+        assert!(
+            registry::new_game(&s, &BoardSource::embedded()).is_err(),
+            "names differ only in case"
+        );
+    }
+}
+
+#[test]
+fn every_player_gets_a_view_help_and_hints() {
+    for kind in GameKind::ALL {
+        let n = *player_range(kind).end();
+        let game = registry::new_game(&setup(kind, n, 3), &BoardSource::embedded()).unwrap();
+        assert!(!game.help().is_empty());
+        for s in 0..n {
+            let seat = Seat(s as u8);
+            assert!(!game.render(Some(seat)).is_empty());
+            assert!(game.view_json(Some(seat)).is_object());
+        }
+        let Status::Active(awaited) = game.status() else {
+            panic!("a new game is going on")
+        };
+        for a in awaited {
+            assert!(
+                !game.hints(a.seat).is_empty(),
+                "an awaited player gets hints"
+            );
+            assert!(!game.legal_order_lines(a.seat).is_empty());
+        }
+    }
+}
+
+#[test]
+fn the_same_setup_and_orders_give_the_same_game_byte_for_byte() {
+    for kind in GameKind::ALL {
+        for seed in 0..20 {
+            let mut a =
+                registry::new_game(&setup(kind, 3, seed), &BoardSource::embedded()).unwrap();
+            let played = play(&mut *a, seed, 60);
+            let mut b =
+                registry::new_game(&setup(kind, 3, seed), &BoardSource::embedded()).unwrap();
+            for (seat, line) in &played {
+                b.apply_line(*seat, line).unwrap();
+            }
+            let sa = serde_json::to_string(&a.snapshot()).unwrap();
+            let sb = serde_json::to_string(&b.snapshot()).unwrap();
+            assert_eq!(sa, sb, "seed {seed}");
+            // A snapshot reads back to the same game, which plays on the same.
+            let mut c = registry::from_snapshot(kind.name(), &a.snapshot()).unwrap();
+            assert_eq!(serde_json::to_string(&c.snapshot()).unwrap(), sa);
+            let more = play(&mut *a, seed + 1000, 20);
+            for (seat, line) in &more {
+                c.apply_line(*seat, line).unwrap();
+            }
+            assert_eq!(a.snapshot(), c.snapshot());
+        }
+    }
+}
+
+#[test]
+fn the_store_snapshot_is_what_replaying_the_log_gives() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let now = Utc.with_ymd_and_hms(2026, 11, 21, 18, 0, 0).unwrap();
+    let id = store
+        .create(
+            &setup(GameKind::Rocket, 3, 5),
+            &BoardSource::embedded(),
+            now,
+        )
+        .unwrap();
+    assert_eq!(id, GameId("rocket-1".into()));
+    let mut rng = SplitMix64::new(5);
+    for _ in 0..80 {
+        let loaded = store.load(&id).unwrap();
+        let Status::Active(awaited) = loaded.game.status() else {
+            break;
+        };
+        let seat = awaited[0].seat;
+        let legal = loaded.game.legal_order_lines(seat);
+        let line = legal[rng.below(legal.len())].clone();
+        store.apply_batch(&id, seat, &[line], now).unwrap();
+    }
+    let log = store.log(&id).unwrap();
+    assert!(log.len() >= 40);
+    assert!(log.iter().enumerate().all(|(i, e)| e.seq == i as u64 + 1));
+    let rebuilt = store.rebuild(&id).unwrap();
+    let loaded = store.load(&id).unwrap();
+    assert_eq!(loaded.seq, log.len() as u64);
+    assert_eq!(rebuilt.snapshot(), loaded.game.snapshot());
+}
+
+#[test]
+fn a_refused_batch_stores_nothing() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let now = Utc.with_ymd_and_hms(2026, 11, 21, 18, 0, 0).unwrap();
+    let id = store
+        .create(
+            &setup(GameKind::Rocket, 2, 5),
+            &BoardSource::embedded(),
+            now,
+        )
+        .unwrap();
+    let loaded = store.load(&id).unwrap();
+    let seat = loaded.game.status();
+    let Status::Active(awaited) = seat else {
+        panic!()
+    };
+    let seat = awaited[0].seat;
+    let good = loaded.game.legal_order_lines(seat)[0].clone();
+    let err = store
+        .apply_batch(&id, seat, &[good, "extend GWR A1".to_string()], now)
+        .err()
+        .unwrap();
+    match err {
+        StoreError::Rejected(r) => assert_eq!(r.line_no, 2),
+        other => panic!("{other}"),
+    }
+    assert!(store.log(&id).unwrap().is_empty());
+    assert_eq!(
+        store.load(&id).unwrap().game.snapshot(),
+        loaded.game.snapshot()
+    );
+    assert!(matches!(
+        store.load(&GameId("rocket-9".into())),
+        Err(StoreError::NoSuchGame(_))
+    ));
+}

@@ -16,5 +16,6 @@
 pub mod config;
 pub mod engine;
 pub mod local;
+pub mod mail;
 pub mod rocket;
 pub mod store;

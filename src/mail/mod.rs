@@ -1,0 +1,102 @@
+//! Mail in and mail out: transports behind two small traits, MIME in
+//! ([`ingest`]) and MIME out ([`compose`]).
+//!
+//! | direction | transport | module | when |
+//! |---|---|---|---|
+//! | in  | Maildir folder (`var/inbox/{new,cur,tmp}`) | [`transport::Maildir`] | the embedded default |
+//! | in  | IMAP (TLS; plain only towards loopback) | [`transport::Imap`] | `[inbound] kind = "imap"` |
+//! | in  | memory | [`transport::MemoryInbound`] | tests |
+//! | out | `.eml` files (`var/outbox`) | [`transport::EmlFiles`] | the embedded default |
+//! | out | SMTP (STARTTLS or TLS; plain only towards loopback) | [`transport::Smtp`] | `[outbound] kind = "smtp"` |
+//! | out | memory | [`transport::MemoryOutbound`] | tests |
+//!
+//! The daemon sees only [`Inbound`] and [`Outbound`]. A message taken from
+//! an [`Inbound`] is marked done only after its effects are committed, so a
+//! crash between the two makes it come back, and the store's Message-ID
+//! receipt makes sure it is applied once.
+
+pub mod compose;
+pub mod ingest;
+pub mod transport;
+
+/// A message as a transport hands it over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawMail {
+    /// The transport's own handle for it (a Maildir file name, an IMAP UID),
+    /// given back to [`Inbound::done`].
+    pub handle: String,
+    /// The message, as RFC 5322 bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// A message to send, already formatted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutMail {
+    /// The envelope sender.
+    pub from: String,
+    /// The envelope recipients.
+    pub to: Vec<String>,
+    /// Its Message-ID, without angle brackets (names `.eml` files, too).
+    pub message_id: String,
+    /// The message, as RFC 5322 bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// What can go wrong talking to a mail server or a mail folder.
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// A local folder or file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The server could not be reached, or the connection broke.
+    #[error("cannot reach {server}: {message}")]
+    Connect {
+        /// `host:port`.
+        server: String,
+        /// Why.
+        message: String,
+    },
+    /// The server refused (login, a command, a recipient).
+    #[error("{server} refused: {message}")]
+    Refused {
+        /// `host:port`.
+        server: String,
+        /// Its answer.
+        message: String,
+        /// True if trying again later may work (a 4xx SMTP reply, a timeout).
+        transient: bool,
+    },
+    /// The configuration asks for something unsafe or impossible.
+    #[error("{0}")]
+    Config(String),
+}
+
+impl TransportError {
+    /// True if trying again later may succeed.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            TransportError::Io { .. } | TransportError::Connect { .. } => true,
+            TransportError::Refused { transient, .. } => *transient,
+            TransportError::Config(_) => false,
+        }
+    }
+}
+
+/// Where mail comes from.
+pub trait Inbound {
+    /// Messages not yet marked done, oldest first.
+    fn fetch(&mut self) -> Result<Vec<RawMail>, TransportError>;
+    /// Marks a message as processed, so it is not fetched again.
+    fn done(&mut self, handle: &str) -> Result<(), TransportError>;
+}
+
+/// Where mail goes.
+pub trait Outbound {
+    /// Sends one message.
+    fn send(&mut self, mail: &OutMail) -> Result<(), TransportError>;
+}

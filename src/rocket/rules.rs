@@ -21,8 +21,11 @@ impl Rocket {
     pub(super) fn apply_order(&mut self, seat: Seat, order: &Order) -> Outcome {
         if seat.index() >= self.players.len() {
             return Err(RuleError::new(
-                "setup",
-                format!("{seat} is not at this table"),
+                "rulings 14",
+                format!(
+                    "There is no player in {seat}: this game has {} players.",
+                    self.players.len()
+                ),
             ));
         }
         if self.phase == Phase::Finished {

@@ -1,1 +1,1049 @@
-//! ingest
+//! MIME in: one raw RFC 5322 message, as a transport hands it over, read into
+//! an [`Incoming`]: who sent it, how it threads, which game and secret token
+//! it names, whether it is an automatic message that must never be answered,
+//! and the player's own lines of text.
+//!
+//! This module owns reading a mail, not judging it. It does no I/O, reads no
+//! clock and knows nothing of players or games beyond the shape of a game id
+//! and a token; authentication and order parsing come after it. [`parse`]
+//! never panics, whatever the bytes: malformed MIME gives what can be
+//! recovered, unknown charsets give lossy text, and only input without any
+//! header is an error.
+//!
+//! # The body
+//!
+//! [`Incoming::body`] is taken from the first text/plain part that is not an
+//! attachment and not blank (`format=flowed` is unwrapped), else from the
+//! first HTML part, converted to text by a small converter here. Then, line
+//! by line:
+//!
+//! - quoted lines (`>` after optional spaces) are dropped;
+//! - an attribution line (`On … wrote:`, also wrapped over two lines, and
+//!   `Le … a écrit :`, `Am … schrieb …:`, `Il giorno … ha scritto:`, and a
+//!   few more languages) ends the body, as does an Outlook-style block
+//!   (`-----Original Message-----`, or a `From:` line followed within three
+//!   lines by `Sent:` or `Date:`), a forwarded block (`---------- Forwarded
+//!   message ---------`, `Begin forwarded message:`) and a signature
+//!   separator (`-- `, or `--`);
+//! - trailing whitespace is trimmed, blank lines are dropped (orders are one
+//!   a line), and so are separator lines (`____`) and a "Sent from my phone"
+//!   line at the very end;
+//! - a first line `game GAME-ID [TOKEN]` is taken out: it names the game
+//!   when the subject does not.
+//!
+//! At most [`MAX_BODY_LINES`] lines and [`MAX_BODY_CHARS`] characters are
+//! kept, whole lines only; [`Incoming::truncated`] tells when more was cut.
+
+use std::borrow::Cow;
+
+use chrono::{DateTime, Utc};
+use mail_parser::{HeaderValue, Message, MessageParser, MessagePart, MimeHeaders, PartType};
+
+/// The most body lines kept; more sets [`Incoming::truncated`].
+pub const MAX_BODY_LINES: usize = 200;
+
+/// The most body characters kept (lines joined by one newline each); more
+/// sets [`Incoming::truncated`]. Lines are kept whole: a line that would
+/// cross the limit is dropped with the rest, so an order is never cut short.
+pub const MAX_BODY_CHARS: usize = 20_000;
+
+/// One inbound message, read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Incoming {
+    /// Its Message-ID, without angle brackets.
+    pub message_id: Option<String>,
+    /// The first Message-ID of In-Reply-To, without angle brackets.
+    pub in_reply_to: Option<String>,
+    /// The Message-IDs of References, oldest first, without angle brackets.
+    pub references: Vec<String>,
+    /// The Date header, if it is a valid date.
+    pub date: Option<DateTime<Utc>>,
+    /// The sender's address (the first From address), lowercased.
+    pub from: Option<String>,
+    /// The sender's display name, if any.
+    pub from_name: Option<String>,
+    /// The first Reply-To address, lowercased.
+    pub reply_to: Option<String>,
+    /// The addresses of To and Cc, lowercased, in order, without repeats.
+    pub to: Vec<String>,
+    /// The subject, decoded and trimmed; empty if there is none.
+    pub subject: String,
+    /// The game id (`[a-z0-9]+-[0-9]+`, lowercased): from a subject tag
+    /// `[GAME-ID]` or `[GAME-ID TOKEN]`, else from a first body line
+    /// `game GAME-ID`, else from a plus-address recipient
+    /// `LOCAL+GAME-ID.TOKEN@domain`.
+    pub game: Option<String>,
+    /// The secret token (`[a-z0-9]{6,32}`, lowercased): from the subject tag
+    /// or the `game` line, else from a plus-address recipient (To, Cc, or
+    /// the delivery headers `Delivered-To`/`X-Original-To`) of the same game.
+    pub token: Option<String>,
+    /// The player's own lines of text, quotes, attributions, forwarded
+    /// blocks, signatures and blank lines taken out, trailing whitespace
+    /// trimmed.
+    pub body: Vec<String>,
+    /// Why this message must never be answered (an auto-reply, a bounce, a
+    /// list or bulk mail), or None for a message from a person.
+    pub auto_reply: Option<String>,
+    /// How many attachment parts the message has (their content is ignored).
+    pub attachments: usize,
+    /// True if the body was longer than [`MAX_BODY_LINES`] lines or
+    /// [`MAX_BODY_CHARS`] characters and only its start was kept.
+    pub truncated: bool,
+}
+
+/// A message that cannot be read at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IngestError {
+    /// Nothing but whitespace.
+    #[error("empty message")]
+    Empty,
+    /// Not a single header: this is not a mail message.
+    #[error("not a mail message: no header found")]
+    NoHeaders,
+    /// The MIME parser failed on this input (a bug in it, caught).
+    #[error("the message could not be parsed")]
+    Unparseable,
+}
+
+/// Reads one raw RFC 5322 message. Never panics; only input without any
+/// header is an error, anything else gives whatever can be recovered.
+pub fn parse(raw: &[u8]) -> Result<Incoming, IngestError> {
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Err(IngestError::Empty);
+    }
+    // mail-parser promises not to panic; a poison message must not stop the
+    // daemon if it ever does (the message would come back at every poll).
+    std::panic::catch_unwind(|| parse_message(raw)).unwrap_or(Err(IngestError::Unparseable))
+}
+
+fn parse_message(raw: &[u8]) -> Result<Incoming, IngestError> {
+    let message = MessageParser::default()
+        .parse(raw)
+        .ok_or(IngestError::NoHeaders)?;
+    if message.parts.is_empty() || message.parts[0].headers.is_empty() {
+        return Err(IngestError::NoHeaders);
+    }
+
+    let from_addr = message.from().and_then(|a| a.iter().next());
+    let from = from_addr.and_then(|a| address(a.address.as_deref()));
+    let from_name = from_addr
+        .and_then(|a| a.name.as_deref())
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty());
+    let reply_to = message
+        .reply_to()
+        .and_then(|a| a.iter().find_map(|a| address(a.address.as_deref())));
+    let mut to: Vec<String> = Vec::new();
+    for addr in message
+        .all_to()
+        .chain(message.all_cc())
+        .flat_map(|a| a.iter())
+    {
+        if let Some(a) = address(addr.address.as_deref())
+            && !to.contains(&a)
+        {
+            to.push(a);
+        }
+    }
+    let subject = message.subject().unwrap_or("").trim().to_string();
+
+    let (text, body_part) = body_text(&message);
+    let mut lines = clean_lines(&text);
+    let body_tag = match lines.first().and_then(|l| game_line(l)) {
+        Some(tag) => {
+            lines.remove(0);
+            Some(tag)
+        }
+        None => None,
+    };
+    let (body, truncated) = truncate(lines);
+
+    let (mut game, mut token) = match subject_tag(&subject).or(body_tag) {
+        Some((g, t)) => (Some(g), t),
+        None => (None, None),
+    };
+    if token.is_none() {
+        let delivered = ["Delivered-To", "X-Original-To"]
+            .iter()
+            .filter_map(|name| raw_header(&message, name))
+            .filter_map(|v| address(Some(v.trim_matches(|c| c == '<' || c == '>'))));
+        let plus = to
+            .iter()
+            .cloned()
+            .chain(delivered)
+            .filter_map(|a| plus_tag(&a))
+            .find(|(g, _)| game.as_ref().is_none_or(|game| game == g));
+        if let Some((g, t)) = plus {
+            game = Some(g);
+            token = Some(t);
+        }
+    }
+
+    let attachments = message
+        .attachments
+        .iter()
+        .filter(|&&id| Some(id) != body_part)
+        .count();
+
+    Ok(Incoming {
+        message_id: message.message_id().and_then(clean_id),
+        in_reply_to: ids(message.in_reply_to()).into_iter().next(),
+        references: ids(message.references()),
+        date: message
+            .date()
+            .filter(|d| d.is_valid())
+            .and_then(|d| DateTime::from_timestamp(d.to_timestamp(), 0)),
+        auto_reply: auto_reply(&message, from.as_deref(), &subject),
+        from,
+        from_name,
+        reply_to,
+        to,
+        subject,
+        game,
+        token,
+        body,
+        attachments,
+        truncated,
+    })
+}
+
+// ---------------------------------------------------------------- headers
+
+/// An address, trimmed and lowercased; None if empty.
+fn address(a: Option<&str>) -> Option<String> {
+    let a = a?.trim();
+    (!a.is_empty()).then(|| a.to_lowercase())
+}
+
+/// A Message-ID without angle brackets; None if empty.
+fn clean_id(id: &str) -> Option<String> {
+    let id = id
+        .trim()
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .trim();
+    (!id.is_empty()).then(|| id.to_string())
+}
+
+/// The Message-IDs of a parsed In-Reply-To or References header.
+fn ids(value: &HeaderValue<'_>) -> Vec<String> {
+    match value {
+        HeaderValue::Text(t) => clean_id(t).into_iter().collect(),
+        HeaderValue::TextList(list) => list.iter().filter_map(|t| clean_id(t)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The first (topmost: for trace fields such as Return-Path, the newest)
+/// header named `name` (any case), unfolded and trimmed, as written (lossy
+/// UTF-8).
+fn raw_header(message: &Message<'_>, name: &str) -> Option<String> {
+    let header = message
+        .parts
+        .first()?
+        .headers
+        .iter()
+        .find(|h| h.name.as_str().eq_ignore_ascii_case(name))?;
+    let bytes = message
+        .raw_message
+        .get(header.offset_start as usize..header.offset_end as usize)
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(bytes);
+    Some(
+        text.split(['\r', '\n'])
+            .collect::<Vec<_>>()
+            .join("")
+            .trim()
+            .to_string(),
+    )
+}
+
+/// The first word of a header value, lowercased (`auto-replied (vacation)`
+/// gives `auto-replied`).
+fn first_word(value: &str) -> String {
+    value
+        .split(|c: char| c.is_whitespace() || c == ';' || c == '(' || c == ',')
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+/// Local parts of senders that are machines, never people.
+const MACHINE_SENDERS: &[&str] = &[
+    "mailer-daemon",
+    "postmaster",
+    "noreply",
+    "no-reply",
+    "no_reply",
+    "donotreply",
+    "do-not-reply",
+    "do_not_reply",
+];
+
+/// Subject starts (compared case-insensitively) of automatic messages.
+const AUTO_SUBJECTS: &[&str] = &[
+    "auto:",
+    "automatic reply",
+    "out of office",
+    "autoreply",
+    "auto-reply",
+    "auto reply",
+    "vacation",
+    "undeliverable:",
+    "undelivered mail",
+    "delivery status notification",
+    "mail delivery failed",
+    "returned mail:",
+    "failure notice",
+    "automatische antwort",
+    "abwesenheitsnotiz",
+    "réponse automatique",
+    "risposta automatica",
+    "respuesta automática",
+];
+
+fn auto_reply(message: &Message<'_>, from: Option<&str>, subject: &str) -> Option<String> {
+    if let Some(v) = raw_header(message, "Auto-Submitted") {
+        let word = first_word(&v);
+        if word != "no" {
+            return Some(format!("Auto-Submitted: {v}"));
+        }
+    }
+    if let Some(v) = raw_header(message, "Precedence")
+        && matches!(
+            first_word(&v).as_str(),
+            "bulk" | "junk" | "list" | "auto_reply"
+        )
+    {
+        return Some(format!("Precedence: {v}"));
+    }
+    for name in ["X-Autoreply", "X-Autorespond"] {
+        if let Some(v) = raw_header(message, name)
+            && !v.eq_ignore_ascii_case("no")
+        {
+            return Some(format!("{name}: {v}"));
+        }
+    }
+    if let Some(v) = raw_header(message, "X-Auto-Response-Suppress") {
+        let lower = v.to_ascii_lowercase();
+        if lower
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .any(|w| w == "all" || w == "autoreply")
+        {
+            return Some(format!("X-Auto-Response-Suppress: {v}"));
+        }
+    }
+    for name in ["List-Id", "List-Unsubscribe"] {
+        if raw_header(message, name).is_some() {
+            return Some(format!("mailing list ({name})"));
+        }
+    }
+    let return_path = raw_header(message, "Return-Path");
+    if let Some(rp) = &return_path
+        && rp
+            .trim_matches(|c: char| c == '<' || c == '>' || c.is_whitespace())
+            .is_empty()
+    {
+        return Some("null Return-Path (a bounce)".to_string());
+    }
+    let return_path = return_path.map(|rp| {
+        rp.trim_matches(|c: char| c == '<' || c == '>')
+            .to_lowercase()
+    });
+    for sender in from.into_iter().chain(return_path.as_deref()) {
+        let local = sender.rsplit_once('@').map_or(sender, |(l, _)| l);
+        let local = local
+            .split('+')
+            .next()
+            .unwrap_or(local)
+            .to_ascii_lowercase();
+        if MACHINE_SENDERS.contains(&local.as_str()) {
+            return Some(format!("sent by {sender}"));
+        }
+    }
+    let lower = subject.to_lowercase();
+    if let Some(start) = AUTO_SUBJECTS.iter().find(|s| lower.starts_with(*s)) {
+        return Some(format!("automatic subject ({start})"));
+    }
+    if message.content_type().is_some_and(|ct| {
+        ct.c_type.eq_ignore_ascii_case("multipart")
+            && ct
+                .c_subtype
+                .as_deref()
+                .is_some_and(|s| s.eq_ignore_ascii_case("report"))
+    }) {
+        return Some("delivery or read report (multipart/report)".to_string());
+    }
+    None
+}
+
+// ------------------------------------------------------------ game, token
+
+/// True for a game id `[a-z0-9]+-[0-9]+` (any case).
+fn is_game_id(s: &str) -> bool {
+    let Some((name, number)) = s.split_once('-') else {
+        return false;
+    };
+    s.len() <= 64
+        && !name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric())
+        && !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// True for a token `[a-z0-9]{6,32}` (any case).
+fn is_token(s: &str) -> bool {
+    (6..=32).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// `GAME-ID` or `GAME-ID TOKEN`, lowercased.
+fn parse_tag(inner: &str) -> Option<(String, Option<String>)> {
+    let mut words = inner.split_whitespace();
+    let game = words.next().filter(|g| is_game_id(g))?.to_ascii_lowercase();
+    let token = match words.next() {
+        Some(t) if is_token(t) => Some(t.to_ascii_lowercase()),
+        Some(_) => return None,
+        None => None,
+    };
+    if words.next().is_some() {
+        return None;
+    }
+    Some((game, token))
+}
+
+/// The first subject tag `[GAME-ID]` or `[GAME-ID TOKEN]`; other bracketed
+/// tags (`[SPAM]`) are passed over.
+fn subject_tag(subject: &str) -> Option<(String, Option<String>)> {
+    let mut open = None;
+    for (i, c) in subject.char_indices() {
+        match c {
+            '[' => open = Some(i + 1),
+            ']' => {
+                if let Some(start) = open.take()
+                    && let Some(tag) = subject.get(start..i).and_then(parse_tag)
+                {
+                    return Some(tag);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A body line `game GAME-ID` or `game GAME-ID TOKEN` (any case, an optional
+/// colon after `game`).
+fn game_line(line: &str) -> Option<(String, Option<String>)> {
+    let t = line.trim();
+    if !t.get(..4)?.eq_ignore_ascii_case("game") {
+        return None;
+    }
+    let rest = t.get(4..)?;
+    let rest = match rest.strip_prefix(':') {
+        Some(r) => r,
+        None if rest.starts_with(char::is_whitespace) => rest,
+        None => return None,
+    };
+    parse_tag(rest)
+}
+
+/// `LOCAL+GAME-ID.TOKEN@domain` gives the game and the token.
+fn plus_tag(address: &str) -> Option<(String, String)> {
+    let (local, _) = address.rsplit_once('@')?;
+    let (_, tag) = local.split_once('+')?;
+    let (game, token) = tag.split_once('.')?;
+    (is_game_id(game) && is_token(token))
+        .then(|| (game.to_ascii_lowercase(), token.to_ascii_lowercase()))
+}
+
+// ------------------------------------------------------------------ body
+
+/// True if a part says it is an attachment (`Content-Disposition:
+/// attachment`). mail-parser already keeps other named parts out of the text
+/// and HTML bodies of a well-formed message.
+fn is_attachment(part: &MessagePart<'_>) -> bool {
+    part.content_disposition()
+        .is_some_and(|d| d.is_attachment())
+}
+
+/// True if a part is text/plain (or has no content type at all).
+fn is_plain(part: &MessagePart<'_>) -> bool {
+    part.content_type().is_none_or(|ct| {
+        ct.c_type.eq_ignore_ascii_case("text")
+            && ct
+                .c_subtype
+                .as_deref()
+                .is_none_or(|s| s.eq_ignore_ascii_case("plain"))
+    })
+}
+
+/// The text of a text/plain part, with `format=flowed` unwrapped.
+fn plain_text(part: &MessagePart<'_>, text: &str) -> String {
+    let ct = part.content_type();
+    let flowed = ct
+        .and_then(|ct| ct.attribute("format"))
+        .is_some_and(|f| f.eq_ignore_ascii_case("flowed"));
+    if flowed {
+        let delsp = ct
+            .and_then(|ct| ct.attribute("delsp"))
+            .is_some_and(|d| d.eq_ignore_ascii_case("yes"));
+        unflow(text, delsp)
+    } else {
+        text.to_string()
+    }
+}
+
+/// The text the player wrote, and the id of the part it came from: the
+/// first text/plain part that is not an attachment, else the first HTML
+/// part, else (malformed MIME) any text part not marked as an attachment.
+fn body_text(message: &Message<'_>) -> (String, Option<u32>) {
+    let part = |id: &u32| message.parts.get(*id as usize).map(|p| (*id, p));
+    for (id, p) in message.text_body.iter().filter_map(part) {
+        if let PartType::Text(t) = &p.body
+            && is_plain(p)
+            && !is_attachment(p)
+            && !t.trim().is_empty()
+        {
+            return (plain_text(p, t), Some(id));
+        }
+    }
+    for (id, p) in message.html_body.iter().filter_map(part) {
+        if let PartType::Html(h) = &p.body
+            && !is_attachment(p)
+        {
+            let text = html_to_text(h);
+            if !text.trim().is_empty() {
+                return (text, Some(id));
+            }
+        }
+    }
+    for (id, p) in message.parts.iter().enumerate() {
+        if is_attachment(p) || p.attachment_name().is_some() {
+            continue;
+        }
+        let text = match &p.body {
+            PartType::Text(t) => plain_text(p, t),
+            PartType::Html(h) => html_to_text(h),
+            _ => continue,
+        };
+        if !text.trim().is_empty() {
+            return (text, u32::try_from(id).ok());
+        }
+    }
+    (String::new(), None)
+}
+
+/// Undoes `format=flowed` (RFC 3676): a line ending in a space continues on
+/// the next one, unless it is a signature separator or the next line is
+/// quoted; a leading space (space-stuffing) is removed.
+fn unflow(text: &str, delsp: bool) -> String {
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in lines.iter().enumerate() {
+        let quoted = line.starts_with('>');
+        let line = if quoted {
+            line
+        } else {
+            line.strip_prefix(' ').unwrap_or(line)
+        };
+        let next_quoted = lines.get(i + 1).is_some_and(|n| n.starts_with('>'));
+        if !quoted && line != "-- " && line.ends_with(' ') && !next_quoted {
+            out.push_str(if delsp { &line[..line.len() - 1] } else { line });
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Attribution lines: (start, words inside); the line also ends with `:`.
+const ATTRIBUTIONS: &[(&str, &str)] = &[
+    ("On ", " wrote"),
+    ("Le ", " a écrit"),
+    ("Am ", " schrieb"),
+    ("Il giorno ", " ha scritto"),
+    ("El ", " escribió"),
+    ("Em ", " escreveu"),
+    ("Op ", " schreef"),
+    ("Den ", " skrev"),
+    ("", " ezt írta"),
+];
+
+/// True for a reply's attribution line, `On … wrote:` and its kin.
+fn is_attribution(line: &str) -> bool {
+    let t = line.replace('\u{a0}', " ");
+    let t = t.trim();
+    t.ends_with(':')
+        && ATTRIBUTIONS
+            .iter()
+            .any(|(start, words)| t.starts_with(start) && t.contains(words))
+}
+
+/// True if an attribution line may start here and be wrapped onto the next.
+fn starts_attribution(line: &str) -> bool {
+    let t = line.trim();
+    ATTRIBUTIONS
+        .iter()
+        .any(|(start, _)| !start.is_empty() && t.starts_with(start))
+}
+
+/// True for `-----Original Message-----`, `---------- Forwarded message
+/// ---------`, `Begin forwarded message:` and their kin.
+fn is_forward_marker(line: &str) -> bool {
+    let t = line
+        .trim_matches(|c: char| c == '-' || c == '_' || c == '=' || c == '*' || c.is_whitespace())
+        .to_lowercase();
+    matches!(
+        t.as_str(),
+        "original message"
+            | "forwarded message"
+            | "begin forwarded message:"
+            | "forwarded message follows"
+            | "ursprüngliche nachricht"
+            | "weitergeleitete nachricht"
+            | "message d'origine"
+            | "message transféré"
+            | "messaggio originale"
+            | "messaggio inoltrato"
+            | "mensaje original"
+            | "mensaje reenviado"
+    )
+}
+
+fn starts_with_ci(s: &str, prefix: &str) -> bool {
+    s.get(..prefix.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+}
+
+/// True if `lines[i]` starts an Outlook-style header block: a `From:` line
+/// followed within three lines by `Sent:` or `Date:` (or their kin).
+fn is_outlook_block(lines: &[&str], i: usize) -> bool {
+    const FROM: &[&str] = &[
+        "From:", "Von:", "De:", "De :", "Da:", "Van:", "Från:", "Fra:",
+    ];
+    const SENT: &[&str] = &[
+        "Sent:",
+        "Date:",
+        "Gesendet:",
+        "Datum:",
+        "Envoyé :",
+        "Envoyé:",
+        "Date :",
+        "Inviato:",
+        "Data:",
+        "Enviado:",
+        "Fecha:",
+        "Verzonden:",
+        "Skickat:",
+        "Sendt:",
+    ];
+    let unstar = |l: &str| l.trim().replace('*', "");
+    let first = unstar(lines.get(i).copied().unwrap_or(""));
+    if !FROM.iter().any(|p| starts_with_ci(&first, p)) {
+        return false;
+    }
+    lines
+        .iter()
+        .skip(i + 1)
+        .map(|l| unstar(l))
+        .filter(|l| !l.is_empty())
+        .take(3)
+        .any(|l| SENT.iter().any(|p| starts_with_ci(&l, p)))
+}
+
+/// A trailing line mobile clients add.
+fn is_sent_from(line: &str) -> bool {
+    const STARTS: &[&str] = &[
+        "Sent from my ",
+        "Sent from Mail for ",
+        "Sent from Outlook",
+        "Sent from Yahoo Mail",
+        "Get Outlook for ",
+        "Von meinem ",
+        "Envoyé de mon ",
+        "Inviato da ",
+        "Enviado desde mi ",
+        "Enviado do meu ",
+    ];
+    let t = line.trim();
+    STARTS.iter().any(|s| starts_with_ci(t, s))
+}
+
+/// A line of only separator characters (`____`, `-----`, `=====`).
+fn is_separator(line: &str) -> bool {
+    let t = line.trim();
+    t.chars().count() >= 3 && t.chars().all(|c| matches!(c, '_' | '-' | '=' | '*'))
+}
+
+/// Characters that show nothing and only get in the way of orders.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}'
+    )
+}
+
+/// The player's own lines: see the module documentation.
+fn clean_lines(text: &str) -> Vec<String> {
+    let text: String = text.chars().filter(|&c| !is_invisible(c)).collect();
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out: Vec<String> = Vec::new();
+    for (i, raw) in lines.iter().enumerate() {
+        let line = raw.trim_end();
+        let t = line.trim_start();
+        if t == "--" || is_forward_marker(t) || is_attribution(t) || is_outlook_block(&lines, i) {
+            break;
+        }
+        if starts_attribution(t)
+            && let Some(next) = lines.get(i + 1)
+            && is_attribution(&format!("{t} {}", next.trim()))
+        {
+            break;
+        }
+        if t.is_empty() || t.starts_with('>') {
+            continue;
+        }
+        out.push(line.to_string());
+        // Enough to know the body is too long (one more for a `game` line).
+        if out.len() > MAX_BODY_LINES + 1 {
+            break;
+        }
+    }
+    while out
+        .last()
+        .is_some_and(|l| is_separator(l) || is_sent_from(l))
+    {
+        out.pop();
+    }
+    out
+}
+
+/// Keeps at most [`MAX_BODY_LINES`] lines and [`MAX_BODY_CHARS`] characters,
+/// whole lines only; true if anything was cut.
+fn truncate(lines: Vec<String>) -> (Vec<String>, bool) {
+    let mut kept = Vec::with_capacity(lines.len().min(MAX_BODY_LINES));
+    let mut chars = 0;
+    for line in lines {
+        let n = line.chars().count() + usize::from(!kept.is_empty());
+        if kept.len() == MAX_BODY_LINES || chars + n > MAX_BODY_CHARS {
+            return (kept, true);
+        }
+        chars += n;
+        kept.push(line);
+    }
+    (kept, false)
+}
+
+// ------------------------------------------------------------------ HTML
+
+/// Builds text from HTML: whitespace collapsed, lines broken at block
+/// elements, lines inside `<blockquote>` marked with `>` (so that they are
+/// dropped as quotes).
+#[derive(Default)]
+struct TextBuilder {
+    out: String,
+    quote_depth: usize,
+    pre_depth: usize,
+    mid_line: bool,
+}
+
+impl TextBuilder {
+    fn text(&mut self, raw: &str) {
+        for c in decode_entities(raw).chars() {
+            if c == '\n' && self.pre_depth > 0 {
+                self.newline();
+                continue;
+            }
+            if c.is_whitespace() {
+                if self.mid_line && !self.out.ends_with(' ') {
+                    self.out.push(' ');
+                }
+                continue;
+            }
+            if !self.mid_line {
+                // One `>` whatever the depth: quoted lines are dropped anyway,
+                // and nested quotes must not grow the text quadratically.
+                if self.quote_depth > 0 {
+                    self.out.push_str("> ");
+                }
+                self.mid_line = true;
+            }
+            self.out.push(c);
+        }
+    }
+
+    fn newline(&mut self) {
+        self.out.push('\n');
+        self.mid_line = false;
+    }
+}
+
+/// Elements whose start and end break the line.
+const BLOCKS: &[&str] = &[
+    "p", "div", "li", "tr", "ul", "ol", "dl", "dt", "dd", "table", "h1", "h2", "h3", "h4", "h5",
+    "h6", "center", "section", "article", "header", "footer", "address",
+];
+
+/// Finds `needle` (ASCII, lowercase) in `haystack` from `from` on, ignoring
+/// ASCII case; gives its byte position.
+fn find_ci(haystack: &str, from: usize, needle: &str) -> Option<usize> {
+    let hay = haystack.as_bytes().get(from..)?;
+    let needle = needle.as_bytes();
+    hay.windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
+        .map(|p| from + p)
+}
+
+/// HTML to plain text: `<script>`, `<style>` and `<title>` content and
+/// comments dropped; `<br>`, `<hr>` and block elements (`<p>`, `<div>`,
+/// `<li>`, `<tr>`, …) break lines; other tags dropped; entities decoded;
+/// runs of spaces collapsed; `<blockquote>` content quoted with `>`.
+fn html_to_text(html: &str) -> String {
+    let mut b = TextBuilder::default();
+    let mut i = 0;
+    while i < html.len() {
+        let Some(lt) = html[i..].find('<').map(|p| i + p) else {
+            b.text(&html[i..]);
+            break;
+        };
+        let next = html.as_bytes().get(lt + 1).copied().unwrap_or(b' ');
+        if !(next.is_ascii_alphabetic() || matches!(next, b'/' | b'!' | b'?')) {
+            // A lone `<` in text.
+            b.text(&html[i..=lt]);
+            i = lt + 1;
+            continue;
+        }
+        b.text(&html[i..lt]);
+        if html[lt..].starts_with("<!--") {
+            i = html[lt + 4..]
+                .find("-->")
+                .map_or(html.len(), |p| lt + 4 + p + 3);
+            continue;
+        }
+        let Some(gt) = html[lt..].find('>').map(|p| lt + p) else {
+            // No tag is ever closed again: the rest is text.
+            b.text(&html[lt..]);
+            break;
+        };
+        let tag = &html[lt + 1..gt];
+        i = gt + 1;
+        let closing = tag.starts_with('/');
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        match name.as_str() {
+            "script" | "style" | "title" if !closing && !tag.ends_with('/') => {
+                i = match find_ci(html, i, &format!("</{name}")) {
+                    Some(end) => html[end..].find('>').map_or(html.len(), |p| end + p + 1),
+                    None => html.len(),
+                };
+            }
+            "br" | "hr" => b.newline(),
+            "blockquote" => {
+                b.newline();
+                b.quote_depth = if closing {
+                    b.quote_depth.saturating_sub(1)
+                } else {
+                    b.quote_depth + 1
+                };
+            }
+            "pre" => {
+                b.newline();
+                b.pre_depth = if closing {
+                    b.pre_depth.saturating_sub(1)
+                } else {
+                    b.pre_depth + 1
+                };
+            }
+            "td" | "th" if closing => b.text(" "),
+            n if BLOCKS.contains(&n) => b.newline(),
+            _ => {}
+        }
+    }
+    b.out
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Decodes `&amp; &lt; &gt; &quot; &apos; &nbsp;` and numeric entities
+/// (`&#NNN;`, `&#xHH;`); anything else is left as written.
+fn decode_entities(s: &str) -> Cow<'_, str> {
+    if !s.contains('&') {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        let decoded = after
+            .bytes()
+            .take(32)
+            .position(|b| b == b';')
+            .and_then(|semi| Some((entity(&after[..semi])?, semi)));
+        match decoded {
+            Some((c, semi)) => {
+                out.push(c);
+                rest = &after[semi + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// One entity's character, from its name without `&` and `;`.
+fn entity(name: &str) -> Option<char> {
+    let number = |digits: &str, radix: u32| {
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return None;
+        }
+        let c = u32::from_str_radix(digits, radix)
+            .ok()
+            .and_then(char::from_u32)
+            .filter(|&c| c != '\0')
+            .unwrap_or(char::REPLACEMENT_CHARACTER);
+        Some(c)
+    };
+    match name {
+        "amp" => Some('&'),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "quot" => Some('"'),
+        "apos" => Some('\''),
+        "nbsp" => Some('\u{a0}'),
+        _ => {
+            let num = name.strip_prefix('#')?;
+            match num.strip_prefix(['x', 'X']) {
+                Some(hex) => number(hex, 16),
+                None => number(num, 10),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entities_are_decoded() {
+        assert_eq!(
+            decode_entities(
+                "a &amp; b &lt;c&gt; &quot;d&quot; &#39;e&#39; &#x41;&#66; &bogus; & x"
+            ),
+            "a & b <c> \"d\" 'e' AB &bogus; & x"
+        );
+        assert_eq!(decode_entities("&#99999999999;"), "\u{FFFD}");
+        assert_eq!(decode_entities("&#;&#x;"), "&#;&#x;");
+    }
+
+    #[test]
+    fn html_becomes_lines() {
+        let html = "<html><head><style>p { color: red }</style><title>T</title></head>\
+                    <body><div>build  A1&nbsp;&nbsp;B2</div><div>bid 5<br>pass</div>\
+                    <p>one</p><p>two</p><ul><li>x</li><li>y</li></ul>\
+                    <script>alert(1)</script><!-- hidden -->end 1 &lt; 2\
+                    <blockquote><div>quoted</div></blockquote>after</body></html>";
+        let text = html_to_text(html);
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(
+            lines,
+            [
+                "build A1 B2",
+                "bid 5",
+                "pass",
+                "one",
+                "two",
+                "x",
+                "y",
+                "end 1 < 2",
+                "> quoted",
+                "after"
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_html_is_still_text() {
+        assert_eq!(html_to_text("a < b"), "a < b");
+        assert_eq!(html_to_text("a <b"), "a <b");
+        assert_eq!(html_to_text("a <script>never closed"), "a");
+        assert_eq!(html_to_text("x<!-- never closed"), "x");
+        assert_eq!(html_to_text("&"), "&");
+    }
+
+    #[test]
+    fn flowed_text_is_unwrapped() {
+        assert_eq!(
+            unflow("a long \r\nline\r\nnext\r\n", false),
+            "a long line\nnext\n\n"
+        );
+        assert_eq!(
+            unflow("a long \nline\n-- \nsig\n", true),
+            "a longline\n-- \nsig\n\n"
+        );
+        assert_eq!(unflow(" From here\n", false), "From here\n\n");
+    }
+
+    #[test]
+    fn tags_and_ids() {
+        assert_eq!(
+            subject_tag("Re: [SPAM] [rocket-3 k7p2xq9m] Your turn"),
+            Some(("rocket-3".into(), Some("k7p2xq9m".into())))
+        );
+        assert_eq!(
+            subject_tag("[[Rocket-12]]"),
+            Some(("rocket-12".into(), None))
+        );
+        assert_eq!(subject_tag("[rocket-3 bad!]"), None);
+        assert_eq!(subject_tag("[rocket-x]"), None);
+        assert_eq!(subject_tag("[rocket-3 abc]"), None);
+        assert_eq!(
+            plus_tag("stationmaster+rocket-3.k7p2xq9m@example.org"),
+            Some(("rocket-3".into(), "k7p2xq9m".into()))
+        );
+        assert_eq!(plus_tag("stationmaster+rocket-3@example.org"), None);
+        assert_eq!(game_line("Game: rocket-7"), Some(("rocket-7".into(), None)));
+        assert_eq!(game_line("gamer rocket-7"), None);
+        assert_eq!(game_line("game"), None);
+    }
+
+    #[test]
+    fn body_cleaning() {
+        let text = "bid 5   \n\n  > quoted\npass\nOn Mon, 3 Jun 2024 at 10:12, Stationmaster\n<sm@example.org> wrote:\n> old\n";
+        assert_eq!(clean_lines(text), ["bid 5", "pass"]);
+        let text = "build A1\n\nSent from my iPhone\n\n________________________________\nFrom: Stationmaster\nSent: Monday\nbid 9\n";
+        assert_eq!(clean_lines(text), ["build A1"]);
+        let text = "pass\n-- \nAlice\nbid 99\n";
+        assert_eq!(clean_lines(text), ["pass"]);
+        let text = "pass\nLe lun. 3 juin 2024 à 10:12, Stationmaster <sm@example.org> a\u{a0}écrit\u{a0}:\nbid 9";
+        assert_eq!(clean_lines(text), ["pass"]);
+    }
+
+    #[test]
+    fn truncation_keeps_whole_lines() {
+        let lines: Vec<String> = (0..300).map(|i| format!("line {i}")).collect();
+        let (kept, cut) = truncate(lines);
+        assert!(cut);
+        assert_eq!(kept.len(), MAX_BODY_LINES);
+        let lines = vec!["x".repeat(15_000), "y".repeat(6_000)];
+        let (kept, cut) = truncate(lines);
+        assert!(cut);
+        assert_eq!(kept, ["x".repeat(15_000)]);
+    }
+}

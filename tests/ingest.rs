@@ -1,0 +1,560 @@
+//! Ingest: real MIME messages (hand-written fixtures in
+//! `tests/fixtures/mail/`, as Gmail, Outlook, Apple Mail, Thunderbird and
+//! mail servers write them) read into `Incoming`, and `parse` never panics.
+
+use chrono::{TimeZone, Utc};
+use proptest::prelude::*;
+use stationmaster::mail::ingest::{Incoming, IngestError, MAX_BODY_CHARS, MAX_BODY_LINES, parse};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/mail/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn read(name: &str) -> Incoming {
+    parse(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// A plain message from a person, with extra header lines and a body.
+fn mail(extra_headers: &str, subject: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: Alice <alice@example.org>\r\n\
+         To: stationmaster@example.org\r\n\
+         Subject: {subject}\r\n\
+         Date: Mon, 3 Jun 2024 10:00:00 +0000\r\n\
+         Message-ID: <made-up@example.org>\r\n\
+         {extra_headers}\
+         MIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\
+         \r\n\
+         {body}"
+    )
+    .into_bytes()
+}
+
+fn body_of(body: &str) -> Vec<String> {
+    parse(&mail("", "[rocket-3] x", body)).unwrap().body
+}
+
+/// The fixture with every header line starting with `name:` taken out.
+fn without_header(raw: &[u8], name: &str) -> Vec<u8> {
+    let text = String::from_utf8(raw.to_vec()).unwrap();
+    let prefix = format!("{}:", name.to_ascii_lowercase());
+    text.split_inclusive('\n')
+        .filter(|l| !l.to_ascii_lowercase().starts_with(&prefix))
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn plain_text_orders() {
+    let m = read("plain_orders.eml");
+    assert_eq!(
+        m.message_id.as_deref(),
+        Some("5f0c2a7e-1b3d-4c1e-9f00-3a2b1c0d9e8f@example.org")
+    );
+    assert_eq!(
+        m.in_reply_to.as_deref(),
+        Some("rocket-3.17.report.alice@stationmaster.example.org")
+    );
+    assert_eq!(
+        m.references,
+        [
+            "rocket-3.16.report.alice@stationmaster.example.org",
+            "rocket-3.17.report.alice@stationmaster.example.org"
+        ]
+    );
+    assert_eq!(
+        m.date,
+        Some(Utc.with_ymd_and_hms(2024, 6, 3, 8, 15, 0).unwrap())
+    );
+    assert_eq!(m.from.as_deref(), Some("alice.example@example.org"));
+    assert_eq!(m.from_name.as_deref(), Some("Alice Example"));
+    assert_eq!(m.reply_to, None);
+    assert_eq!(m.to, ["stationmaster@example.org", "bob@example.net"]);
+    assert_eq!(m.subject, "Re: [rocket-3 k7p2xq9m] Your turn");
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.token.as_deref(), Some("k7p2xq9m"));
+    assert_eq!(m.body, ["build A1 B2", "bid 5", "pass"]);
+    assert_eq!(m.auto_reply, None);
+    assert_eq!(m.attachments, 0);
+    assert!(!m.truncated);
+}
+
+#[test]
+fn gmail_reply_drops_the_attribution_and_the_quotes() {
+    let m = read("gmail_reply.eml");
+    assert_eq!(m.body, ["bid 7", "veto"]);
+    assert_eq!(m.from.as_deref(), Some("bob.builder@gmail.com"));
+    assert_eq!(m.from_name.as_deref(), Some("Bob Builder"));
+    assert_eq!(
+        m.message_id.as_deref(),
+        Some("CAK7x+qZ3n1bVrV0=QmR3e0S1_v8bHkq2gX4wLdXr3aZ@mail.gmail.com")
+    );
+    assert_eq!(
+        m.references,
+        ["rocket-3.18.report.bob@stationmaster.example.org"]
+    );
+    assert_eq!(
+        m.date,
+        Some(Utc.with_ymd_and_hms(2024, 6, 4, 8, 1, 33).unwrap())
+    );
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.token.as_deref(), Some("k7p2xq9m"));
+    assert_eq!(m.attachments, 0);
+    assert_eq!(m.auto_reply, None);
+}
+
+#[test]
+fn outlook_reply_drops_the_original_message() {
+    let m = read("outlook_reply.eml");
+    assert_eq!(m.body, ["pass", "Kind regards,", "Carol"]);
+    assert_eq!(m.subject, "RE: [rocket-3] Your turn");
+    assert_eq!(m.from.as_deref(), Some("carol.smith@corp.example.com"));
+    assert_eq!(m.from_name.as_deref(), Some("Carol Smith"));
+    // The subject names the game without a token; the plus address of the
+    // Reply-To the player answered gives the token.
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.token.as_deref(), Some("k7p2xq9m"));
+    assert_eq!(m.to, ["stationmaster+rocket-3.k7p2xq9m@example.org"]);
+    assert_eq!(m.auto_reply, None);
+}
+
+#[test]
+fn outlook_header_block_without_dashes_is_dropped_too() {
+    let m = read("outlook_from_sent.eml");
+    // The "Get Outlook" line and the underscores before the block go too.
+    assert_eq!(m.body, ["build D4 E4"]);
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.token.as_deref(), Some("k7p2xq9m"));
+}
+
+#[test]
+fn apple_mail_attribution_wrapped_over_two_lines() {
+    let m = read("apple_wrapped.eml");
+    assert_eq!(m.body, ["build C3", "bid 4"]);
+    assert_eq!(m.from.as_deref(), Some("dave@icloud.example.com"));
+    assert_eq!(
+        m.message_id.as_deref(),
+        Some("9C1E2F3A-4B5C-6D7E-8F90-A1B2C3D4E5F6@icloud.example.com")
+    );
+    assert_eq!(m.to, ["stationmaster@example.org", "eve@example.net"]);
+    assert_eq!(
+        m.date,
+        Some(Utc.with_ymd_and_hms(2024, 6, 3, 9, 48, 21).unwrap())
+    );
+}
+
+#[test]
+fn html_only_mail_is_converted_to_text() {
+    let m = read("html_only.eml");
+    assert_eq!(
+        m.body,
+        [
+            "build A1 B2",
+            "bid 5",
+            "pass",
+            "note: <red> & \"blue\" 'x' \u{2014} \u{2713}",
+        ]
+    );
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.attachments, 0);
+    assert_eq!(
+        m.date,
+        Some(Utc.with_ymd_and_hms(2024, 6, 3, 16, 0, 0).unwrap())
+    );
+}
+
+#[test]
+fn multipart_alternative_prefers_the_text_part() {
+    let m = read("alternative.eml");
+    assert_eq!(m.body, ["bid 3", "pass"]);
+    assert_eq!(m.game.as_deref(), Some("rocket-5"));
+    assert_eq!(m.token.as_deref(), Some("abcdef12"));
+    assert_eq!(m.attachments, 0);
+}
+
+#[test]
+fn quoted_printable_body_and_encoded_words() {
+    let m = read("quoted_printable.eml");
+    assert_eq!(
+        m.body,
+        [
+            "build A1 B2 C3 D4 E5 F6 G7 H8 I9 J10 K11 L12 M13 N14 O15 P16 Q17 R18 S19 T20",
+            "note Grüße aus München, a=b",
+            "bid 5",
+        ]
+    );
+    assert_eq!(m.from_name.as_deref(), Some("Jürgen Müller"));
+    assert_eq!(m.subject, "[rocket-3 k7p2xq9m] Züge");
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.token.as_deref(), Some("k7p2xq9m"));
+}
+
+#[test]
+fn base64_body() {
+    let m = read("base64.eml");
+    assert_eq!(m.body, ["bid 12", "pass", "note déjà vu"]);
+    assert_eq!(m.from.as_deref(), Some("heidi@example.ch"));
+}
+
+#[test]
+fn iso_8859_1_is_decoded() {
+    let m = read("latin1.eml");
+    assert_eq!(m.body, ["bid 8", "note très bien, à bientôt"]);
+    assert_eq!(m.from_name.as_deref(), Some("André Lefèvre"));
+    assert_eq!(m.subject, "Re\u{a0}: [rocket-3 k7p2xq9m] à vous");
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+}
+
+#[test]
+fn an_unknown_charset_gives_lossy_text() {
+    let m = read("unknown_charset.eml");
+    assert_eq!(m.body.len(), 3);
+    assert_eq!(m.body[0], "bid 9");
+    assert!(m.body[1].starts_with("note "), "{:?}", m.body);
+    assert!(m.body[1].contains('\u{FFFD}'), "{:?}", m.body);
+    assert_eq!(m.body[2], "pass");
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+}
+
+#[test]
+fn attachments_are_counted_and_ignored() {
+    let m = read("attachment.eml");
+    assert_eq!(m.body, ["build B2 C2"]);
+    assert_eq!(m.attachments, 2);
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+}
+
+#[test]
+fn the_signature_is_cut() {
+    let m = read("signature.eml");
+    assert_eq!(m.body, ["pass", "build F6 G6"]);
+    assert_eq!(body_of("bid 1\r\n--\r\nAlice\r\npass\r\n"), ["bid 1"]);
+}
+
+#[test]
+fn forwarded_messages_are_cut() {
+    assert_eq!(read("forwarded.eml").body, ["bid 6"]);
+    assert_eq!(read("forwarded_apple.eml").body, ["pass"]);
+}
+
+#[test]
+fn attributions_in_other_languages() {
+    let cases = [
+        "Le lun. 3 juin 2024 à 10:12, Stationmaster <sm@example.org> a écrit :",
+        "Am 03.06.2024 um 10:12 schrieb Stationmaster <sm@example.org>:",
+        "Il giorno lun 3 giu 2024 alle ore 10:12 Stationmaster <sm@example.org> ha scritto:",
+        "On Mon, Jun 3, 2024 at 10:12 AM Stationmaster <sm@example.org> wrote:",
+    ];
+    for attribution in cases {
+        let body = format!("bid 5\r\n\r\n{attribution}\r\n\r\nbid 99\r\n");
+        assert_eq!(body_of(&body), ["bid 5"], "{attribution}");
+    }
+    // Gmail wraps inside the address.
+    let body = "bid 5\r\nOn Mon, Jun 3, 2024 at 10:12 AM Stationmaster <\r\nsm@example.org> wrote:\r\nbid 99\r\n";
+    assert_eq!(body_of(body), ["bid 5"]);
+    // An ordinary line that happens to start with "On" stays.
+    assert_eq!(
+        body_of("On second thought:\r\npass\r\n"),
+        ["On second thought:", "pass"]
+    );
+}
+
+#[test]
+fn quoted_lines_go_and_inner_blank_lines_too() {
+    let body = "\r\n  \r\nbid 5\r\n  > quoted\r\n>> deeper\r\n\r\n  build A1 B1\t \r\n\r\n";
+    assert_eq!(body_of(body), ["bid 5", "  build A1 B1"]);
+}
+
+#[test]
+fn automatic_messages_are_recognised() {
+    let m = read("auto_submitted.eml");
+    assert_eq!(
+        m.auto_reply.as_deref(),
+        Some("Auto-Submitted: auto-replied (vacation)")
+    );
+    // Everything else is still read.
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.from.as_deref(), Some("mallory@example.com"));
+
+    assert_eq!(
+        read("precedence_bulk.eml").auto_reply.as_deref(),
+        Some("Precedence: bulk")
+    );
+    assert_eq!(
+        read("vacation_subject.eml").auto_reply.as_deref(),
+        Some("automatic subject (out of office)")
+    );
+    assert_eq!(
+        read("x_autoreply.eml").auto_reply.as_deref(),
+        Some("X-Autoreply: yes")
+    );
+
+    // The bounce trips three rules; take them away one by one.
+    let bounce = fixture("bounce.eml");
+    let m = parse(&bounce).unwrap();
+    assert_eq!(m.auto_reply.as_deref(), Some("null Return-Path (a bounce)"));
+    assert_eq!(m.from.as_deref(), Some("mailer-daemon@mx.example.org"));
+    assert_eq!(m.body[0], "This is the mail system at host mx.example.org.");
+    let bounce = without_header(&bounce, "Return-Path");
+    assert_eq!(
+        parse(&bounce).unwrap().auto_reply.as_deref(),
+        Some("sent by mailer-daemon@mx.example.org")
+    );
+    let bounce = String::from_utf8(bounce)
+        .unwrap()
+        .replace("MAILER-DAEMON@mx.example.org", "someone@mx.example.org")
+        .replace("Undelivered Mail Returned to Sender", "About your mail");
+    assert_eq!(
+        parse(bounce.as_bytes()).unwrap().auto_reply.as_deref(),
+        Some("delivery or read report (multipart/report)")
+    );
+}
+
+#[test]
+fn more_automatic_message_kinds() {
+    let auto = |headers: &str, subject: &str| {
+        parse(&mail(headers, subject, "hello\r\n"))
+            .unwrap()
+            .auto_reply
+    };
+    assert_eq!(auto("", "Re: [rocket-3] Your turn"), None);
+    assert_eq!(auto("Auto-Submitted: no\r\n", "hi"), None);
+    assert_eq!(
+        auto("Auto-Submitted: auto-generated\r\n", "hi").as_deref(),
+        Some("Auto-Submitted: auto-generated")
+    );
+    assert_eq!(
+        auto("Precedence: junk\r\n", "hi").as_deref(),
+        Some("Precedence: junk")
+    );
+    assert_eq!(
+        auto("Precedence: list\r\n", "hi").as_deref(),
+        Some("Precedence: list")
+    );
+    assert_eq!(auto("Precedence: first-class\r\n", "hi"), None);
+    assert_eq!(
+        auto("X-Autorespond: Vacation\r\n", "hi").as_deref(),
+        Some("X-Autorespond: Vacation")
+    );
+    assert_eq!(
+        auto("X-Auto-Response-Suppress: DR, OOF, AutoReply\r\n", "hi").as_deref(),
+        Some("X-Auto-Response-Suppress: DR, OOF, AutoReply")
+    );
+    assert_eq!(
+        auto("X-Auto-Response-Suppress: All\r\n", "hi").as_deref(),
+        Some("X-Auto-Response-Suppress: All")
+    );
+    assert_eq!(auto("X-Auto-Response-Suppress: DR\r\n", "hi"), None);
+    assert_eq!(
+        auto("List-Id: Railway games <games.lists.example.org>\r\n", "hi").as_deref(),
+        Some("mailing list (List-Id)")
+    );
+    assert_eq!(
+        auto("List-Unsubscribe: <mailto:leave@example.org>\r\n", "hi").as_deref(),
+        Some("mailing list (List-Unsubscribe)")
+    );
+    assert_eq!(
+        auto("Return-Path: <postmaster@example.org>\r\n", "hi").as_deref(),
+        Some("sent by postmaster@example.org")
+    );
+    for subject in [
+        "Auto: [rocket-3] Your turn",
+        "Automatic reply: [rocket-3] Your turn",
+        "AutoReply: away",
+        "Vacation reply",
+        "Undeliverable: [rocket-3] Your turn",
+        "Delivery Status Notification (Failure)",
+    ] {
+        assert!(auto("", subject).is_some(), "{subject}");
+    }
+    for sender in ["noreply", "no-reply", "donotreply", "postmaster"] {
+        let raw = String::from_utf8(mail("", "hi", "x\r\n"))
+            .unwrap()
+            .replace("alice@example.org", &format!("{sender}@example.org"));
+        assert_eq!(
+            parse(raw.as_bytes()).unwrap().auto_reply,
+            Some(format!("sent by {sender}@example.org")),
+        );
+    }
+}
+
+#[test]
+fn game_tag_with_and_without_token() {
+    let m = parse(&mail("", "Re: [SPAM] [rocket-12] Your turn", "pass\r\n")).unwrap();
+    assert_eq!(m.game.as_deref(), Some("rocket-12"));
+    assert_eq!(m.token, None);
+    let m = parse(&mail("", "AW: [rocket-3 k7p2xq9m] Your turn", "pass\r\n")).unwrap();
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.token.as_deref(), Some("k7p2xq9m"));
+    // Tags of other shapes are passed over.
+    for subject in [
+        "[SPAM] hello",
+        "[rocket] x",
+        "[rocket-3 k7!] x",
+        "[rocket-3 abc] x",
+    ] {
+        let m = parse(&mail("", subject, "pass\r\n")).unwrap();
+        assert_eq!(m.game, None, "{subject}");
+        assert_eq!(m.token, None, "{subject}");
+    }
+}
+
+#[test]
+fn game_from_the_first_body_line() {
+    let m = read("game_line.eml");
+    assert_eq!(m.game.as_deref(), Some("rocket-7"));
+    assert_eq!(m.token, None);
+    assert_eq!(m.body, ["build A1 B1", "pass"]);
+    // The subject wins, and the line is taken out either way.
+    let m = parse(&mail("", "[rocket-3]", "game rocket-7\r\npass\r\n")).unwrap();
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.body, ["pass"]);
+    // Only the first line names the game.
+    let m = parse(&mail("", "orders", "pass\r\ngame rocket-7\r\n")).unwrap();
+    assert_eq!(m.game, None);
+    assert_eq!(m.body, ["pass", "game rocket-7"]);
+}
+
+#[test]
+fn token_from_a_plus_address() {
+    let m = read("plus_address.eml");
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.token.as_deref(), Some("k7p2xq9m"));
+    assert_eq!(m.to, ["stationmaster+rocket-3.k7p2xq9m@example.org"]);
+    assert_eq!(m.body, ["bid 2"]);
+    // A plus address of another game gives no token for the subject's game.
+    let raw = String::from_utf8(mail("", "[rocket-4] orders", "pass\r\n"))
+        .unwrap()
+        .replace(
+            "To: stationmaster@example.org",
+            "To: stationmaster+rocket-3.k7p2xq9m@example.org",
+        );
+    let m = parse(raw.as_bytes()).unwrap();
+    assert_eq!(m.game.as_deref(), Some("rocket-4"));
+    assert_eq!(m.token, None);
+}
+
+#[test]
+fn a_huge_body_is_truncated() {
+    let m = read("huge.eml");
+    assert!(m.truncated);
+    assert_eq!(m.body.len(), MAX_BODY_LINES);
+    assert_eq!(m.body[0], "bid 1");
+    assert_eq!(m.body[MAX_BODY_LINES - 1], "bid 200");
+
+    let long_line = "x".repeat(900);
+    let body: String = (0..30).map(|_| format!("{long_line}\r\n")).collect();
+    let m = parse(&mail("", "[rocket-3]", &body)).unwrap();
+    assert!(m.truncated);
+    assert_eq!(m.body.len(), 22);
+    assert!(m.body.iter().map(|l| l.len() + 1).sum::<usize>() <= MAX_BODY_CHARS + 1);
+
+    let m = parse(&mail("", "[rocket-3]", &"bid 1\r\n".repeat(MAX_BODY_LINES))).unwrap();
+    assert!(!m.truncated);
+    assert_eq!(m.body.len(), MAX_BODY_LINES);
+}
+
+#[test]
+fn malformed_mime_gives_what_can_be_recovered() {
+    let m = read("malformed.eml");
+    assert_eq!(m.from.as_deref(), Some("sybil@example.org"));
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert_eq!(m.date, None);
+    // The multipart has no part with its boundary: its whole body is read as
+    // text, the stray MIME lines included (the order parser refuses those
+    // with a clear error).
+    assert_eq!(
+        m.body,
+        [
+            "--some-other-boundary",
+            "Content-Type: text/plain",
+            "bid 4",
+            "pass"
+        ]
+    );
+}
+
+#[test]
+fn a_blank_text_part_gives_way_to_the_html_part() {
+    let raw = "From: a@example.org\r\nSubject: [rocket-3]\r\nMIME-Version: 1.0\r\n\
+               Content-Type: multipart/alternative; boundary=\"b\"\r\n\r\n\
+               --b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n \r\n\r\n\
+               --b\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\
+               <p>bid 4</p><p>pass</p>\r\n--b--\r\n";
+    assert_eq!(parse(raw.as_bytes()).unwrap().body, ["bid 4", "pass"]);
+}
+
+#[test]
+fn a_single_body_part_with_a_file_name_is_still_the_body() {
+    let raw = "From: a@example.org\r\nSubject: [rocket-3]\r\nMIME-Version: 1.0\r\n\
+               Content-Type: text/plain; charset=utf-8; name=\"orders.txt\"\r\n\
+               Content-Disposition: inline; filename=\"orders.txt\"\r\n\r\nbid 4\r\n";
+    let m = parse(raw.as_bytes()).unwrap();
+    assert_eq!(m.body, ["bid 4"]);
+    assert_eq!(m.attachments, 0);
+}
+
+#[test]
+fn empty_and_garbage_input() {
+    assert_eq!(parse(&fixture("empty.eml")), Err(IngestError::Empty));
+    assert_eq!(parse(b"\r\n\r\n  \n"), Err(IngestError::Empty));
+    // Whatever it makes of it, it does not panic, and it finds no game.
+    if let Ok(m) = parse(&fixture("garbage.bin")) {
+        assert_eq!(m.game, None);
+        assert_eq!(m.auto_reply, None);
+    }
+    // A body with no header at all.
+    assert!(parse(b"\r\nbid 5\r\n").is_err());
+    // Headers only, no body.
+    let m = parse(b"From: a@example.org\r\nSubject: [rocket-3]\r\n").unwrap();
+    assert_eq!(m.from.as_deref(), Some("a@example.org"));
+    assert_eq!(m.game.as_deref(), Some("rocket-3"));
+    assert!(m.body.is_empty());
+}
+
+fn headers_strategy() -> impl Strategy<Value = String> {
+    (
+        "[ -~]{0,40}",
+        prop::sample::select(vec![
+            "text/plain; charset=utf-8",
+            "text/html; charset=iso-8859-1",
+            "text/plain; format=flowed; delsp=yes",
+            "multipart/mixed; boundary=\"b\"",
+            "multipart/alternative; boundary=b",
+            "text/plain; charset=x-unknown",
+        ]),
+        prop::sample::select(vec!["7bit", "quoted-printable", "base64", "8bit"]),
+    )
+        .prop_map(|(subject, ct, cte)| {
+            format!(
+                "From: P <p@example.org>\r\nTo: s+rocket-1.abcdef@example.org\r\n\
+                 Subject: {subject}\r\nContent-Type: {ct}\r\n\
+                 Content-Transfer-Encoding: {cte}\r\n\r\n"
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn parse_never_panics_on_arbitrary_bytes(raw in prop::collection::vec(any::<u8>(), 0..2048)) {
+        let _ = parse(&raw);
+    }
+
+    #[test]
+    fn parse_never_panics_on_text_in_valid_headers(
+        headers in headers_strategy(),
+        body in prop_oneof![
+            "\\PC{0,400}",
+            "([<>&;#/a-z0-9 =\r\n-]|--b|<br>|&#x[0-9a-f]{1,8};|On x wrote:){0,80}",
+        ],
+    ) {
+        let raw = format!("{headers}{body}");
+        let m = parse(raw.as_bytes()).expect("headers are there");
+        prop_assert!(m.body.len() <= MAX_BODY_LINES);
+        prop_assert!(m.body.iter().all(|l| !l.trim().is_empty() && l.trim_end() == l));
+    }
+}

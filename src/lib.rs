@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod daemon;
 pub mod engine;
 pub mod local;
 pub mod mail;

@@ -4,7 +4,8 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::engine::registry::{BoardSource, GameKind};
+use crate::daemon::{self, Ctx, DaemonError};
+use crate::engine::registry::GameKind;
 use crate::engine::{OrderRejected, PlayerSetup, Seat, Setup, Status, seat_of};
 use crate::store::{GameId, Store, StoreError};
 
@@ -14,6 +15,9 @@ pub enum LocalError {
     /// The store failed or the game is unknown.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Mail, templates or set-up failed.
+    #[error(transparent)]
+    Daemon(#[from] DaemonError),
     /// A `--player` argument is not `NAME=EMAIL`.
     #[error("--player {0}: write NAME=EMAIL, e.g. --player alice=alice@example.org")]
     PlayerArgument(String),
@@ -44,10 +48,10 @@ pub fn parse_player(arg: &str) -> Result<PlayerSetup, LocalError> {
     }
 }
 
-/// `new`: creates a game and returns its id.
+/// `new`: creates a game, queues a welcome mail with its secret key for each
+/// player, and returns its id.
 pub fn new_game(
-    store: &Store,
-    boards: &BoardSource,
+    ctx: &Ctx<'_>,
     kind: &str,
     players: Vec<PlayerSetup>,
     options: Vec<String>,
@@ -61,7 +65,7 @@ pub fn new_game(
         options,
         seed,
     };
-    Ok(store.create(&setup, boards, now)?)
+    Ok(daemon::create_game(ctx, &setup, now)?)
 }
 
 fn seat_for(store: &Store, id: &GameId, name: &str) -> Result<Seat, LocalError> {
@@ -92,12 +96,13 @@ pub fn order_lines(text: &str) -> Vec<String> {
 /// returns what happened as that player sees it. `help` alone prints the
 /// order grammar.
 pub fn order(
-    store: &Store,
+    ctx: &Ctx<'_>,
     id: &GameId,
     name: &str,
     text: &str,
     now: DateTime<Utc>,
 ) -> Result<String, LocalError> {
+    let store = ctx.store;
     let seat = seat_for(store, id, name)?;
     let lines = order_lines(text);
     if lines.iter().any(|l| l.eq_ignore_ascii_case("help")) {
@@ -108,19 +113,34 @@ pub fn order(
             hints_text(&*loaded.game, seat)
         ));
     }
-    match store.apply_batch(id, seat, &lines, now) {
-        Ok((applied, game)) => {
+    match daemon::apply_local(ctx, id, seat, &lines, now) {
+        Ok((batch, game)) => {
+            let names = game.player_names();
             let mut out = String::new();
-            for a in &applied {
-                out.push_str(&format!("> {}\n", a.order));
+            for (by, a) in &batch.applied {
+                let who = if *by == seat {
+                    String::new()
+                } else {
+                    format!(" (waiting order of {})", names[by.index()])
+                };
+                out.push_str(&format!("> {}{who}\n", a.order));
                 for sentence in game.describe_events(&a.events, Some(seat)) {
                     out.push_str(&format!("  {sentence}\n"));
                 }
             }
+            if !batch.queued.is_empty() {
+                out.push_str("These wait until the veto round ends, then apply in order:\n");
+                for line in &batch.queued {
+                    out.push_str(&format!("  {line}\n"));
+                }
+            }
+            for (_, note) in batch.notes.iter().filter(|(s, _)| *s == seat) {
+                out.push_str(&format!("{note}\n"));
+            }
             out.push_str(&next_text(&*game, seat));
             Ok(out)
         }
-        Err(StoreError::Rejected(r)) => {
+        Err(daemon::LocalApplyError::Rejected(r)) => {
             let loaded = store.load(id)?;
             let (line, why) = match &r.rejected {
                 OrderRejected::Parse(e) => (e.line.clone(), e.to_string()),
@@ -141,7 +161,7 @@ pub fn order(
             }
             Err(LocalError::Refused(msg.trim_end().to_string()))
         }
-        Err(e) => Err(e.into()),
+        Err(daemon::LocalApplyError::Daemon(e)) => Err(e.into()),
     }
 }
 
@@ -290,14 +310,70 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
 /// The scripted game `demo` plays: `games/rocket/demo.txt`, built in.
 pub const DEMO_SCRIPT: &str = include_str!("../games/rocket/demo.txt");
 
-/// `demo`: creates a game from [`DEMO_SCRIPT`] (its `players` and `seed`
-/// lines), plays its `NAME: ORDER` lines through the store as any player's
-/// orders would be, and returns the log and the map as the first player sees
-/// it.
-pub fn demo(store: &Store, boards: &BoardSource, now: DateTime<Utc>) -> Result<String, LocalError> {
+/// One mail of the demo script.
+struct DemoMail {
+    player: String,
+    kind: DemoKind,
+    body: Vec<String>,
+}
+
+#[derive(PartialEq)]
+enum DemoKind {
+    /// A reply from the player, with their key.
+    Orders,
+    /// From the player's address without the key: refused, the player told.
+    NoKey,
+    /// A vacation auto-reply: never answered.
+    AutoReply,
+}
+
+/// A mail as a player's mail program would write it.
+fn demo_eml(
+    id: &GameId,
+    to: &str,
+    from: &str,
+    token: Option<&str>,
+    mail: &DemoMail,
+    n: usize,
+    now: DateTime<Utc>,
+) -> String {
+    let tag = match token {
+        Some(t) => format!("[{id} {t}]"),
+        None => format!("[{id}]"),
+    };
+    let (subject, extra) = match mail.kind {
+        DemoKind::AutoReply => (
+            format!("Out of Office: {tag} your turn"),
+            "Auto-Submitted: auto-replied\r\n",
+        ),
+        _ => (format!("Re: {tag} orders"), ""),
+    };
+    let body = if mail.kind == DemoKind::AutoReply {
+        "I am away until Monday and will read your mail then.".to_string()
+    } else {
+        mail.body.join("\r\n")
+    };
+    format!(
+        "From: {name} <{from}>\r\nTo: {to}\r\nSubject: {subject}\r\nDate: {date}\r\nMessage-ID: <demo.{id}.{n}@example.org>\r\n{extra}MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n\r\n-- \r\n{name}\r\n",
+        name = mail.player,
+        date = now.to_rfc2822(),
+    )
+}
+
+/// `demo`: the daemon on the embedded default, start to finish. Creates the
+/// game of [`DEMO_SCRIPT`] (welcome mails with each player's key go to the
+/// outbox), writes the script's mails into the Maildir inbox as players'
+/// mail programs would (replies carrying the key; one without it; one
+/// auto-reply), runs one `process` cycle, and shows what came of it.
+pub fn demo(
+    daemon: &mut daemon::Daemon,
+    inbox: &std::path::Path,
+    outbox: &std::path::Path,
+    now: DateTime<Utc>,
+) -> Result<String, LocalError> {
     let mut players = Vec::new();
     let mut seed = 0;
-    let mut moves: Vec<(String, String)> = Vec::new();
+    let mut mails: Vec<DemoMail> = Vec::new();
     for line in order_lines(DEMO_SCRIPT) {
         if let Some(rest) = line.strip_prefix("players ") {
             players = rest
@@ -309,28 +385,73 @@ pub fn demo(store: &Store, boards: &BoardSource, now: DateTime<Utc>) -> Result<S
                 .trim()
                 .parse()
                 .map_err(|_| LocalError::Refused(format!("demo script: bad seed {rest}")))?;
-        } else if let Some((who, what)) = line.split_once(':') {
-            moves.push((who.trim().to_string(), what.trim().to_string()));
+        } else if let Some(rest) = line.strip_prefix("> ") {
+            let mut words = rest.split_whitespace();
+            let player = words.next().unwrap_or_default().to_string();
+            let kind = match words.next() {
+                Some("!nokey") => DemoKind::NoKey,
+                Some("!autoreply") => DemoKind::AutoReply,
+                _ => DemoKind::Orders,
+            };
+            mails.push(DemoMail {
+                player,
+                kind,
+                body: Vec::new(),
+            });
+        } else if let Some(m) = mails.last_mut() {
+            m.body.push(line);
         }
     }
     let first = players.first().map(|p| p.name.clone()).unwrap_or_default();
-    let id = new_game(store, boards, "rocket", players, Vec::new(), seed, now)?;
-    let mut out = format!(
-        "Created demo game {id}; playing {} scripted orders.\n\n",
-        moves.len()
-    );
-    for (who, what) in &moves {
-        order(store, &id, who, what, now).map_err(|e| match e {
-            LocalError::Refused(msg) => {
-                LocalError::Refused(format!("demo script, {who}: {what}: {msg}"))
-            }
-            other => other,
-        })?;
+    let id = new_game(
+        &daemon.ctx(),
+        "rocket",
+        players.clone(),
+        Vec::new(),
+        seed,
+        now,
+    )?;
+    let meta = daemon.store().meta(&id)?;
+    let address = daemon.ctx().config.mail.address.clone();
+    let new_dir = inbox.join("new");
+    std::fs::create_dir_all(&new_dir)
+        .map_err(|e| LocalError::Refused(format!("{}: {e}", new_dir.display())))?;
+    for (n, mail) in mails.iter().enumerate() {
+        let seat = players
+            .iter()
+            .position(|p| p.name == mail.player)
+            .ok_or_else(|| {
+                LocalError::Refused(format!("demo script: {} does not play", mail.player))
+            })?;
+        let token = meta.tokens[seat].as_str();
+        let to = daemon::report::reply_address(&address, &id, token);
+        let (to, token) = match mail.kind {
+            DemoKind::NoKey => (address.clone(), None),
+            _ => (to, Some(token)),
+        };
+        let eml = demo_eml(&id, &to, &players[seat].email, token, mail, n + 1, now);
+        // Maildir names sort by time of arrival: keep the script's order.
+        let path = new_dir.join(format!("{}.{:04}.demo-{id}", now.timestamp(), n + 1));
+        std::fs::write(&path, eml)
+            .map_err(|e| LocalError::Refused(format!("{}: {e}", path.display())))?;
     }
-    out.push_str(&log(store, &id)?);
+    let mut out = format!(
+        "Created demo game {id} (players {}); wrote {} mails into {}.\n",
+        players
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        mails.len(),
+        new_dir.display()
+    );
+    let cycle = daemon.process(now, &std::sync::atomic::AtomicBool::new(false))?;
     out.push_str(&format!(
-        "\nAs {first} sees it now (`stationmaster show {id} --as {first}`):\n\n"
+        "Processed them: {} mails read, {} changed the game, {} were answered without a change or ignored; {} mails sent to {}.\n\n",
+        cycle.fetched, cycle.applied, cycle.skipped, cycle.sent, outbox.display()
     ));
-    out.push_str(&show(store, &id, Some(&first), false)?);
+    out.push_str(&log(daemon.store(), &id)?);
+    out.push_str(&format!("\nAs {first} sees it now (`stationmaster show {id} --as {first}`; their mails are in {}):\n\n", outbox.display()));
+    out.push_str(&show(daemon.store(), &id, Some(&first), false)?);
     Ok(out)
 }

@@ -6,14 +6,19 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
 
-use stationmaster::config::Config;
+use stationmaster::config::{Config, InboundKind, OutboundKind};
+use stationmaster::daemon::{Ctx, Daemon};
 use stationmaster::engine::registry::BoardSource;
 use stationmaster::local::{self, LocalError};
+use stationmaster::mail::templates::Templates;
+use stationmaster::mail::transport;
 use stationmaster::store::{GameId, Store};
 
 /// Stationmaster: a play-by-email turn processor for railway board games.
@@ -74,12 +79,27 @@ enum Command {
     },
     /// List the games.
     Games,
-    /// Play a short scripted 3-player game and show its map.
+    /// Run the daemon: poll, process, send, sleep; stops cleanly on SIGINT/SIGTERM.
+    Run,
+    /// One poll-and-process cycle, then exit (for cron).
+    Process,
+    /// Check the config file and try its mail connections.
+    CheckConfig,
+    /// Play a short scripted 3-player game by mail on the embedded default
+    /// (Maildir in, .eml files out) and show what came of it.
     Demo,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "stationmaster=info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
     match run(cli) {
         Ok(text) => {
             print!("{text}");
@@ -109,7 +129,8 @@ fn now(cli_now: Option<&str>) -> Result<DateTime<Utc>> {
 
 fn run(cli: Cli) -> Result<String> {
     let config = Config::load(cli.config.as_deref())?;
-    let now = now(cli.now.as_deref())?;
+    let fixed_now = cli.now.as_deref().map(|s| now(Some(s))).transpose()?;
+    let now = fixed_now.unwrap_or_else(Utc::now);
     let boards = BoardSource::from_dir(&config.games.boards);
     let open = || {
         Store::open(&config.store.path).with_context(|| {
@@ -118,6 +139,23 @@ fn run(cli: Cli) -> Result<String> {
                 config.store.path.display()
             )
         })
+    };
+    let templates = || {
+        Templates::load(config.templates.dir.as_deref()).context("cannot load the mail templates")
+    };
+    let daemon = |store: Store| -> Result<Daemon> {
+        let inbound =
+            transport::inbound(&config.inbound).context("cannot open the inbound mail")?;
+        let outbound =
+            transport::outbound(&config.outbound).context("cannot open the outbound mail")?;
+        Ok(Daemon::new(
+            store,
+            config.clone(),
+            templates()?,
+            boards.clone(),
+            inbound,
+            outbound,
+        ))
     };
     let text = match cli.command {
         Command::New {
@@ -131,14 +169,30 @@ fn run(cli: Cli) -> Result<String> {
                 .map(|p| local::parse_player(p))
                 .collect::<Result<Vec<_>, _>>()?;
             let seed = seed.unwrap_or_else(|| now.timestamp_nanos_opt().unwrap_or_default() as u64);
-            let id = local::new_game(&open()?, &boards, &kind, players, options, seed, now)?;
+            let (store, templates) = (open()?, templates()?);
+            let ctx = Ctx {
+                store: &store,
+                config: &config,
+                templates: &templates,
+                boards: &boards,
+            };
+            let id = local::new_game(&ctx, &kind, players, options, seed, now)?;
             format!("{id}\n")
         }
         Command::Order {
             game,
             player,
             orders,
-        } => local::order(&open()?, &GameId(game), &player, &orders, now)?,
+        } => {
+            let (store, templates) = (open()?, templates()?);
+            let ctx = Ctx {
+                store: &store,
+                config: &config,
+                templates: &templates,
+                boards: &boards,
+            };
+            local::order(&ctx, &GameId(game), &player, &orders, now)?
+        }
         Command::Show { game, player, json } => {
             let mut text = local::show(&open()?, &GameId(game), player.as_deref(), json)?;
             if !text.ends_with('\n') {
@@ -148,7 +202,65 @@ fn run(cli: Cli) -> Result<String> {
         }
         Command::Log { game } => local::log(&open()?, &GameId(game))?,
         Command::Games => local::games(&open()?)?,
-        Command::Demo => local::demo(&open()?, &boards, now)?,
+        Command::Process => {
+            let mut d = daemon(open()?)?;
+            let r = d.process(now, &AtomicBool::new(false))?;
+            format!(
+                "{} mail(s) read: {} changed a game, {} answered without a change or ignored; {} mail(s) sent, {} waiting to be sent again.\n",
+                r.fetched, r.applied, r.skipped, r.sent, r.failed
+            )
+        }
+        Command::Run => {
+            let stop = Arc::new(AtomicBool::new(false));
+            let flag = stop.clone();
+            ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+                .context("cannot install the signal handler")?;
+            let mut d = daemon(open()?)?;
+            tracing::info!(
+                poll_seconds = config.daemon.poll_seconds,
+                "stationmaster running"
+            );
+            let clock = move || fixed_now.unwrap_or_else(Utc::now);
+            d.run(&stop, &clock)?;
+            String::new()
+        }
+        Command::CheckConfig => {
+            let mut out = format!(
+                "config {}: valid\n",
+                cli.config
+                    .as_deref()
+                    .map_or("(none: embedded defaults)".to_string(), |p| p
+                        .display()
+                        .to_string())
+            );
+            templates()?;
+            out.push_str(&format!(
+                "templates: {}\n",
+                Templates::describe(config.templates.dir.as_deref())
+            ));
+            drop(open()?);
+            out.push_str(&format!("store: {} opens\n", config.store.path.display()));
+            out.push_str(&format!(
+                "inbound: {}\n",
+                transport::check_inbound(&config.inbound).context("inbound mail")?
+            ));
+            out.push_str(&format!(
+                "outbound: {}\n",
+                transport::check_outbound(&config.outbound).context("outbound mail")?
+            ));
+            out
+        }
+        Command::Demo => {
+            if config.inbound.kind != InboundKind::Maildir
+                || config.outbound.kind != OutboundKind::Files
+            {
+                anyhow::bail!(
+                    "demo runs on the embedded default (a Maildir in, .eml files out); this config uses a mail server"
+                );
+            }
+            let mut d = daemon(open()?)?;
+            local::demo(&mut d, &config.inbound.maildir, &config.outbound.dir, now)?
+        }
     };
     Ok(text)
 }

@@ -146,6 +146,11 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// Whose input is awaited now, and for what.
     fn awaiting(&self) -> Vec<Awaited>;
 
+    /// True while play waits on an interruption (Rocket's veto question and
+    /// round) after which the turn goes on: orders a player sends meanwhile
+    /// wait in a queue instead of being refused.
+    fn interrupted(&self) -> bool;
+
     /// Every order `seat` could legally give now.
     fn legal_orders(&self, seat: Seat) -> Vec<Self::Order>;
 
@@ -164,6 +169,10 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
 
     /// The map and status block as `viewer` may see them.
     fn render(&self, viewer: Option<Seat>) -> String;
+
+    /// The map and status as one HTML fragment (a `<pre>`, coloured) for
+    /// the HTML part of a mail.
+    fn render_html(&self, viewer: Option<Seat>) -> String;
 
     /// The documented JSON view as `viewer` may see it.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
@@ -210,6 +219,8 @@ pub trait AnyGame: Send + Sync {
     fn apply_line(&mut self, seat: Seat, line: &str) -> Result<Applied, OrderRejected>;
     /// Whose input is awaited now.
     fn awaiting(&self) -> Vec<Awaited>;
+    /// See [`Game::interrupted`].
+    fn interrupted(&self) -> bool;
     /// Still going, or finished.
     fn status(&self) -> Status;
     /// The legal orders of `seat`, in canonical text.
@@ -222,6 +233,8 @@ pub trait AnyGame: Send + Sync {
     fn describe_events(&self, events: &[serde_json::Value], viewer: Option<Seat>) -> Vec<String>;
     /// The map and status block for `viewer`.
     fn render(&self, viewer: Option<Seat>) -> String;
+    /// The map and status for `viewer` as an HTML `<pre>`.
+    fn render_html(&self, viewer: Option<Seat>) -> String;
     /// The JSON view for `viewer`.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
     /// The whole state, for a snapshot.
@@ -265,6 +278,10 @@ impl<G: Game> AnyGame for G {
         Game::awaiting(self)
     }
 
+    fn interrupted(&self) -> bool {
+        Game::interrupted(self)
+    }
+
     fn status(&self) -> Status {
         Game::status(self)
     }
@@ -295,6 +312,10 @@ impl<G: Game> AnyGame for G {
 
     fn render(&self, viewer: Option<Seat>) -> String {
         Game::render(self, viewer)
+    }
+
+    fn render_html(&self, viewer: Option<Seat>) -> String {
+        Game::render_html(self, viewer)
     }
 
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {

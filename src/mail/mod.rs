@@ -17,6 +17,7 @@
 
 pub mod compose;
 pub mod ingest;
+pub mod templates;
 pub mod transport;
 
 /// A message as a transport hands it over.

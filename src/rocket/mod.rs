@@ -463,6 +463,13 @@ impl Game for Rocket {
         self.awaited()
     }
 
+    fn interrupted(&self) -> bool {
+        matches!(
+            self.phase,
+            Phase::VetoQuestion { .. } | Phase::VetoRound { .. }
+        )
+    }
+
     fn legal_orders(&self, seat: Seat) -> Vec<Order> {
         self.legal(seat)
     }
@@ -488,6 +495,10 @@ impl Game for Rocket {
 
     fn render(&self, viewer: Option<Seat>) -> String {
         render::render(self, viewer)
+    }
+
+    fn render_html(&self, viewer: Option<Seat>) -> String {
+        render::render_html(self, viewer)
     }
 
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {

@@ -45,45 +45,97 @@ pub(super) fn station_letter(seat: Seat) -> char {
     (b'A' + seat.0) as char
 }
 
-fn cell_text(g: &Rocket, codes: &[String], i: usize) -> String {
+/// A piece of map text and the colour it is drawn in (CSS), if any.
+type Seg = (String, Option<&'static str>);
+
+/// A CSS colour for a board colour name; yellow and light colours are
+/// darkened so they read on a white page.
+pub(super) fn css_colour(name: &str) -> &'static str {
+    match name.to_ascii_lowercase().as_str() {
+        "red" => "#c62828",
+        "purple" => "#7b1fa2",
+        "black" => "#000000",
+        "blue" => "#1565c0",
+        "green" => "#2e7d32",
+        "orange" => "#e65100",
+        "yellow" => "#a07800",
+        "white" => "#757575",
+        _ => "#37474f",
+    }
+}
+
+/// The colours of the players' stations, by seat.
+const STATION_COLOURS: [&str; 4] = ["#d81b60", "#00838f", "#6d4c41", "#3949ab"];
+const SEA: &str = "#5b9bd5";
+const WALES: &str = "#9e9e9e";
+const PLACE: &str = "#263238";
+
+fn cell(g: &Rocket, codes: &[String], i: usize) -> Vec<Seg> {
     let b = g.board();
     let hex = b.hex_at(i);
     let c = g.cell(hex);
-    let st = c.station.map(station_letter);
+    let line_colour = |l: LineId| Some(css_colour(&b.line(l).colour));
+    let station = |text: String| -> Seg {
+        match c.station {
+            Some(s) => (
+                text,
+                Some(STATION_COLOURS[s.index() % STATION_COLOURS.len()]),
+            ),
+            None => (text, None),
+        }
+    };
+    let mark = c.station.map_or(' ', station_letter).to_string();
     match b.terrain(hex) {
-        Terrain::Sea => "  ~  ".to_string(),
-        Terrain::Wales => " ### ".to_string(),
+        Terrain::Sea => vec![("  ~  ".to_string(), Some(SEA))],
+        Terrain::Wales => vec![(" ### ".to_string(), Some(WALES))],
         Terrain::Place(p) => {
             let place = b.place(p);
             match place.kind {
-                PlaceKind::Start(_) if c.locomotive.is_some() => format!("@{}@", place.abbr),
-                PlaceKind::Start(_) => format!("({})", place.abbr),
-                PlaceKind::City(_) => format!("[{}]", place.abbr),
-                PlaceKind::Town => format!("<{}>", place.abbr),
+                PlaceKind::Start(l) if c.locomotive.is_some() => {
+                    vec![(format!("@{}@", place.abbr), line_colour(l))]
+                }
+                PlaceKind::Start(l) => vec![(format!("({})", place.abbr), line_colour(l))],
+                PlaceKind::City(_) => vec![(format!("[{}]", place.abbr), Some(PLACE))],
+                PlaceKind::Town => vec![(format!("<{}>", place.abbr), Some(PLACE))],
             }
         }
         Terrain::Land => {
-            let mark = st.map_or(' ', |s| s);
             if let Some(l) = c.locomotive {
                 let facing = g.line(l).facing.map_or("", |d| d.name()).to_lowercase();
-                format!("{:<4}{mark}", format!("{}{facing}", codes[l.index()]))
+                vec![
+                    (
+                        format!("{:<4}", format!("{}{facing}", codes[l.index()])),
+                        line_colour(l),
+                    ),
+                    station(mark),
+                ]
             } else if let Some(l) = c.track {
-                format!("={}={mark}", codes[l.index()].to_lowercase())
-            } else if let Some(s) = st {
-                format!("  {s}  ")
+                vec![
+                    (
+                        format!("={}=", codes[l.index()].to_lowercase()),
+                        line_colour(l),
+                    ),
+                    station(mark),
+                ]
+            } else if c.station.is_some() {
+                vec![
+                    ("  ".to_string(), None),
+                    station(mark),
+                    ("  ".to_string(), None),
+                ]
             } else {
-                "  .  ".to_string()
+                vec![("  .  ".to_string(), None)]
             }
         }
     }
 }
 
-/// The map alone: grid, coordinates and key.
-pub(super) fn map(g: &Rocket) -> String {
+/// The map as lines of coloured pieces: grid, coordinates, key and places.
+fn map_segments(g: &Rocket) -> Vec<Vec<Seg>> {
     let b = g.board();
     let codes = line_codes(g);
     let cols = usize::from(b.columns);
-    let mut out = String::new();
+    let mut lines: Vec<Vec<Seg>> = Vec::new();
     let header: String = {
         let mut h = String::from("   ");
         for c in 0..cols {
@@ -91,26 +143,72 @@ pub(super) fn map(g: &Rocket) -> String {
         }
         h.trim_end().to_string()
     };
-    out.push_str(&header);
-    out.push('\n');
+    lines.push(vec![(header.clone(), None)]);
     for r in 0..usize::from(b.rows) {
-        let mut line = format!("{:>2} ", r + 1);
+        let mut line: Vec<Seg> = vec![(format!("{:>2} ", r + 1), None)];
         if r % 2 == 1 {
-            line.push_str("   ");
+            line.push(("   ".to_string(), None));
         }
         for c in 0..cols {
-            line.push_str(&cell_text(g, &codes, r * cols + c));
-            line.push(' ');
+            line.extend(cell(g, &codes, r * cols + c));
+            line.push((" ".to_string(), None));
         }
         if r % 2 == 0 {
-            line.push_str("   ");
+            line.push(("   ".to_string(), None));
         }
-        let _ = write!(line, "{}", r + 1);
-        out.push_str(line.trim_end());
+        line.push((format!("{}", r + 1), None));
+        lines.push(line);
+    }
+    lines.push(vec![(header, None)]);
+    let mut rest = String::new();
+    key(g, &codes, &mut rest);
+    lines.extend(rest.lines().map(|l| vec![(l.to_string(), None)]));
+    lines
+}
+
+/// The map as plain text.
+pub(super) fn map(g: &Rocket) -> String {
+    let mut out = String::new();
+    for line in map_segments(g) {
+        let text: String = line.into_iter().map(|(t, _)| t).collect();
+        out.push_str(text.trim_end());
         out.push('\n');
     }
-    out.push_str(&header);
+    out
+}
+
+/// Escapes text for HTML.
+pub(super) fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The map and status as one HTML `<pre>`, the map coloured.
+pub(super) fn render_html(g: &Rocket, viewer: Option<Seat>) -> String {
+    let mut out = String::from(
+        "<pre style=\"font-family: Menlo, Consolas, 'DejaVu Sans Mono', monospace; font-size: 12px; line-height: 1.25\">",
+    );
+    for line in map_segments(g) {
+        for (text, colour) in line {
+            match colour {
+                Some(c) if !text.trim().is_empty() => {
+                    let _ = write!(out, "<span style=\"color:{c}\">{}</span>", escape(&text));
+                }
+                _ => out.push_str(&escape(&text)),
+            }
+        }
+        out.push('\n');
+    }
     out.push('\n');
+    out.push_str(&escape(&status(g, viewer)));
+    out.push_str("</pre>");
+    out
+}
+
+/// The key and the list of places, below the grid.
+fn key(g: &Rocket, codes: &[String], out: &mut String) {
+    let b = g.board();
 
     // The key.
     out.push_str("\nKey: (Abc) starting town   @Abc@ starting town, locomotive not yet moved\n");
@@ -160,7 +258,6 @@ pub(super) fn map(g: &Rocket) -> String {
         out.push('\n');
     }
     out.push_str("  (city tokens left: st steel, te textiles, br brewing, le leather)\n");
-    out
 }
 
 /// The status block for `viewer`.

@@ -7,8 +7,15 @@
 //! snapshot is still at the sequence number the batch was checked against,
 //! so two writers can never interleave half a batch.
 //!
+//! Everything one inbound mail causes (its Message-ID receipt, the game's
+//! new log entries, snapshot and bookkeeping, and every mail it makes us
+//! send) goes into one [`Change`], committed in one sled transaction by
+//! [`Store::commit`]. The outbox is drained afterwards, with retries.
+//!
 //! Trees: `games` (id → [`GameRecord`]), `log` (id, 0, sequence → [`LogEntry`]),
-//! `snapshots` (id → [`Snapshot`]), `meta` (counters).
+//! `snapshots` (id → [`Snapshot`]), `meta` (counters, and `game:ID` →
+//! [`GameMeta`]), `receipts` (Message-ID → [`Receipt`]), `outbox`
+//! (number → [`OutboxItem`]), `help` (address → time of the last help reply).
 
 use std::path::Path;
 
@@ -18,6 +25,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 
 use crate::engine::registry::{self, BoardSource};
 use crate::engine::{AnyGame, Applied, OrderRejected, Seat, Setup, SetupError};
+use crate::mail::OutMail;
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -59,6 +67,115 @@ pub struct LogEntry {
     pub order: String,
     /// What it caused, in the game's event JSON.
     pub events: Vec<serde_json::Value>,
+    /// The Message-ID of the mail it came in, if it came by mail.
+    #[serde(default)]
+    pub source: Option<String>,
+}
+
+/// A game's private bookkeeping: never shown to anyone.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameMeta {
+    /// Each seat's secret token, which their replies carry.
+    pub tokens: Vec<String>,
+    /// Orders each seat sent that wait for a veto round to end.
+    pub queued: Vec<Vec<String>>,
+    /// The last log entry each seat's last report covered.
+    pub reported: Vec<u64>,
+}
+
+/// That a mail was handled, and how.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// When.
+    pub at: DateTime<Utc>,
+    /// The game it named, if any.
+    pub game: Option<String>,
+    /// What was done, in a few words.
+    pub outcome: String,
+}
+
+/// A mail waiting to be sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutboxItem {
+    /// The envelope sender.
+    pub from: String,
+    /// The envelope recipients.
+    pub to: Vec<String>,
+    /// The Message-ID.
+    pub message_id: String,
+    /// The formatted message.
+    pub message: String,
+    /// Failed attempts so far.
+    pub attempts: u32,
+    /// Not before this time.
+    pub next_try: DateTime<Utc>,
+    /// The last failure.
+    pub last_error: Option<String>,
+}
+
+impl OutboxItem {
+    /// A mail to send as soon as possible.
+    pub fn new(mail: &OutMail, now: DateTime<Utc>) -> OutboxItem {
+        OutboxItem {
+            from: mail.from.clone(),
+            to: mail.to.clone(),
+            message_id: mail.message_id.clone(),
+            message: String::from_utf8_lossy(&mail.bytes).into_owned(),
+            attempts: 0,
+            next_try: now,
+            last_error: None,
+        }
+    }
+
+    /// The mail to hand to a transport.
+    pub fn mail(&self) -> OutMail {
+        OutMail {
+            from: self.from.clone(),
+            to: self.to.clone(),
+            message_id: self.message_id.clone(),
+            bytes: self.message.clone().into_bytes(),
+        }
+    }
+}
+
+/// A game created with its first bookkeeping.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// Its record.
+    pub record: GameRecord,
+    /// Its tokens and the like.
+    pub meta: GameMeta,
+}
+
+/// A game's new log entries, state and bookkeeping.
+#[derive(Clone, Debug)]
+pub struct GameUpdate {
+    /// The game.
+    pub id: GameId,
+    /// The snapshot's sequence number the update was computed on: the
+    /// commit fails if the game has moved on since.
+    pub base_seq: u64,
+    /// New log entries (numbered from `base_seq + 1`).
+    pub entries: Vec<LogEntry>,
+    /// The state after them.
+    pub state: serde_json::Value,
+    /// The bookkeeping after them.
+    pub meta: GameMeta,
+}
+
+/// Everything one event (a mail, a command) changes, committed at once.
+#[derive(Clone, Debug, Default)]
+pub struct Change {
+    /// A game to create.
+    pub new_game: Option<NewGame>,
+    /// A game to update.
+    pub update: Option<GameUpdate>,
+    /// The receipt of the mail handled (its Message-ID).
+    pub receipt: Option<(String, Receipt)>,
+    /// Mails to send.
+    pub outbox: Vec<OutMail>,
+    /// A help reply sent to this address at this time (rate limit).
+    pub help_sent: Option<(String, DateTime<Utc>)>,
 }
 
 /// The current state, as of the log entry `seq`.
@@ -125,6 +242,13 @@ pub struct Store {
     log: sled::Tree,
     snapshots: sled::Tree,
     meta: sled::Tree,
+    receipts: sled::Tree,
+    outbox: sled::Tree,
+    help: sled::Tree,
+}
+
+fn meta_key(id: &GameId) -> Vec<u8> {
+    format!("game:{}", id.0).into_bytes()
 }
 
 fn log_key(id: &GameId, seq: u64) -> Vec<u8> {
@@ -137,6 +261,14 @@ fn log_prefix(id: &GameId) -> Vec<u8> {
     let mut k = id.0.as_bytes().to_vec();
     k.push(0);
     k
+}
+
+/// A record as stored: JSON bytes.
+fn ser<T: Serialize>(game: &str, value: &T) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec(value).map_err(|e| StoreError::Corrupt {
+        game: game.to_string(),
+        message: e.to_string(),
+    })
 }
 
 fn corrupt(id: &GameId, e: impl std::fmt::Display) -> StoreError {
@@ -155,19 +287,16 @@ impl Store {
             log: db.open_tree("log")?,
             snapshots: db.open_tree("snapshots")?,
             meta: db.open_tree("meta")?,
+            receipts: db.open_tree("receipts")?,
+            outbox: db.open_tree("outbox")?,
+            help: db.open_tree("help")?,
             db,
         })
     }
 
-    /// Creates a game and returns its id (`KIND-N`).
-    pub fn create(
-        &self,
-        setup: &Setup,
-        boards: &BoardSource,
-        now: DateTime<Utc>,
-    ) -> Result<GameId, StoreError> {
-        let game = registry::new_game(setup, boards)?;
-        let kind = game.kind();
+    /// Takes the next game id for `kind` (`KIND-N`); a number is never
+    /// handed out twice, even if the game is then not created.
+    pub fn next_id(&self, kind: &str) -> Result<GameId, StoreError> {
         let counter = format!("next:{kind}");
         let n = self
             .meta
@@ -182,32 +311,211 @@ impl Store {
             .and_then(|b| b.as_ref().try_into().ok())
             .map(u64::from_be_bytes)
             .unwrap_or(1);
-        let id = GameId(format!("{kind}-{n}"));
-        let initial = game.snapshot();
-        let record = GameRecord {
-            id: id.clone(),
+        Ok(GameId(format!("{kind}-{n}")))
+    }
+
+    /// Sets up a game under a fresh id: its record, ready to be committed in
+    /// a [`Change`] with its welcome mails.
+    pub fn prepare(
+        &self,
+        setup: &Setup,
+        boards: &BoardSource,
+        now: DateTime<Utc>,
+    ) -> Result<GameRecord, StoreError> {
+        let game = registry::new_game(setup, boards)?;
+        let id = self.next_id(game.kind())?;
+        Ok(GameRecord {
+            id,
             setup: setup.clone(),
             created: now,
-            initial: initial.clone(),
+            initial: game.snapshot(),
+        })
+    }
+
+    /// Creates a game with no tokens and no mail, and returns its id.
+    pub fn create(
+        &self,
+        setup: &Setup,
+        boards: &BoardSource,
+        now: DateTime<Utc>,
+    ) -> Result<GameId, StoreError> {
+        let record = self.prepare(setup, boards, now)?;
+        let id = record.id.clone();
+        let n = setup.players.len();
+        let meta = GameMeta {
+            tokens: vec![String::new(); n],
+            queued: vec![Vec::new(); n],
+            reported: vec![0; n],
         };
-        let snapshot = Snapshot {
-            seq: 0,
-            state: initial,
-        };
-        let record_bytes = serde_json::to_vec(&record).map_err(|e| corrupt(&id, e))?;
-        let snapshot_bytes = serde_json::to_vec(&snapshot).map_err(|e| corrupt(&id, e))?;
-        (&self.games, &self.snapshots)
-            .transaction(|(games, snapshots)| {
-                games.insert(id.0.as_bytes(), record_bytes.clone())?;
-                snapshots.insert(id.0.as_bytes(), snapshot_bytes.clone())?;
-                Ok::<(), ConflictableTransactionError<()>>(())
+        self.commit(&Change {
+            new_game: Some(NewGame { record, meta }),
+            ..Change::default()
+        })?;
+        Ok(id)
+    }
+
+    /// The game's private bookkeeping.
+    pub fn meta(&self, id: &GameId) -> Result<GameMeta, StoreError> {
+        match self.meta.get(meta_key(id))? {
+            Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| corrupt(id, e)),
+            None => Err(StoreError::NoSuchGame(id.0.clone())),
+        }
+    }
+
+    /// The receipt of a mail, if it was handled.
+    pub fn receipt(&self, message_id: &str) -> Result<Option<Receipt>, StoreError> {
+        Ok(self
+            .receipts
+            .get(message_id.as_bytes())?
+            .and_then(|b| serde_json::from_slice(&b).ok()))
+    }
+
+    /// When the last help reply went to `address`.
+    pub fn help_sent(&self, address: &str) -> Result<Option<DateTime<Utc>>, StoreError> {
+        Ok(self
+            .help
+            .get(address.as_bytes())?
+            .and_then(|b| serde_json::from_slice(&b).ok()))
+    }
+
+    /// Commits a [`Change`] in one transaction: all of it, or nothing.
+    pub fn commit(&self, change: &Change) -> Result<(), StoreError> {
+        let label = change
+            .update
+            .as_ref()
+            .map(|u| u.id.0.clone())
+            .or_else(|| change.new_game.as_ref().map(|n| n.record.id.0.clone()))
+            .unwrap_or_default();
+        let mut writes: Vec<(usize, Vec<u8>, Vec<u8>)> = Vec::new();
+        const GAMES: usize = 0;
+        const LOG: usize = 1;
+        const SNAPSHOTS: usize = 2;
+        const META: usize = 3;
+        const RECEIPTS: usize = 4;
+        const OUTBOX: usize = 5;
+        const HELP: usize = 6;
+        if let Some(n) = &change.new_game {
+            let id = &n.record.id;
+            writes.push((GAMES, id.0.clone().into_bytes(), ser(&label, &n.record)?));
+            let snap = Snapshot {
+                seq: 0,
+                state: n.record.initial.clone(),
+            };
+            writes.push((SNAPSHOTS, id.0.clone().into_bytes(), ser(&label, &snap)?));
+            writes.push((META, meta_key(id), ser(&label, &n.meta)?));
+        }
+        let mut guard: Option<(Vec<u8>, u64)> = None;
+        if let Some(u) = &change.update {
+            for e in &u.entries {
+                writes.push((LOG, log_key(&u.id, e.seq), ser(&label, e)?));
+            }
+            let seq = u.base_seq + u.entries.len() as u64;
+            writes.push((
+                SNAPSHOTS,
+                u.id.0.clone().into_bytes(),
+                ser(
+                    &label,
+                    &Snapshot {
+                        seq,
+                        state: u.state.clone(),
+                    },
+                )?,
+            ));
+            writes.push((META, meta_key(&u.id), ser(&label, &u.meta)?));
+            guard = Some((u.id.0.clone().into_bytes(), u.base_seq));
+        }
+        if let Some((mid, r)) = &change.receipt {
+            writes.push((RECEIPTS, mid.clone().into_bytes(), ser(&label, r)?));
+        }
+        for mail in &change.outbox {
+            // Due at once: the first try happens in the same cycle.
+            let item = OutboxItem::new(mail, DateTime::<Utc>::MIN_UTC);
+            writes.push((
+                OUTBOX,
+                self.db.generate_id()?.to_be_bytes().to_vec(),
+                ser(&label, &item)?,
+            ));
+        }
+        if let Some((addr, at)) = &change.help_sent {
+            writes.push((HELP, addr.clone().into_bytes(), ser(&label, at)?));
+        }
+        let trees = [
+            self.games.clone(),
+            self.log.clone(),
+            self.snapshots.clone(),
+            self.meta.clone(),
+            self.receipts.clone(),
+            self.outbox.clone(),
+            self.help.clone(),
+        ];
+        trees[..]
+            .transaction(|t| {
+                if let Some((key, base)) = &guard {
+                    // Only on top of the snapshot the change was computed on.
+                    let current = t[SNAPSHOTS]
+                        .get(key.as_slice())?
+                        .and_then(|b| serde_json::from_slice::<Snapshot>(&b).ok())
+                        .map(|s| s.seq);
+                    if current != Some(*base) {
+                        return Err(ConflictableTransactionError::Abort(()));
+                    }
+                }
+                for (tree, k, v) in &writes {
+                    t[*tree].insert(k.as_slice(), v.as_slice())?;
+                }
+                Ok(())
             })
             .map_err(|e| match e {
                 TransactionError::Storage(e) => StoreError::Db(e),
-                TransactionError::Abort(()) => StoreError::Conflict(id.0.clone()),
+                TransactionError::Abort(()) => StoreError::Conflict(label.clone()),
             })?;
         self.db.flush()?;
-        Ok(id)
+        Ok(())
+    }
+
+    /// Mails in the outbox due at `now`, oldest first, with their keys.
+    pub fn outbox_due(&self, now: DateTime<Utc>) -> Result<Vec<(u64, OutboxItem)>, StoreError> {
+        let mut out = Vec::new();
+        for item in self.outbox.iter() {
+            let (k, v) = item?;
+            let key = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
+            if let Ok(item) = serde_json::from_slice::<OutboxItem>(&v)
+                && item.next_try <= now
+            {
+                out.push((key, item));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Number of mails in the outbox.
+    pub fn outbox_len(&self) -> usize {
+        self.outbox.len()
+    }
+
+    /// A mail was sent: it leaves the outbox.
+    pub fn outbox_sent(&self, key: u64) -> Result<(), StoreError> {
+        self.outbox.remove(key.to_be_bytes())?;
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// A mail failed: record it for a later try, or drop it for good.
+    pub fn outbox_retry(&self, key: u64, item: Option<&OutboxItem>) -> Result<(), StoreError> {
+        match item {
+            Some(item) => {
+                let bytes = serde_json::to_vec(item).map_err(|e| StoreError::Corrupt {
+                    game: String::new(),
+                    message: e.to_string(),
+                })?;
+                self.outbox.insert(key.to_be_bytes(), bytes)?;
+            }
+            None => {
+                self.outbox.remove(key.to_be_bytes())?;
+            }
+        }
+        self.db.flush()?;
+        Ok(())
     }
 
     /// Every game's id, in creation order per kind.
@@ -259,6 +567,24 @@ impl Store {
             out.push(serde_json::from_slice(&v).map_err(|e| corrupt(id, e))?);
         }
         Ok(out)
+    }
+
+    /// The game's log entries after `after` (a sequence number), oldest first.
+    pub fn log_since(&self, id: &GameId, after: u64) -> Result<Vec<LogEntry>, StoreError> {
+        let mut out = Vec::new();
+        for item in self
+            .log
+            .range(log_key(id, after + 1)..log_key(id, u64::MAX))
+        {
+            let (_, v) = item?;
+            out.push(serde_json::from_slice(&v).map_err(|e| corrupt(id, e))?);
+        }
+        Ok(out)
+    }
+
+    /// A number never handed out before (for Message-IDs).
+    pub fn unique(&self) -> Result<u64, StoreError> {
+        Ok(self.db.generate_id()?)
     }
 
     /// Rebuilds the game by replaying its whole log from the initial state.
@@ -316,48 +642,30 @@ impl Store {
         game.check_invariants()
             .map_err(|e| corrupt(id, format!("engine invariant broken: {e}")))?;
         let base = loaded.seq;
-        let mut entries = Vec::new();
-        for (k, a) in applied.iter().enumerate() {
-            let entry = LogEntry {
+        let entries = applied
+            .iter()
+            .enumerate()
+            .map(|(k, a)| LogEntry {
                 seq: base + 1 + k as u64,
                 at: now,
                 seat,
                 player: player.clone(),
                 order: a.order.clone(),
                 events: a.events.clone(),
-            };
-            entries.push((
-                log_key(id, entry.seq),
-                serde_json::to_vec(&entry).map_err(|e| corrupt(id, e))?,
-            ));
-        }
-        let new_seq = base + applied.len() as u64;
-        let snapshot = serde_json::to_vec(&Snapshot {
-            seq: new_seq,
-            state: game.snapshot(),
-        })
-        .map_err(|e| corrupt(id, e))?;
-        (&self.log, &self.snapshots)
-            .transaction(|(log, snapshots)| {
-                // Only on top of the snapshot the batch was checked against.
-                let current = snapshots
-                    .get(id.0.as_bytes())?
-                    .and_then(|b| serde_json::from_slice::<Snapshot>(&b).ok())
-                    .map(|s| s.seq);
-                if current != Some(base) {
-                    return Err(ConflictableTransactionError::Abort(()));
-                }
-                for (k, v) in &entries {
-                    log.insert(k.as_slice(), v.as_slice())?;
-                }
-                snapshots.insert(id.0.as_bytes(), snapshot.as_slice())?;
-                Ok(())
+                source: None,
             })
-            .map_err(|e| match e {
-                TransactionError::Storage(e) => StoreError::Db(e),
-                TransactionError::Abort(()) => StoreError::Conflict(id.0.clone()),
-            })?;
-        self.db.flush()?;
+            .collect();
+        let meta = self.meta(id)?;
+        self.commit(&Change {
+            update: Some(GameUpdate {
+                id: id.clone(),
+                base_seq: base,
+                entries,
+                state: game.snapshot(),
+                meta,
+            }),
+            ..Change::default()
+        })?;
         Ok((applied, game))
     }
 }

@@ -1,0 +1,498 @@
+//! One inbound mail to one [`Change`]: skip what was already handled and
+//! what must never be answered, find the game and the player, check the
+//! secret token, run the commands and orders, and compose every answer.
+//! Nothing here writes: the caller commits the change, then marks the mail
+//! done.
+
+use std::hash::{Hash, Hasher};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::report::{self, MailContext, ReplySection};
+use super::{Ctx, DaemonError, orders};
+use crate::engine::{OrderRejected, Seat};
+use crate::mail::compose::{self, Draft};
+use crate::mail::ingest::{self, Incoming};
+use crate::store::{Change, GameId, Receipt, StoreError};
+
+/// What handling a mail came to.
+pub(super) struct Handled {
+    /// What to commit (None: nothing, the mail was handled before).
+    pub change: Option<Change>,
+    /// True if a game changed.
+    pub changed_game: bool,
+    /// A few words for the log.
+    pub summary: String,
+}
+
+/// A stand-in Message-ID for mail without one: a hash of its bytes, so the
+/// same mail gets the same id every time it is fetched.
+fn fallback_id(raw: &[u8]) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    raw.hash(&mut h);
+    format!("no-message-id.{:016x}@stationmaster", h.finish())
+}
+
+fn receipt_only(mid: String, game: Option<String>, now: DateTime<Utc>, outcome: &str) -> Handled {
+    Handled {
+        change: Some(Change {
+            receipt: Some((
+                mid,
+                Receipt {
+                    at: now,
+                    game,
+                    outcome: outcome.to_string(),
+                },
+            )),
+            ..Change::default()
+        }),
+        changed_game: false,
+        summary: outcome.to_string(),
+    }
+}
+
+/// The mail commands besides orders.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Command {
+    Help,
+    Map,
+    History,
+}
+
+fn command(line: &str) -> Option<Command> {
+    let word = line.split_whitespace().next()?.to_ascii_lowercase();
+    let rest = line.split_whitespace().count();
+    if rest > 2 {
+        return None;
+    }
+    match word.as_str() {
+        "help" | "?" => Some(Command::Help),
+        "map" | "report" | "status" => Some(Command::Map),
+        "history" | "log" => Some(Command::History),
+        _ => None,
+    }
+}
+
+pub(super) fn handle(
+    ctx: &Ctx<'_>,
+    raw: &[u8],
+    now: DateTime<Utc>,
+) -> Result<Handled, DaemonError> {
+    let inc = match ingest::parse(raw) {
+        Ok(inc) => inc,
+        Err(e) => {
+            return Ok(receipt_only(
+                fallback_id(raw),
+                None,
+                now,
+                &format!("unreadable mail ignored: {e}"),
+            ));
+        }
+    };
+    let mid = inc.message_id.clone().unwrap_or_else(|| fallback_id(raw));
+    if ctx.store.receipt(&mid)?.is_some() {
+        return Ok(Handled {
+            change: None,
+            changed_game: false,
+            summary: format!("{mid} already handled"),
+        });
+    }
+    if let Some(reason) = &inc.auto_reply {
+        return Ok(receipt_only(
+            mid,
+            inc.game.clone(),
+            now,
+            &format!("automatic mail not answered: {reason}"),
+        ));
+    }
+    let Some(from) = inc.from.clone() else {
+        return Ok(receipt_only(
+            mid,
+            inc.game.clone(),
+            now,
+            "mail without a sender ignored",
+        ));
+    };
+    if from.eq_ignore_ascii_case(&ctx.config.mail.address) {
+        return Ok(receipt_only(mid, None, now, "our own mail ignored"));
+    }
+    let Some(game) = inc.game.clone() else {
+        return help(ctx, &inc, mid, &from, "Your mail named no game.", now);
+    };
+    let id = GameId(game.to_ascii_lowercase());
+    let record = match ctx.store.record(&id) {
+        Ok(r) => r,
+        Err(StoreError::NoSuchGame(_)) => {
+            return help(
+                ctx,
+                &inc,
+                mid,
+                &from,
+                &format!("There is no game {game} here."),
+                now,
+            );
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let meta = ctx.store.meta(&id)?;
+    let by_from = record
+        .setup
+        .players
+        .iter()
+        .position(|p| p.email.eq_ignore_ascii_case(&from))
+        .map(|i| Seat(i as u8));
+    let by_token = inc
+        .token
+        .as_ref()
+        .and_then(|t| {
+            meta.tokens
+                .iter()
+                .position(|k| !k.is_empty() && k.eq_ignore_ascii_case(t))
+        })
+        .map(|i| Seat(i as u8));
+    let seat = match (by_from, by_token) {
+        (Some(a), Some(b)) if a == b => a,
+        (Some(a), _) => {
+            let why = if inc.token.is_none() {
+                "the mail carried no key (it was not a reply to a mail from the game)"
+            } else {
+                "the mail carried a wrong key"
+            };
+            return intruder(ctx, &inc, mid, &id, a, &from, why, now);
+        }
+        (None, Some(b)) => {
+            let why =
+                format!("the mail carried your key but came from {from}, not from your address");
+            return intruder(ctx, &inc, mid, &id, b, &from, &why, now);
+        }
+        (None, None) => {
+            return help(
+                ctx,
+                &inc,
+                mid,
+                &from,
+                &format!("You do not play in {id}."),
+                now,
+            );
+        }
+    };
+    authenticated(ctx, &inc, mid, &id, seat, now)
+}
+
+#[derive(Serialize)]
+struct HelpContext<'a> {
+    address: &'a str,
+    reason: &'a str,
+    games: Vec<String>,
+}
+
+/// The short help reply, at most one per address per interval.
+fn help(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    mid: String,
+    from: &str,
+    reason: &str,
+    now: DateTime<Utc>,
+) -> Result<Handled, DaemonError> {
+    let interval = chrono::Duration::hours(ctx.config.daemon.help_interval_hours as i64);
+    if let Some(last) = ctx.store.help_sent(from)?
+        && now - last < interval
+    {
+        return Ok(receipt_only(
+            mid,
+            inc.game.clone(),
+            now,
+            &format!("{reason} Help already sent to {from} lately"),
+        ));
+    }
+    let mut games = Vec::new();
+    for id in ctx.store.ids()? {
+        let record = ctx.store.record(&id)?;
+        if record
+            .setup
+            .players
+            .iter()
+            .any(|p| p.email.eq_ignore_ascii_case(from))
+        {
+            games.push(id.0);
+        }
+    }
+    let text = ctx.templates.render(
+        "help.txt",
+        &HelpContext {
+            address: &ctx.config.mail.address,
+            reason,
+            games,
+        },
+    )?;
+    let mail = answer(
+        ctx,
+        inc,
+        from,
+        format!("Re: {}", subject_or(inc, "your mail")),
+        text,
+        now,
+    )?;
+    let mut handled = receipt_only(
+        mid,
+        inc.game.clone(),
+        now,
+        &format!("{reason} Help sent to {from}"),
+    );
+    if let Some(change) = &mut handled.change {
+        change.outbox.push(mail);
+        change.help_sent = Some((from.to_string(), now));
+    }
+    Ok(handled)
+}
+
+fn subject_or(inc: &Incoming, default: &str) -> String {
+    if inc.subject.trim().is_empty() {
+        default.to_string()
+    } else {
+        inc.subject.trim().to_string()
+    }
+}
+
+/// A plain text reply to `to`, threaded under the mail.
+fn answer(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    to: &str,
+    subject: String,
+    text: String,
+    now: DateTime<Utc>,
+) -> Result<crate::mail::OutMail, DaemonError> {
+    let mut references = inc.references.clone();
+    if let Some(m) = &inc.message_id {
+        references.push(m.clone());
+    }
+    let draft = Draft {
+        to: to.to_string(),
+        subject,
+        text,
+        in_reply_to: inc.message_id.clone(),
+        references,
+        ..Draft::default()
+    };
+    let message_id = format!(
+        "reply.{}@{}",
+        ctx.store.unique()?,
+        compose::domain(&ctx.config.mail)
+    );
+    Ok(compose::compose(
+        &draft,
+        &ctx.config.mail,
+        &message_id,
+        now,
+    )?)
+}
+
+#[derive(Serialize)]
+struct IntruderContext<'a> {
+    player: &'a str,
+    email: &'a str,
+    game: &'a str,
+    from: &'a str,
+    subject: &'a str,
+    message_id: &'a str,
+    why: &'a str,
+}
+
+/// Someone tried to order as `seat`: nothing changes, and the player on
+/// file is told (at most once an hour).
+#[allow(clippy::too_many_arguments)]
+fn intruder(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    mid: String,
+    id: &GameId,
+    seat: Seat,
+    from: &str,
+    why: &str,
+    now: DateTime<Utc>,
+) -> Result<Handled, DaemonError> {
+    let record = ctx.store.record(id)?;
+    let player = &record.setup.players[seat.index()];
+    let outcome = format!("refused: {why} (as {})", player.name);
+    let mut handled = receipt_only(mid.clone(), Some(id.0.clone()), now, &outcome);
+    let key = format!("alert:{}:{}", id.0, seat.0);
+    if let Some(last) = ctx.store.help_sent(&key)?
+        && now - last < chrono::Duration::hours(1)
+    {
+        return Ok(handled);
+    }
+    let text = ctx.templates.render(
+        "intruder.txt",
+        &IntruderContext {
+            player: &player.name,
+            email: &player.email,
+            game: &id.0,
+            from,
+            subject: &inc.subject,
+            message_id: &mid,
+            why,
+        },
+    )?;
+    let draft = Draft {
+        to_name: player.name.clone(),
+        to: player.email.clone(),
+        subject: format!("[{id}] Someone tried to give orders as you"),
+        text,
+        ..Draft::default()
+    };
+    let message_id = format!(
+        "{}.alert.{}@{}",
+        id.0,
+        ctx.store.unique()?,
+        compose::domain(&ctx.config.mail)
+    );
+    let mail = compose::compose(&draft, &ctx.config.mail, &message_id, now)?;
+    if let Some(change) = &mut handled.change {
+        change.outbox.push(mail);
+        change.help_sent = Some((key, now));
+    }
+    Ok(handled)
+}
+
+/// A mail from a player with the right key: commands and orders.
+fn authenticated(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    mid: String,
+    id: &GameId,
+    seat: Seat,
+    now: DateTime<Utc>,
+) -> Result<Handled, DaemonError> {
+    let loaded = ctx.store.load(id)?;
+    let meta = ctx.store.meta(id)?;
+    let record = &loaded.record;
+    let name = record.setup.players[seat.index()].name.clone();
+    let mut wants = Vec::new();
+    let mut lines = Vec::new();
+    for line in &inc.body {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match command(line) {
+            Some(c) => wants.push(c),
+            None => lines.push(line.to_string()),
+        }
+    }
+    let mut section = ReplySection {
+        subject: inc.subject.clone(),
+        ..ReplySection::default()
+    };
+    let mut mail = MailContext::default();
+    if wants.contains(&Command::Help) {
+        mail.help = Some(loaded.game.help());
+    }
+    if wants.contains(&Command::History) {
+        let entries = ctx.store.log(id)?;
+        mail.history = Some(report::history_lines(&*loaded.game, &entries, Some(seat)));
+    }
+    if lines.is_empty() && wants.is_empty() {
+        section
+            .notes
+            .push("Your mail had no orders in it; here is your report.".to_string());
+    }
+    if inc.truncated {
+        section
+            .notes
+            .push("Your mail was very long; only its beginning was read.".to_string());
+    }
+    let mut thread_refs = inc.references.clone();
+    let parent = inc.message_id.clone().unwrap_or_else(|| mid.clone());
+    thread_refs.retain(|r| *r != parent);
+    let thread = (parent, thread_refs);
+
+    let mut receipt = Receipt {
+        at: now,
+        game: Some(id.0.clone()),
+        outcome: String::new(),
+    };
+    let mut change = Change::default();
+    if !lines.is_empty() {
+        match orders::run(&*loaded.game, &meta, seat, &lines) {
+            Ok((game, meta, batch)) => {
+                section.understood = batch
+                    .applied
+                    .iter()
+                    .filter(|(s, _)| *s == seat)
+                    .map(|(_, a)| a.order.clone())
+                    .collect();
+                section.understood.extend(batch.queued.iter().cloned());
+                section.applied = batch.applied.iter().any(|(s, _)| *s == seat);
+                section.queued = batch.queued.clone();
+                mail.reply = Some(section);
+                let update =
+                    super::game_update(id, loaded.seq, &batch, &*game, meta, now, Some(&mid))?;
+                change.outbox = super::reports(
+                    ctx,
+                    id,
+                    &update,
+                    &*game,
+                    &batch,
+                    Some((seat, mail, thread)),
+                    now,
+                )?;
+                receipt.outcome = format!(
+                    "{name}: {} order(s) applied, {} queued",
+                    batch.applied.len(),
+                    batch.queued.len()
+                );
+                change.update = Some(update);
+                change.receipt = Some((mid, receipt.clone()));
+                return Ok(Handled {
+                    change: Some(change),
+                    changed_game: true,
+                    summary: receipt.outcome,
+                });
+            }
+            Err(rejected) => {
+                section.understood = lines.clone();
+                section.refused = true;
+                section.refused_line_no = rejected.line_no;
+                let (line, why) = match &rejected.rejected {
+                    OrderRejected::Parse(e) => {
+                        let mut why = e.message.clone();
+                        if !e.expected.is_empty() {
+                            why.push_str(&format!(" (expected {})", e.expected.join(", ")));
+                        }
+                        (e.line.clone(), why)
+                    }
+                    OrderRejected::Rule { line, error } => {
+                        (line.clone(), format!("{} ({})", error.message, error.rule))
+                    }
+                };
+                section.refused_line = line;
+                section.refused_why = why;
+                receipt.outcome = format!("{name}: refused line {}", rejected.line_no);
+            }
+        }
+    } else {
+        receipt.outcome = format!("{name}: commands answered");
+    }
+    mail.reply = Some(section);
+    let out = report::player_mail(
+        ctx,
+        id,
+        record,
+        &meta,
+        &*loaded.game,
+        seat,
+        mail,
+        Some(thread),
+        now,
+    )?;
+    change.outbox.push(out);
+    change.receipt = Some((mid, receipt.clone()));
+    Ok(Handled {
+        change: Some(change),
+        changed_game: false,
+        summary: receipt.outcome,
+    })
+}

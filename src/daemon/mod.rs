@@ -1,0 +1,429 @@
+//! The daemon: poll the inbound transport, handle each mail (authenticate,
+//! apply orders, answer), commit everything a mail causes in one
+//! transaction, mark the mail done, and drain the outbox to the outbound
+//! transport with retries.
+//!
+//! Exactly once: a mail's Message-ID receipt is committed with its effects
+//! and its outgoing mail; a mail is marked done only after that commit; a
+//! mail whose receipt exists is never applied again. A crash at any point
+//! loses nothing and applies nothing twice; outgoing mail is sent at least
+//! once.
+//!
+//! This module sees the mail transports only through [`Inbound`] and
+//! [`Outbound`].
+
+mod dispatch;
+pub mod orders;
+pub mod report;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::config::Config;
+use crate::engine::registry::BoardSource;
+use crate::engine::{Seat, Setup};
+use crate::mail::compose::ComposeError;
+use crate::mail::templates::{TemplateError, Templates};
+use crate::mail::{Inbound, Outbound, TransportError};
+use crate::store::{
+    BatchRejected, Change, GameId, GameMeta, GameUpdate, LogEntry, NewGame, Store, StoreError,
+};
+use report::MailContext;
+
+/// What can stop the daemon or a command.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// The store.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A mail transport.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// A template.
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    /// Composing a mail.
+    #[error(transparent)]
+    Compose(#[from] ComposeError),
+    /// Setting a game up.
+    #[error(transparent)]
+    Setup(#[from] crate::engine::SetupError),
+}
+
+/// What the handling of mail needs: the store, the config, the templates and
+/// the boards.
+pub struct Ctx<'a> {
+    /// The database.
+    pub store: &'a Store,
+    /// The configuration.
+    pub config: &'a Config,
+    /// The mail templates.
+    pub templates: &'a Templates,
+    /// Where boards come from.
+    pub boards: &'a BoardSource,
+}
+
+/// A new secret token: 10 letters and digits from the system's random source.
+pub fn new_token() -> Result<String, DaemonError> {
+    use std::io::Read;
+    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let mut bytes = [0u8; 10];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| TransportError::Io {
+            path: "/dev/urandom".to_string(),
+            source: e,
+        })?;
+    Ok(bytes
+        .iter()
+        .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
+        .collect())
+}
+
+/// Creates a game: its record, each player's secret token, and a welcome
+/// mail to each player (with their first report), in one commit.
+pub fn create_game(
+    ctx: &Ctx<'_>,
+    setup: &Setup,
+    now: DateTime<Utc>,
+) -> Result<GameId, DaemonError> {
+    for p in &setup.players {
+        crate::mail::compose::check_address(&p.email)?;
+    }
+    let record = ctx.store.prepare(setup, ctx.boards, now)?;
+    let n = setup.players.len();
+    let tokens = (0..n).map(|_| new_token()).collect::<Result<Vec<_>, _>>()?;
+    let meta = GameMeta {
+        tokens,
+        queued: vec![Vec::new(); n],
+        reported: vec![0; n],
+    };
+    let game = crate::engine::registry::from_snapshot(&setup.kind, &record.initial)?;
+    let mut outbox = Vec::new();
+    for s in 0..n {
+        let mail = MailContext {
+            welcome: true,
+            ..MailContext::default()
+        };
+        outbox.push(report::player_mail(
+            ctx,
+            &record.id,
+            &record,
+            &meta,
+            &*game,
+            Seat(s as u8),
+            mail,
+            None,
+            now,
+        )?);
+    }
+    let id = record.id.clone();
+    ctx.store.commit(&Change {
+        new_game: Some(NewGame { record, meta }),
+        outbox,
+        ..Change::default()
+    })?;
+    Ok(id)
+}
+
+/// Orders applied from the command line (`stationmaster order`): as by
+/// mail, all or nothing, and every player gets a report by mail.
+pub fn apply_local(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    seat: Seat,
+    lines: &[String],
+    now: DateTime<Utc>,
+) -> Result<(orders::Batch, Box<dyn crate::engine::AnyGame>), LocalApplyError> {
+    let loaded = ctx.store.load(id).map_err(DaemonError::from)?;
+    let meta = ctx.store.meta(id).map_err(DaemonError::from)?;
+    let (game, meta, batch) = orders::run(&*loaded.game, &meta, seat, lines)?;
+    if batch.applied.is_empty() && batch.queued.is_empty() {
+        return Ok((batch, game));
+    }
+    let mut change = Change::default();
+    let update = game_update(id, loaded.seq, &batch, &*game, meta, now, None)?;
+    change.outbox = reports(ctx, id, &update, &*game, &batch, None, now)?;
+    change.update = Some(update);
+    ctx.store.commit(&change).map_err(DaemonError::from)?;
+    Ok((batch, game))
+}
+
+/// Why orders from the command line were not applied.
+#[derive(Debug, thiserror::Error)]
+pub enum LocalApplyError {
+    /// A line was refused.
+    #[error(transparent)]
+    Rejected(#[from] BatchRejected),
+    /// Something else failed.
+    #[error(transparent)]
+    Daemon(#[from] DaemonError),
+}
+
+/// The log entries and state a batch leaves.
+#[allow(clippy::too_many_arguments)]
+fn game_update(
+    id: &GameId,
+    base_seq: u64,
+    batch: &orders::Batch,
+    game: &dyn crate::engine::AnyGame,
+    meta: GameMeta,
+    now: DateTime<Utc>,
+    source: Option<&str>,
+) -> Result<GameUpdate, DaemonError> {
+    let names = game.player_names();
+    let entries = batch
+        .applied
+        .iter()
+        .enumerate()
+        .map(|(k, (seat, a))| LogEntry {
+            seq: base_seq + 1 + k as u64,
+            at: now,
+            seat: *seat,
+            player: names.get(seat.index()).cloned().unwrap_or_default(),
+            order: a.order.clone(),
+            events: a.events.clone(),
+            source: source.map(str::to_string),
+        })
+        .collect();
+    game.check_invariants().map_err(|e| StoreError::Corrupt {
+        game: id.0.clone(),
+        message: format!("engine invariant broken: {e}"),
+    })?;
+    Ok(GameUpdate {
+        id: id.clone(),
+        base_seq,
+        entries,
+        state: game.snapshot(),
+        meta,
+    })
+}
+
+/// A report to every player after a change: what happened since their last
+/// report, their map and hints. The `reply` (a seat, its section and the
+/// threading) goes into that player's report.
+fn reports(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    update: &GameUpdate,
+    game: &dyn crate::engine::AnyGame,
+    batch: &orders::Batch,
+    reply: Option<(Seat, MailContext, (String, Vec<String>))>,
+    now: DateTime<Utc>,
+) -> Result<Vec<crate::mail::OutMail>, DaemonError> {
+    let record = ctx.store.record(id)?;
+    let mut meta = update.meta.clone();
+    let new_seq = update.base_seq + update.entries.len() as u64;
+    let mut out = Vec::new();
+    for s in 0..record.setup.players.len() {
+        let seat = Seat(s as u8);
+        let last = meta.reported.get(s).copied().unwrap_or(0);
+        let mut entries = if last < update.base_seq {
+            ctx.store.log_since(id, last)?
+        } else {
+            Vec::new()
+        };
+        entries.extend(update.entries.iter().filter(|e| e.seq > last).cloned());
+        let mut mail = MailContext {
+            events: report::event_lines(game, &entries, Some(seat)),
+            notes: batch
+                .notes
+                .iter()
+                .filter(|(n, _)| *n == seat)
+                .map(|(_, t)| t.clone())
+                .collect(),
+            ..MailContext::default()
+        };
+        let mut threading = None;
+        if let Some((rs, asked, thread)) = &reply
+            && *rs == seat
+        {
+            mail.reply = asked.reply.clone();
+            mail.help = asked.help.clone();
+            mail.history = asked.history.clone();
+            threading = Some(thread.clone());
+        }
+        out.push(report::player_mail(
+            ctx, id, &record, &meta, game, seat, mail, threading, now,
+        )?);
+        if let Some(r) = meta.reported.get_mut(s) {
+            *r = new_seq;
+        }
+    }
+    Ok(out)
+}
+
+/// What one poll cycle did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CycleReport {
+    /// Mails fetched.
+    pub fetched: usize,
+    /// Mails that changed a game.
+    pub applied: usize,
+    /// Mails skipped: already handled, auto-replies, unreadable.
+    pub skipped: usize,
+    /// Mails sent.
+    pub sent: usize,
+    /// Mails that failed to send this time (they stay in the outbox).
+    pub failed: usize,
+}
+
+/// The daemon: transports, store, config and templates together.
+pub struct Daemon {
+    store: Store,
+    config: Config,
+    templates: Templates,
+    boards: BoardSource,
+    inbound: Box<dyn Inbound>,
+    outbound: Box<dyn Outbound>,
+}
+
+impl Daemon {
+    /// A daemon over these parts.
+    pub fn new(
+        store: Store,
+        config: Config,
+        templates: Templates,
+        boards: BoardSource,
+        inbound: Box<dyn Inbound>,
+        outbound: Box<dyn Outbound>,
+    ) -> Daemon {
+        Daemon {
+            store,
+            config,
+            templates,
+            boards,
+            inbound,
+            outbound,
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// What handling mail needs, borrowed from the daemon.
+    pub fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            store: &self.store,
+            config: &self.config,
+            templates: &self.templates,
+            boards: &self.boards,
+        }
+    }
+
+    /// One cycle: fetch and handle every waiting mail, then drain the outbox.
+    /// `stop` is checked between mails, so a signal ends the cycle after
+    /// the mail in hand.
+    pub fn process(
+        &mut self,
+        now: DateTime<Utc>,
+        stop: &AtomicBool,
+    ) -> Result<CycleReport, DaemonError> {
+        let mut report = CycleReport::default();
+        let mails = self.inbound.fetch()?;
+        report.fetched = mails.len();
+        for raw in mails {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let outcome = {
+                let ctx = self.ctx();
+                dispatch::handle(&ctx, &raw.bytes, now)
+            };
+            match outcome {
+                Ok(handled) => {
+                    tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
+                    if let Some(change) = &handled.change {
+                        match self.store.commit(change) {
+                            Ok(()) => {}
+                            Err(StoreError::Conflict(game)) => {
+                                // Someone changed the game meanwhile: leave
+                                // the mail for the next cycle.
+                                tracing::warn!(%game, "game changed while a mail was handled; will retry");
+                                continue;
+                            }
+                            Err(e) => return Err(e.into()),
+                        }
+                    }
+                    if handled.changed_game {
+                        report.applied += 1;
+                    } else {
+                        report.skipped += 1;
+                    }
+                }
+                Err(e) => {
+                    // An internal error: the mail stays, the operator is told.
+                    tracing::error!(mail = %raw.handle, error = %e, "mail could not be handled; it stays in the inbox");
+                    continue;
+                }
+            }
+            self.inbound.done(&raw.handle)?;
+        }
+        let (sent, failed) = self.drain(now)?;
+        report.sent = sent;
+        report.failed = failed;
+        Ok(report)
+    }
+
+    /// Sends what the outbox holds that is due; failures are retried later
+    /// with growing delays, and given up after `[daemon] send_attempts`.
+    pub fn drain(&mut self, now: DateTime<Utc>) -> Result<(usize, usize), DaemonError> {
+        let (mut sent, mut failed) = (0, 0);
+        for (key, mut item) in self.store.outbox_due(now)? {
+            match self.outbound.send(&item.mail()) {
+                Ok(()) => {
+                    self.store.outbox_sent(key)?;
+                    sent += 1;
+                }
+                Err(e) => {
+                    failed += 1;
+                    item.attempts += 1;
+                    item.last_error = Some(e.to_string());
+                    if !e.is_transient() || item.attempts >= self.config.daemon.send_attempts {
+                        tracing::error!(to = ?item.to, error = %e, attempts = item.attempts, "mail given up");
+                        self.store.outbox_retry(key, None)?;
+                    } else {
+                        let delay = 30i64.saturating_mul(1 << item.attempts.min(7));
+                        item.next_try = now + chrono::Duration::seconds(delay.min(3600));
+                        tracing::warn!(to = ?item.to, error = %e, retry_in = delay, "mail not sent; will retry");
+                        self.store.outbox_retry(key, Some(&item))?;
+                    }
+                }
+            }
+        }
+        Ok((sent, failed))
+    }
+
+    /// Polls until `stop` is set: process, then sleep `[daemon]
+    /// poll_seconds` (waking early on `stop`). `clock` gives the time.
+    pub fn run(
+        &mut self,
+        stop: &AtomicBool,
+        clock: &dyn Fn() -> DateTime<Utc>,
+    ) -> Result<(), DaemonError> {
+        while !stop.load(Ordering::SeqCst) {
+            match self.process(clock(), stop) {
+                Ok(r) => {
+                    if r.fetched > 0 || r.sent > 0 || r.failed > 0 {
+                        tracing::info!(?r, "cycle");
+                    }
+                }
+                Err(DaemonError::Transport(e)) if e.is_transient() => {
+                    tracing::warn!(error = %e, "mail server unreachable; trying again next cycle");
+                }
+                Err(e) => return Err(e),
+            }
+            let mut slept = 0;
+            while slept < self.config.daemon.poll_seconds * 10 && !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(100));
+                slept += 1;
+            }
+        }
+        tracing::info!("stopped");
+        Ok(())
+    }
+}

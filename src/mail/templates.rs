@@ -1,0 +1,134 @@
+//! The mail templates of `templates/`, rendered with minijinja.
+//!
+//! Every template is built into the binary; an operator may point
+//! `[templates] dir` at a folder with their own copies, and any template
+//! found there replaces the built-in one. Text templates render without
+//! escaping; `.html` templates escape every value (the map arrives already
+//! as HTML and is marked `safe` in the template).
+
+use std::path::{Path, PathBuf};
+
+use minijinja::{AutoEscape, Environment};
+use serde::Serialize;
+
+/// The templates Stationmaster uses, with their built-in text.
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("report.txt", include_str!("../../templates/report.txt")),
+    ("report.html", include_str!("../../templates/report.html")),
+    ("help.txt", include_str!("../../templates/help.txt")),
+    ("intruder.txt", include_str!("../../templates/intruder.txt")),
+];
+
+/// A template that cannot be read or rendered.
+#[derive(Debug, thiserror::Error)]
+#[error("template {name}: {message}")]
+pub struct TemplateError {
+    /// The template's name.
+    pub name: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// The loaded templates.
+pub struct Templates {
+    env: Environment<'static>,
+}
+
+impl Templates {
+    /// The built-in templates, each replaced by a file of the same name in
+    /// `dir` where there is one.
+    pub fn load(dir: Option<&Path>) -> Result<Templates, TemplateError> {
+        let mut env = Environment::new();
+        env.set_trim_blocks(true);
+        env.set_lstrip_blocks(true);
+        env.set_auto_escape_callback(|name| {
+            if name.ends_with(".html") {
+                AutoEscape::Html
+            } else {
+                AutoEscape::None
+            }
+        });
+        for (name, text) in BUILT_IN {
+            let source = match dir.map(|d| d.join(name)) {
+                Some(path) if path.exists() => {
+                    std::fs::read_to_string(&path).map_err(|e| TemplateError {
+                        name: path.display().to_string(),
+                        message: e.to_string(),
+                    })?
+                }
+                _ => text.to_string(),
+            };
+            env.add_template_owned(name.to_string(), source)
+                .map_err(|e| TemplateError {
+                    name: name.to_string(),
+                    message: e.to_string(),
+                })?;
+        }
+        Ok(Templates { env })
+    }
+
+    /// Where an operator's copies would be looked for, for messages.
+    pub fn describe(dir: Option<&Path>) -> String {
+        match dir {
+            Some(d) => format!(
+                "templates from {} (built-in where missing)",
+                PathBuf::from(d).display()
+            ),
+            None => "built-in templates".to_string(),
+        }
+    }
+
+    /// Renders template `name` with `context`.
+    pub fn render<C: Serialize>(&self, name: &str, context: &C) -> Result<String, TemplateError> {
+        let err = |e: minijinja::Error| TemplateError {
+            name: name.to_string(),
+            message: format!("{e:#}"),
+        };
+        self.env
+            .get_template(name)
+            .map_err(err)?
+            .render(context)
+            .map_err(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_templates_compile_and_an_operator_copy_wins() {
+        let t = Templates::load(None).unwrap();
+        let out = t
+            .render(
+                "help.txt",
+                &serde_json::json!({ "address": "sm@example.org", "reason": null, "games": [] }),
+            )
+            .unwrap();
+        assert!(out.contains("sm@example.org"));
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(
+            dir.path().join("help.txt"),
+            "Custom help for {{ address }}.",
+        )
+        .unwrap();
+        let t = Templates::load(Some(dir.path())).unwrap();
+        let out = t
+            .render("help.txt", &serde_json::json!({ "address": "x@y" }))
+            .unwrap();
+        assert_eq!(out, "Custom help for x@y.");
+    }
+
+    #[test]
+    fn html_templates_escape_values() {
+        let t = Templates::load(None).unwrap();
+        let out = t
+            .render(
+                "report.html",
+                &serde_json::json!({ "game": "<g>", "map_html": "<pre>ok</pre>", "events": ["a < b"] }),
+            )
+            .unwrap();
+        assert!(out.contains("a &lt; b"), "{out}");
+        assert!(out.contains("<pre>ok</pre>"), "{out}");
+    }
+}

@@ -1,0 +1,617 @@
+//! The daemon through real MIME on in-memory transports: welcome mails with
+//! keys, orders by mail, replies and reports, refusals, spoofing, auto-replies,
+//! help, the veto queue, replays and retries. The end-to-end tests over real
+//! IMAP and SMTP servers are in `tests/e2e.rs`.
+
+use std::sync::atomic::AtomicBool;
+
+use chrono::{DateTime, Duration, Utc};
+use mail_parser::MessageParser;
+use stationmaster::config::Config;
+use stationmaster::daemon::{self, Daemon};
+use stationmaster::engine::registry::BoardSource;
+use stationmaster::engine::{PlayerSetup, Setup};
+use stationmaster::mail::OutMail;
+use stationmaster::mail::templates::Templates;
+use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
+use stationmaster::store::{GameId, Store};
+use tempfile::TempDir;
+
+const PLAYERS: [&str; 3] = ["alice", "bob", "cecil"];
+
+struct World {
+    _dir: TempDir,
+    daemon: Daemon,
+    inbox: MemoryInbound,
+    outbox: MemoryOutbound,
+    id: GameId,
+    tokens: Vec<String>,
+    now: DateTime<Utc>,
+    n: usize,
+}
+
+/// A received mail, parsed back with mail-parser.
+#[derive(Debug)]
+struct Got {
+    to: String,
+    subject: String,
+    text: String,
+    html: String,
+    in_reply_to: Option<String>,
+}
+
+fn parse(mail: &OutMail) -> Got {
+    let m = MessageParser::default()
+        .parse(&mail.bytes)
+        .expect("our mail parses");
+    Got {
+        to: mail.to.join(","),
+        subject: m.subject().unwrap_or_default().to_string(),
+        text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),
+        in_reply_to: m.in_reply_to().as_text().map(str::to_string),
+    }
+}
+
+fn config() -> Config {
+    let mut c = Config::default();
+    c.mail.address = "sm@example.org".into();
+    c
+}
+
+impl World {
+    /// A 3-player game; seed 7 makes bob start.
+    fn new() -> World {
+        let dir = TempDir::new().unwrap();
+        let store = Store::open(&dir.path().join("db")).unwrap();
+        let inbox = MemoryInbound::new();
+        let outbox = MemoryOutbound::new();
+        let daemon = Daemon::new(
+            store,
+            config(),
+            Templates::load(None).unwrap(),
+            BoardSource::embedded(),
+            Box::new(inbox.clone()),
+            Box::new(outbox.clone()),
+        );
+        let now = DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let setup = Setup {
+            kind: "rocket".into(),
+            players: PLAYERS
+                .iter()
+                .map(|n| PlayerSetup {
+                    name: n.to_string(),
+                    email: format!("{n}@example.org"),
+                })
+                .collect(),
+            options: vec![],
+            seed: 7,
+        };
+        let id = daemon::create_game(&daemon.ctx(), &setup, now).unwrap();
+        let tokens = daemon.store().meta(&id).unwrap().tokens;
+        let mut w = World {
+            _dir: dir,
+            daemon,
+            inbox,
+            outbox,
+            id,
+            tokens,
+            now,
+            n: 0,
+        };
+        w.process();
+        w
+    }
+
+    fn process(&mut self) -> Vec<Got> {
+        self.daemon
+            .process(self.now, &AtomicBool::new(false))
+            .unwrap();
+        self.outbox.take().iter().map(parse).collect()
+    }
+
+    fn seat(name: &str) -> usize {
+        PLAYERS.iter().position(|p| *p == name).unwrap()
+    }
+
+    /// A raw mail; `token` goes into the subject tag.
+    fn raw(&mut self, from: &str, subject: &str, headers: &str, body: &str) -> String {
+        self.n += 1;
+        format!(
+            "From: {from}\r\nTo: sm@example.org\r\nSubject: {subject}\r\nMessage-ID: <t{}@example.org>\r\n{headers}Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
+            self.n
+        )
+    }
+
+    /// A reply from `player` with their key, as their mail program sends it.
+    fn send(&mut self, player: &str, body: &str) -> Vec<Got> {
+        let token = self.tokens[Self::seat(player)].clone();
+        let subject = format!("Re: [{} {token}] Your turn", self.id);
+        let raw = self.raw(&format!("{player}@example.org"), &subject, "", body);
+        self.inbox.push(raw);
+        self.process()
+    }
+
+    fn json(&self) -> serde_json::Value {
+        self.daemon
+            .store()
+            .load(&self.id)
+            .unwrap()
+            .game
+            .view_json(None)
+    }
+
+    fn log_len(&self) -> usize {
+        self.daemon.store().log(&self.id).unwrap().len()
+    }
+}
+
+fn to<'a>(mails: &'a [Got], who: &str) -> Vec<&'a Got> {
+    mails
+        .iter()
+        .filter(|m| m.to == format!("{who}@example.org"))
+        .collect()
+}
+
+#[test]
+fn each_player_is_welcomed_with_a_secret_key() {
+    let dir = TempDir::new().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let inbox = MemoryInbound::new();
+    let outbox = MemoryOutbound::new();
+    let mut d = Daemon::new(
+        store,
+        config(),
+        Templates::load(None).unwrap(),
+        BoardSource::embedded(),
+        Box::new(inbox),
+        Box::new(outbox.clone()),
+    );
+    let setup = Setup {
+        kind: "rocket".into(),
+        players: PLAYERS
+            .iter()
+            .map(|n| PlayerSetup {
+                name: n.to_string(),
+                email: format!("{n}@example.org"),
+            })
+            .collect(),
+        options: vec![],
+        seed: 7,
+    };
+    let now = Utc::now();
+    let id = daemon::create_game(&d.ctx(), &setup, now).unwrap();
+    d.process(now, &AtomicBool::new(false)).unwrap();
+    let sent = outbox.take();
+    assert_eq!(sent.len(), 3);
+    let tokens = d.store().meta(&id).unwrap().tokens;
+    assert_eq!(
+        tokens
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        3,
+        "distinct keys"
+    );
+    for (i, mail) in sent.iter().enumerate() {
+        let got = parse(mail);
+        let raw = String::from_utf8_lossy(&mail.bytes);
+        assert_eq!(got.to, format!("{}@example.org", PLAYERS[i]));
+        assert!(
+            got.subject
+                .starts_with(&format!("[rocket-1 {}] Welcome", tokens[i])),
+            "{}",
+            got.subject
+        );
+        assert!(
+            raw.contains(&format!("sm+rocket-1.{}@example.org", tokens[i])),
+            "reply-to carries the key"
+        );
+        assert!(got.text.contains("Welcome to rocket-1"), "{}", got.text);
+        assert!(got.text.contains("@Yor@"), "the map is in the text part");
+        assert!(
+            got.html.contains("<pre") && got.html.contains("color:"),
+            "a coloured map in HTML"
+        );
+        for (j, t) in tokens.iter().enumerate() {
+            if j != i {
+                assert!(
+                    !raw.contains(t.as_str()),
+                    "{}'s mail shows another player's key",
+                    PLAYERS[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn orders_by_mail_are_applied_answered_and_reported_to_everyone() {
+    let mut w = World::new();
+    let mails = w.send(
+        "bob",
+        "token manchester textiles\nextend ly b4\n\n-- \nBob\nmy signature",
+    );
+    assert_eq!(w.log_len(), 2);
+    assert_eq!(mails.len(), 3, "one mail per player");
+    let bob = to(&mails, "bob")[0];
+    assert!(bob.subject.starts_with("Re: [rocket-1"), "{}", bob.subject);
+    assert_eq!(
+        bob.in_reply_to.as_deref(),
+        Some("t1@example.org"),
+        "threaded"
+    );
+    assert!(
+        bob.text.contains("> token Manchester textiles") && bob.text.contains("> extend L&Y B4"),
+        "{}",
+        bob.text
+    );
+    assert!(bob.text.contains("Applied."), "{}", bob.text);
+    assert!(
+        bob.text.contains("You receive £2,000"),
+        "bob sees his own payment: {}",
+        bob.text
+    );
+    assert!(
+        bob.text.contains("Your money: £2,000 (private)"),
+        "{}",
+        bob.text
+    );
+    let alice = to(&mails, "alice")[0];
+    assert!(
+        alice.text.contains("bob is paid for Manchester's tokens"),
+        "{}",
+        alice.text
+    );
+    assert!(
+        !alice.text.contains("2,000"),
+        "alice must not see bob's money: {}",
+        alice.text
+    );
+    assert!(alice.in_reply_to.is_none());
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil.text.contains("You can:") && cecil.text.contains("extend LINE HEX"),
+        "cecil is next: {}",
+        cecil.text
+    );
+    assert!(cecil.html.contains("<pre"));
+}
+
+#[test]
+fn a_refused_order_changes_nothing_and_says_why_and_what_is_legal() {
+    let mut w = World::new();
+    let before = w.json();
+    let mails = w.send("bob", "token manchester textiles\nextend gwr c13");
+    assert_eq!(w.json(), before);
+    assert_eq!(mails.len(), 1, "only the sender hears of it");
+    let text = &mails[0].text;
+    assert!(
+        text.contains("Nothing was applied. Line 2 was refused:"),
+        "{text}"
+    );
+    assert!(text.contains("extend gwr c13"), "{text}");
+    assert!(text.contains("GWR can move to"), "{text}");
+    assert!(text.contains("You can:"), "{text}");
+
+    // Out of turn, and nonsense.
+    let mails = w.send("alice", "token london steel");
+    assert!(
+        mails[0].text.contains("It is bob's turn, not yours."),
+        "{}",
+        mails[0].text
+    );
+    let mails = w.send("bob", "build a railway");
+    assert!(
+        mails[0].text.contains("`build` is not an order"),
+        "{}",
+        mails[0].text
+    );
+    assert_eq!(w.json(), before);
+}
+
+#[test]
+fn a_mail_already_processed_is_never_applied_again() {
+    let mut w = World::new();
+    let token = w.tokens[1].clone();
+    let raw = format!(
+        "From: bob@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <same@example.org>\r\n\r\ntoken manchester textiles\r\n"
+    );
+    w.inbox.push(raw.clone());
+    assert_eq!(w.process().len(), 3);
+    w.inbox.push(raw);
+    assert!(w.process().is_empty(), "a replay gets no answer");
+    assert_eq!(w.log_len(), 1);
+}
+
+#[test]
+fn a_mail_without_the_key_or_from_another_address_changes_nothing_and_the_player_is_told() {
+    let mut w = World::new();
+    let before = w.json();
+    // From bob's address, no key.
+    let raw = w.raw(
+        "bob@example.org",
+        "[rocket-1] orders",
+        "",
+        "token manchester textiles",
+    );
+    w.inbox.push(raw);
+    let mails = w.process();
+    assert_eq!(w.json(), before);
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to, "bob@example.org");
+    assert!(
+        mails[0]
+            .subject
+            .contains("Someone tried to give orders as you")
+    );
+    assert!(mails[0].text.contains("no key"), "{}", mails[0].text);
+
+    // With bob's key, from someone else: bob is told, not the sender
+    // (alerts to one player are sent at most once an hour).
+    w.now += Duration::hours(2);
+    let token = w.tokens[1].clone();
+    let raw = w.raw(
+        "mallory@example.net",
+        &format!("[rocket-1 {token}] orders"),
+        "",
+        "token manchester textiles",
+    );
+    w.inbox.push(raw);
+    let mails = w.process();
+    assert_eq!(w.json(), before);
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to, "bob@example.org");
+    assert!(
+        mails[0].text.contains("mallory@example.net"),
+        "{}",
+        mails[0].text
+    );
+
+    // Alice's address with bob's key: refused too.
+    let raw = w.raw(
+        "alice@example.org",
+        &format!("[rocket-1 {token}] orders"),
+        "",
+        "token manchester textiles",
+    );
+    w.inbox.push(raw);
+    w.process();
+    assert_eq!(w.json(), before);
+}
+
+#[test]
+fn automatic_mail_is_never_answered() {
+    let mut w = World::new();
+    let token = w.tokens[0].clone();
+    for headers in [
+        "Auto-Submitted: auto-replied\r\n",
+        "Precedence: bulk\r\n",
+        "Precedence: junk\r\n",
+        "X-Autoreply: yes\r\n",
+    ] {
+        let raw = w.raw(
+            "alice@example.org",
+            &format!("Re: [rocket-1 {token}] x"),
+            headers,
+            "I am on holiday.",
+        );
+        w.inbox.push(raw);
+        assert!(w.process().is_empty(), "{headers} was answered");
+    }
+    let raw = w.raw(
+        "alice@example.org",
+        &format!("Out of Office: [rocket-1 {token}] x"),
+        "",
+        "Back on Monday.",
+    );
+    w.inbox.push(raw);
+    assert!(w.process().is_empty());
+    let raw = w.raw(
+        "MAILER-DAEMON@example.org",
+        "Undeliverable: [rocket-1] x",
+        "",
+        "Your mail could not be delivered.",
+    );
+    w.inbox.push(raw);
+    assert!(w.process().is_empty());
+    assert_eq!(w.log_len(), 0);
+}
+
+#[test]
+fn mail_that_names_no_game_gets_one_short_help_reply_a_day() {
+    let mut w = World::new();
+    let raw = w.raw("stranger@example.net", "hello", "", "how do I play?");
+    w.inbox.push(raw);
+    let mails = w.process();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to, "stranger@example.net");
+    assert!(
+        mails[0].text.contains("Your mail named no game."),
+        "{}",
+        mails[0].text
+    );
+    assert_eq!(
+        mails[0].in_reply_to.as_deref(),
+        Some(format!("t{}@example.org", w.n).as_str())
+    );
+
+    let raw = w.raw("stranger@example.net", "hello again", "", "?");
+    w.inbox.push(raw);
+    assert!(w.process().is_empty(), "rate-limited");
+    w.now += Duration::hours(25);
+    let raw = w.raw("stranger@example.net", "[rocket-9] hello", "", "?");
+    w.inbox.push(raw);
+    let mails = w.process();
+    assert_eq!(mails.len(), 1);
+    assert!(
+        mails[0].text.contains("There is no game rocket-9 here."),
+        "{}",
+        mails[0].text
+    );
+
+    // A player who writes without a game tag hears which games are theirs.
+    let raw = w.raw("alice@example.org", "hi", "", "what now?");
+    w.inbox.push(raw);
+    let mails = w.process();
+    assert!(
+        mails[0].text.contains("Your games here: rocket-1"),
+        "{}",
+        mails[0].text
+    );
+}
+
+#[test]
+fn help_map_and_history_are_answered_to_the_sender_alone() {
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles");
+    let mails = w.send("alice", "help");
+    assert_eq!(mails.len(), 1);
+    assert!(
+        mails[0].text.contains("extend LINE HEX") && mails[0].text.contains("bid N HEX"),
+        "{}",
+        mails[0].text
+    );
+    let mails = w.send("alice", "map");
+    assert_eq!(mails.len(), 1);
+    assert!(mails[0].text.contains("@Yor@"));
+    let mails = w.send("alice", "HISTORY");
+    assert!(
+        mails[0]
+            .text
+            .contains("#1 2026-11-21 18:00 bob: token Manchester textiles"),
+        "{}",
+        mails[0].text
+    );
+    assert_eq!(w.log_len(), 1);
+}
+
+#[test]
+fn orders_behind_a_veto_round_wait_and_apply_when_it_ends() {
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    // cecil's move asks bob about a veto; cecil's station waits.
+    let mails = w.send("cecil", "extend ly c5\nstation f8");
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil.text.contains("These wait until the veto round ends"),
+        "{}",
+        cecil.text
+    );
+    assert_eq!(w.json()["phase"], "veto_question");
+    let bob = to(&mails, "bob")[0];
+    assert!(
+        bob.text.contains("veto") && bob.text.contains("no veto"),
+        "bob is asked: {}",
+        bob.text
+    );
+
+    let mails = w.send("bob", "no veto");
+    let v = w.json();
+    assert_eq!(v["phase"], "actions");
+    assert_eq!(
+        v["stations"][0]["hex"], "F8",
+        "cecil's waiting station was placed"
+    );
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil
+            .text
+            .contains("Your waiting orders were applied: station F8."),
+        "{}",
+        cecil.text
+    );
+    assert_eq!(v["turn"]["active_player"], "alice");
+}
+
+#[test]
+fn waiting_orders_that_became_illegal_are_dropped_and_the_player_told() {
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    // The waiting order is another move of L&Y: illegal (once a turn).
+    w.send("cecil", "extend ly c5\nextend ly c6");
+    let mails = w.send("bob", "no veto");
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil
+            .text
+            .contains("Your waiting orders (extend ly c6) were not applied"),
+        "{}",
+        cecil.text
+    );
+    assert_eq!(
+        w.json()["turn"]["active_player"],
+        "cecil",
+        "cecil still has an action"
+    );
+}
+
+#[test]
+fn a_veto_round_by_mail() {
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    w.send("cecil", "extend ly c5");
+    // bob calls the round and bids in one mail: alice holds no L&Y shares
+    // and is passed over.
+    let mails = w.send("bob", "veto\nbid 1 c3");
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil.text.contains("bob bids 1 share for C3"),
+        "{}",
+        cecil.text
+    );
+    assert!(
+        cecil.text.contains("bid N HEX"),
+        "cecil is asked to bid: {}",
+        cecil.text
+    );
+    w.send("cecil", "bid 1 c5");
+    let v = w.json();
+    assert_eq!(v["phase"], "actions");
+    let ly = v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == "L&Y")
+        .unwrap();
+    assert_eq!(ly["locomotive"], "C5");
+    assert_eq!(
+        ly["board_shares"], 15,
+        "cecil's bid share went back to the board"
+    );
+}
+
+#[test]
+fn mail_that_cannot_be_sent_stays_in_the_outbox_and_goes_later() {
+    let mut w = World::new();
+    w.outbox.fail_next_sends(3);
+    let mails = w.send("bob", "token manchester textiles");
+    assert!(mails.is_empty(), "nothing got through");
+    assert_eq!(w.daemon.store().outbox_len(), 3);
+    w.now += Duration::minutes(5);
+    let mails = w.process();
+    assert_eq!(mails.len(), 3, "sent on a later cycle");
+    assert_eq!(w.daemon.store().outbox_len(), 0);
+}
+
+#[test]
+fn html_only_mail_and_quoted_replies_are_read() {
+    let mut w = World::new();
+    let token = w.tokens[1].clone();
+    w.n += 1;
+    let raw = format!(
+        "From: Bob <bob@example.org>\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <h{}@example.org>\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<div>token manchester textiles</div><div>extend ly b4<br></div><blockquote>&gt; old stuff</blockquote>\r\n",
+        w.n
+    );
+    w.inbox.push(raw);
+    w.process();
+    assert_eq!(w.log_len(), 2);
+    let mails = w.send(
+        "cecil",
+        "extend ly c5\n\nOn Sat, 21 Nov 2026, Stationmaster wrote:\n> extend gwr c14\n> Turn 2",
+    );
+    assert!(to(&mails, "cecil")[0].text.contains("> extend L&Y C5"));
+    assert_eq!(w.log_len(), 3);
+}

@@ -25,6 +25,18 @@ pub struct Config {
     pub daemon: DaemonConfig,
     /// Mail templates.
     pub templates: TemplatesConfig,
+    /// Deadline defaults for new games.
+    pub deadlines: crate::clock::ClockSettings,
+    /// The site: its moderators.
+    pub site: SiteConfig,
+}
+
+/// `[site]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SiteConfig {
+    /// Addresses of moderators of every game.
+    pub moderators: Vec<String>,
 }
 
 /// `[mail]`: the address players write to and mail comes from.
@@ -294,13 +306,22 @@ impl Config {
 
     /// Reads a configuration from its text; `path` names it in errors.
     pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Invalid {
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Invalid {
             path: path.to_string(),
             line: e
                 .span()
                 .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
             message: e.message().trim().to_string(),
-        })
+        })?;
+        config
+            .deadlines
+            .check()
+            .map_err(|message| ConfigError::Invalid {
+                path: path.to_string(),
+                line: None,
+                message: format!("[deadlines] {message}"),
+            })?;
+        Ok(config)
     }
 }
 

@@ -8,11 +8,13 @@
 //! - [`rocket`]: Stephenson's Rocket, pure rules.
 //! - [`store`]: games kept in sled as setup, an append-only order log and a
 //!   snapshot.
+//! - [`clock`]: deadlines, reminders and absences, pure.
 //! - [`config`]: the operator's `config.toml`.
 //! - [`local`]: the local play commands (`new`, `order`, `show`, `log`,
 //!   `games`) as library calls.
 #![warn(missing_docs)]
 
+pub mod clock;
 pub mod config;
 pub mod daemon;
 pub mod engine;

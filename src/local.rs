@@ -48,24 +48,40 @@ pub fn parse_player(arg: &str) -> Result<PlayerSetup, LocalError> {
     }
 }
 
+/// What `new` is given.
+#[derive(Clone, Debug)]
+pub struct GameSpec {
+    /// The game, e.g. `rocket`.
+    pub kind: String,
+    /// The players, in seat order.
+    pub players: Vec<PlayerSetup>,
+    /// Options switched on.
+    pub options: Vec<String>,
+    /// The seed.
+    pub seed: u64,
+    /// Deadlines (the config's `[deadlines]`, changed by flags).
+    pub clock: crate::clock::ClockSettings,
+    /// The game's own moderators.
+    pub moderators: Vec<String>,
+}
+
 /// `new`: creates a game, queues a welcome mail with its secret key for each
 /// player, and returns its id.
-pub fn new_game(
-    ctx: &Ctx<'_>,
-    kind: &str,
-    players: Vec<PlayerSetup>,
-    options: Vec<String>,
-    seed: u64,
-    now: DateTime<Utc>,
-) -> Result<GameId, LocalError> {
-    let kind = GameKind::from_name(kind).map_err(StoreError::from)?;
+pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<GameId, LocalError> {
+    let kind = GameKind::from_name(&spec.kind).map_err(StoreError::from)?;
     let setup = Setup {
         kind: kind.name().to_string(),
-        players,
-        options,
-        seed,
+        players: spec.players,
+        options: spec.options,
+        seed: spec.seed,
     };
-    Ok(daemon::create_game(ctx, &setup, now)?)
+    Ok(daemon::create_game(
+        ctx,
+        &setup,
+        spec.clock,
+        spec.moderators,
+        now,
+    )?)
 }
 
 fn seat_for(store: &Store, id: &GameId, name: &str) -> Result<Seat, LocalError> {
@@ -204,18 +220,44 @@ pub fn show(
     id: &GameId,
     name: Option<&str>,
     json: bool,
+    now: DateTime<Utc>,
 ) -> Result<String, LocalError> {
     let viewer = name.map(|n| seat_for(store, id, n)).transpose()?;
     let loaded = store.load(id)?;
+    let meta = store.meta(id)?;
     if json {
         let mut view = loaded.game.view_json(viewer);
         if let Some(obj) = view.as_object_mut() {
             obj.insert("game".to_string(), serde_json::Value::String(id.0.clone()));
+            // Deadlines are the daemon's, not the rules': filled in here.
+            if let Some(awaiting) = obj.get_mut("awaiting").and_then(|a| a.as_array_mut()) {
+                for (a, entry) in loaded.game.awaiting().iter().zip(awaiting.iter_mut()) {
+                    let due = meta
+                        .clock
+                        .waits
+                        .iter()
+                        .find(|w| w.seat == a.seat && w.kind == a.kind)
+                        .map(|w| w.due.to_rfc3339());
+                    entry["deadline"] =
+                        due.map_or(serde_json::Value::Null, serde_json::Value::String);
+                }
+            }
+            obj.insert(
+                "deadlines".to_string(),
+                serde_json::to_value(&meta.clock.settings).unwrap_or_default(),
+            );
         }
         return Ok(serde_json::to_string_pretty(&view).unwrap_or_default());
     }
     let mut out = format!("Game {} ({})\n\n", id, loaded.record.setup.kind);
     out.push_str(&loaded.game.render(viewer));
+    let deadlines = crate::daemon::report::deadline_lines(&*loaded.game, &meta, viewer, now);
+    if !deadlines.is_empty() {
+        out.push_str("\nDeadlines:\n");
+        for d in deadlines {
+            out.push_str(&format!("  {d}\n"));
+        }
+    }
     if let Some(seat) = viewer {
         let hints = hints_text(&*loaded.game, seat);
         if !hints.is_empty() {
@@ -403,14 +445,15 @@ pub fn demo(
         }
     }
     let first = players.first().map(|p| p.name.clone()).unwrap_or_default();
-    let id = new_game(
-        &daemon.ctx(),
-        "rocket",
-        players.clone(),
-        Vec::new(),
+    let spec = GameSpec {
+        kind: "rocket".to_string(),
+        players: players.clone(),
+        options: Vec::new(),
         seed,
-        now,
-    )?;
+        clock: daemon.ctx().config.deadlines.clone(),
+        moderators: Vec::new(),
+    };
+    let id = new_game(&daemon.ctx(), spec, now)?;
     let meta = daemon.store().meta(&id)?;
     let address = daemon.ctx().config.mail.address.clone();
     let new_dir = inbox.join("new");
@@ -452,6 +495,6 @@ pub fn demo(
     ));
     out.push_str(&log(daemon.store(), &id)?);
     out.push_str(&format!("\nAs {first} sees it now (`stationmaster show {id} --as {first}`; their mails are in {}):\n\n", outbox.display()));
-    out.push_str(&show(daemon.store(), &id, Some(&first), false)?);
+    out.push_str(&show(daemon.store(), &id, Some(&first), false, now)?);
     Ok(out)
 }

@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
 
+use stationmaster::clock::{ClockSettings, Policy, Span};
 use stationmaster::config::{Config, InboundKind, OutboundKind};
 use stationmaster::daemon::{Ctx, Daemon};
 use stationmaster::engine::registry::BoardSource;
@@ -35,6 +36,9 @@ struct Cli {
     command: Command,
 }
 
+// `new` carries all the deadline flags; the enum is parsed once, so its
+// size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Create a game and print its id.
@@ -50,6 +54,11 @@ enum Command {
         /// Switch on an option (rocket: veto_defend_only, open_money).
         #[arg(long = "option", value_name = "NAME")]
         options: Vec<String>,
+        /// A moderator of this game (besides the site's), by address.
+        #[arg(long = "moderator", value_name = "EMAIL")]
+        moderators: Vec<String>,
+        #[command(flatten)]
+        clock: ClockArgs,
     },
     /// Apply one or more orders (one a line), all or nothing.
     Order {
@@ -88,6 +97,77 @@ enum Command {
     /// Play a short scripted 3-player game by mail on the embedded default
     /// (Maildir in, .eml files out) and show what came of it.
     Demo,
+}
+
+/// Deadline settings of a new game; each defaults to the config's `[deadlines]`.
+#[derive(clap::Args)]
+struct ClockArgs {
+    /// Time for a turn, e.g. 48h, 2d.
+    #[arg(long, value_name = "DURATION")]
+    turn: Option<String>,
+    /// Time to answer a veto question, e.g. 12h.
+    #[arg(long, value_name = "DURATION")]
+    veto_question: Option<String>,
+    /// Time for each bid in a veto round, e.g. 12h.
+    #[arg(long, value_name = "DURATION")]
+    veto_bid: Option<String>,
+    /// The game's time zone, e.g. Europe/London.
+    #[arg(long, value_name = "ZONE")]
+    time_zone: Option<String>,
+    /// Move deadlines on to this full hour (0 to 23) of the game's time zone.
+    #[arg(long, value_name = "HOUR")]
+    round_to_hour: Option<u8>,
+    /// Weekdays with no deadline, e.g. sat,sun.
+    #[arg(long, value_name = "DAYS", value_delimiter = ',')]
+    skip_days: Option<Vec<String>>,
+    /// Reminders before a deadline, e.g. 24h,2h.
+    #[arg(long, value_name = "DURATIONS", value_delimiter = ',')]
+    reminders: Option<Vec<String>>,
+    /// What a missed turn does: skip, wait or default.
+    #[arg(long, value_name = "POLICY")]
+    policy: Option<String>,
+    /// Ask the moderators to replace a player after this many misses in a row.
+    #[arg(long, value_name = "N")]
+    replace_after: Option<u32>,
+}
+
+impl ClockArgs {
+    fn apply(self, mut c: ClockSettings) -> Result<ClockSettings> {
+        let span =
+            |flag: &str, v: &str| Span::parse(v).map_err(|e| anyhow::anyhow!("--{flag}: {e}"));
+        if let Some(v) = self.turn {
+            c.turn = span("turn", &v)?;
+        }
+        if let Some(v) = self.veto_question {
+            c.veto_question = span("veto-question", &v)?;
+        }
+        if let Some(v) = self.veto_bid {
+            c.veto_bid = span("veto-bid", &v)?;
+        }
+        if let Some(v) = self.time_zone {
+            c.time_zone = v;
+        }
+        if self.round_to_hour.is_some() {
+            c.round_to_hour = self.round_to_hour;
+        }
+        if let Some(v) = self.skip_days {
+            c.skip_days = v;
+        }
+        if let Some(v) = self.reminders {
+            c.reminders = v
+                .iter()
+                .map(|r| span("reminders", r))
+                .collect::<Result<_>>()?;
+        }
+        if let Some(v) = self.policy {
+            c.policy = Policy::parse(&v).map_err(|e| anyhow::anyhow!("--policy: {e}"))?;
+        }
+        if let Some(v) = self.replace_after {
+            c.replace_after = v;
+        }
+        c.check().map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(c)
+    }
 }
 
 fn main() -> ExitCode {
@@ -163,6 +243,8 @@ fn run(cli: Cli) -> Result<String> {
             players,
             seed,
             options,
+            moderators,
+            clock,
         } => {
             let players = players
                 .iter()
@@ -176,7 +258,15 @@ fn run(cli: Cli) -> Result<String> {
                 templates: &templates,
                 boards: &boards,
             };
-            let id = local::new_game(&ctx, &kind, players, options, seed, now)?;
+            let spec = local::GameSpec {
+                kind,
+                players,
+                options,
+                seed,
+                clock: clock.apply(config.deadlines.clone())?,
+                moderators,
+            };
+            let id = local::new_game(&ctx, spec, now)?;
             format!("{id}\n")
         }
         Command::Order {
@@ -194,7 +284,7 @@ fn run(cli: Cli) -> Result<String> {
             local::order(&ctx, &GameId(game), &player, &orders, now)?
         }
         Command::Show { game, player, json } => {
-            let mut text = local::show(&open()?, &GameId(game), player.as_deref(), json)?;
+            let mut text = local::show(&open()?, &GameId(game), player.as_deref(), json, now)?;
             if !text.ends_with('\n') {
                 text.push('\n');
             }

@@ -308,8 +308,10 @@ fn a_three_player_game_is_played_to_its_end_from_the_command_line() {
         orders += 1;
         assert!(orders < 2000, "the game does not end");
     }
-    let view = json(&dir, &game, None);
+    let mut view = json(&dir, &game, None);
     assert_eq!(view["finished"], true);
+    // The command line adds the game's deadline settings to the rules' view.
+    assert!(view.as_object_mut().unwrap().remove("deadlines").is_some());
     assert_eq!(view, {
         let mut v = mirror.view_json(None);
         v["game"] = serde_json::Value::String(game.clone());

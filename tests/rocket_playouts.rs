@@ -37,6 +37,7 @@ fn pick(rng: &mut SplitMix64, legal: &[Order]) -> Order {
         Order::NoVeto => 5,
         Order::Bid { .. } => 6,
         Order::Pass => 7,
+        Order::Skip => 8,
     };
     let mut kinds: Vec<u8> = legal.iter().map(kind).collect();
     kinds.sort();

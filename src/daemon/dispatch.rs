@@ -367,20 +367,116 @@ fn authenticated(
     now: DateTime<Utc>,
 ) -> Result<Handled, DaemonError> {
     let loaded = ctx.store.load(id)?;
-    let meta = ctx.store.meta(id)?;
+    let stored_meta = ctx.store.meta(id)?;
+    let old_fire = stored_meta.clock.next_fire;
+    let mut meta = stored_meta.clone();
     let record = &loaded.record;
     let name = record.setup.players[seat.index()].name.clone();
     let mut wants = Vec::new();
     let mut lines = Vec::new();
+    let mut absence: Vec<String> = Vec::new();
     for line in &inc.body {
         let line = line.trim();
         if line.is_empty() {
+            continue;
+        }
+        let first = line
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if first == "away" || (first == "back" && line.split_whitespace().count() == 1) {
+            absence.push(line.to_string());
             continue;
         }
         match command(line) {
             Some(c) => wants.push(c),
             None => lines.push(line.to_string()),
         }
+    }
+    // Absence: `away DATE to DATE` holds the player's deadlines; `back` ends
+    // it. Everyone is told.
+    let mut absence_notes: Vec<(Seat, String)> = Vec::new();
+    let mut absence_error: Option<(String, String)> = None;
+    for line in &absence {
+        if line.eq_ignore_ascii_case("back") {
+            if let Some(a) = meta.clock.away.get_mut(seat.index()) {
+                *a = None;
+            }
+            meta.clock.plan();
+            for s in 0..record.setup.players.len() {
+                absence_notes.push((
+                    Seat(s as u8),
+                    format!("{name} is back; their deadlines run as usual."),
+                ));
+            }
+            continue;
+        }
+        match crate::clock::parse_away(&meta.clock.settings, line, now) {
+            Ok(a) => {
+                let text = format!(
+                    "{name} is away from {} to {}; their deadlines wait.",
+                    meta.clock.settings.describe(a.from, now),
+                    meta.clock.settings.describe(a.to, now)
+                );
+                if let Some(slot) = meta.clock.away.get_mut(seat.index()) {
+                    *slot = Some(a);
+                }
+                meta.clock.hold_running();
+                for s in 0..record.setup.players.len() {
+                    absence_notes.push((Seat(s as u8), text.clone()));
+                }
+            }
+            Err(why) => absence_error = Some((line.clone(), why)),
+        }
+    }
+    if let Some((line, why)) = absence_error {
+        // A refused `away` changes nothing, orders included.
+        meta = stored_meta.clone();
+        absence_notes.clear();
+        lines.clear();
+        let section = ReplySection {
+            subject: inc.subject.clone(),
+            understood: vec![line.clone()],
+            refused: true,
+            refused_line_no: 1,
+            refused_line: line,
+            refused_why: why,
+            ..ReplySection::default()
+        };
+        let mail = MailContext {
+            reply: Some(section),
+            ..MailContext::default()
+        };
+        let thread = (
+            inc.message_id.clone().unwrap_or_else(|| mid.clone()),
+            inc.references.clone(),
+        );
+        let out = report::player_mail(
+            ctx,
+            id,
+            record,
+            &meta,
+            &*loaded.game,
+            seat,
+            mail,
+            Some(thread),
+            now,
+        )?;
+        let receipt = Receipt {
+            at: now,
+            game: Some(id.0.clone()),
+            outcome: format!("{name}: absence refused"),
+        };
+        return Ok(Handled {
+            change: Some(Change {
+                outbox: vec![out],
+                receipt: Some((mid, receipt.clone())),
+                ..Change::default()
+            }),
+            changed_game: false,
+            summary: receipt.outcome,
+        });
     }
     let mut section = ReplySection {
         subject: inc.subject.clone(),
@@ -394,7 +490,7 @@ fn authenticated(
         let entries = ctx.store.log(id)?;
         mail.history = Some(report::history_lines(&*loaded.game, &entries, Some(seat)));
     }
-    if lines.is_empty() && wants.is_empty() {
+    if lines.is_empty() && wants.is_empty() && absence.is_empty() {
         section
             .notes
             .push("Your mail had no orders in it; here is your report.".to_string());
@@ -415,9 +511,10 @@ fn authenticated(
         outcome: String::new(),
     };
     let mut change = Change::default();
-    if !lines.is_empty() {
+    if !lines.is_empty() || !absence_notes.is_empty() {
         match orders::run(&*loaded.game, &meta, seat, &lines) {
-            Ok((game, meta, batch)) => {
+            Ok((game, meta, mut batch)) => {
+                batch.notes.extend(absence_notes.iter().cloned());
                 section.understood = batch
                     .applied
                     .iter()
@@ -425,15 +522,25 @@ fn authenticated(
                     .map(|(_, a)| a.order.clone())
                     .collect();
                 section.understood.extend(batch.queued.iter().cloned());
-                section.applied = batch.applied.iter().any(|(s, _)| *s == seat);
+                section.understood.extend(absence.iter().cloned());
+                section.applied =
+                    batch.applied.iter().any(|(s, _)| *s == seat) || !absence_notes.is_empty();
                 section.queued = batch.queued.clone();
                 mail.reply = Some(section);
-                let update =
-                    super::game_update(id, loaded.seq, &batch, &*game, meta, now, Some(&mid))?;
+                let mut update = super::game_update(
+                    id,
+                    loaded.seq,
+                    old_fire,
+                    &batch,
+                    &*game,
+                    meta,
+                    now,
+                    Some(mid.as_str()),
+                )?;
                 change.outbox = super::reports(
                     ctx,
                     id,
-                    &update,
+                    &mut update,
                     &*game,
                     &batch,
                     Some((seat, mail, thread)),

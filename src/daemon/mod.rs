@@ -15,12 +15,14 @@
 mod dispatch;
 pub mod orders;
 pub mod report;
+pub mod scheduler;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+use crate::clock::{Clock, ClockSettings};
 use crate::config::Config;
 use crate::engine::registry::BoardSource;
 use crate::engine::{Seat, Setup};
@@ -50,6 +52,9 @@ pub enum DaemonError {
     /// Setting a game up.
     #[error(transparent)]
     Setup(#[from] crate::engine::SetupError),
+    /// A setting or argument that cannot be used.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// What the handling of mail needs: the store, the config, the templates and
@@ -87,20 +92,29 @@ pub fn new_token() -> Result<String, DaemonError> {
 pub fn create_game(
     ctx: &Ctx<'_>,
     setup: &Setup,
+    clock: ClockSettings,
+    moderators: Vec<String>,
     now: DateTime<Utc>,
 ) -> Result<GameId, DaemonError> {
     for p in &setup.players {
         crate::mail::compose::check_address(&p.email)?;
     }
+    for m in &moderators {
+        crate::mail::compose::check_address(m)?;
+    }
+    clock.check().map_err(DaemonError::Invalid)?;
     let record = ctx.store.prepare(setup, ctx.boards, now)?;
     let n = setup.players.len();
     let tokens = (0..n).map(|_| new_token()).collect::<Result<Vec<_>, _>>()?;
-    let meta = GameMeta {
+    let game = crate::engine::registry::from_snapshot(&setup.kind, &record.initial)?;
+    let mut meta = GameMeta {
         tokens,
         queued: vec![Vec::new(); n],
         reported: vec![0; n],
+        clock: Clock::new(clock, n),
+        moderators,
     };
-    let game = crate::engine::registry::from_snapshot(&setup.kind, &record.initial)?;
+    meta.clock.sync(&game.awaiting(), now);
     let mut outbox = Vec::new();
     for s in 0..n {
         let mail = MailContext {
@@ -139,13 +153,23 @@ pub fn apply_local(
 ) -> Result<(orders::Batch, Box<dyn crate::engine::AnyGame>), LocalApplyError> {
     let loaded = ctx.store.load(id).map_err(DaemonError::from)?;
     let meta = ctx.store.meta(id).map_err(DaemonError::from)?;
+    let old_fire = meta.clock.next_fire;
     let (game, meta, batch) = orders::run(&*loaded.game, &meta, seat, lines)?;
     if batch.applied.is_empty() && batch.queued.is_empty() {
         return Ok((batch, game));
     }
     let mut change = Change::default();
-    let update = game_update(id, loaded.seq, &batch, &*game, meta, now, None)?;
-    change.outbox = reports(ctx, id, &update, &*game, &batch, None, now)?;
+    let mut update = game_update(
+        id,
+        loaded.seq,
+        old_fire,
+        &batch,
+        &*game,
+        meta,
+        now,
+        Some("command line"),
+    )?;
+    change.outbox = reports(ctx, id, &mut update, &*game, &batch, None, now)?;
     change.update = Some(update);
     ctx.store.commit(&change).map_err(DaemonError::from)?;
     Ok((batch, game))
@@ -162,18 +186,31 @@ pub enum LocalApplyError {
     Daemon(#[from] DaemonError),
 }
 
+/// The `source` of log entries a missed deadline caused.
+pub const DEADLINE_SOURCE: &str = "deadline";
+
 /// The log entries and state a batch leaves.
 #[allow(clippy::too_many_arguments)]
 fn game_update(
     id: &GameId,
     base_seq: u64,
+    old_fire: Option<DateTime<Utc>>,
     batch: &orders::Batch,
     game: &dyn crate::engine::AnyGame,
-    meta: GameMeta,
+    mut meta: GameMeta,
     now: DateTime<Utc>,
     source: Option<&str>,
 ) -> Result<GameUpdate, DaemonError> {
     let names = game.player_names();
+    if source.is_none_or(|s| s != DEADLINE_SOURCE && !s.starts_with("moderator")) {
+        // A player who acts is no longer missing deadlines.
+        for (seat, _) in &batch.applied {
+            if let Some(m) = meta.clock.misses.get_mut(seat.index()) {
+                *m = 0;
+            }
+        }
+    }
+    meta.clock.sync(&game.awaiting(), now);
     let entries = batch
         .applied
         .iter()
@@ -198,6 +235,7 @@ fn game_update(
         entries,
         state: game.snapshot(),
         meta,
+        old_fire,
     })
 }
 
@@ -207,19 +245,18 @@ fn game_update(
 fn reports(
     ctx: &Ctx<'_>,
     id: &GameId,
-    update: &GameUpdate,
+    update: &mut GameUpdate,
     game: &dyn crate::engine::AnyGame,
     batch: &orders::Batch,
     reply: Option<(Seat, MailContext, (String, Vec<String>))>,
     now: DateTime<Utc>,
 ) -> Result<Vec<crate::mail::OutMail>, DaemonError> {
     let record = ctx.store.record(id)?;
-    let mut meta = update.meta.clone();
     let new_seq = update.base_seq + update.entries.len() as u64;
     let mut out = Vec::new();
     for s in 0..record.setup.players.len() {
         let seat = Seat(s as u8);
-        let last = meta.reported.get(s).copied().unwrap_or(0);
+        let last = update.meta.reported.get(s).copied().unwrap_or(0);
         let mut entries = if last < update.base_seq {
             ctx.store.log_since(id, last)?
         } else {
@@ -246,9 +283,17 @@ fn reports(
             threading = Some(thread.clone());
         }
         out.push(report::player_mail(
-            ctx, id, &record, &meta, game, seat, mail, threading, now,
+            ctx,
+            id,
+            &record,
+            &update.meta,
+            game,
+            seat,
+            mail,
+            threading,
+            now,
         )?);
-        if let Some(r) = meta.reported.get_mut(s) {
+        if let Some(r) = update.meta.reported.get_mut(s) {
             *r = new_seq;
         }
     }
@@ -268,6 +313,8 @@ pub struct CycleReport {
     pub sent: usize,
     /// Mails that failed to send this time (they stay in the outbox).
     pub failed: usize,
+    /// Games whose deadlines, reminders or absences were looked at.
+    pub scheduled: usize,
 }
 
 /// The daemon: transports, store, config and templates together.
@@ -363,10 +410,32 @@ impl Daemon {
             }
             self.inbound.done(&raw.handle)?;
         }
+        report.scheduled = self.schedule(now)?;
         let (sent, failed) = self.drain(now)?;
         report.sent = sent;
         report.failed = failed;
         Ok(report)
+    }
+
+    /// The scheduler: every game whose next deadline, reminder or absence
+    /// is due by `now` (and only those) is looked at.
+    pub fn schedule(&mut self, now: DateTime<Utc>) -> Result<usize, DaemonError> {
+        let due = self.store.due_games(now)?;
+        let ctx = self.ctx();
+        for id in &due {
+            match scheduler::tick(&ctx, id, now) {
+                Ok(Some(change)) => match self.store.commit(&change) {
+                    Ok(()) => {}
+                    Err(StoreError::Conflict(game)) => {
+                        tracing::warn!(%game, "game changed while its deadlines were handled; next cycle");
+                    }
+                    Err(e) => return Err(e.into()),
+                },
+                Ok(None) => {}
+                Err(e) => tracing::error!(game = %id, error = %e, "deadlines could not be handled"),
+            }
+        }
+        Ok(due.len())
     }
 
     /// Sends what the outbox holds that is due; failures are retried later

@@ -64,6 +64,8 @@ pub struct MailContext {
     pub map_html: String,
     /// The "You can:" hints.
     pub hints: Vec<String>,
+    /// Who must act by when: one line per awaited player.
+    pub deadlines: Vec<String>,
 }
 
 /// The kind of a game in words.
@@ -129,6 +131,45 @@ pub fn history_lines(game: &dyn AnyGame, entries: &[LogEntry], seat: Option<Seat
     out
 }
 
+/// Who must act by when, one line per awaited player (`You` for the
+/// reader): `bob (2 actions): by Mon 23 Nov 2026 18:00 UTC (in 48 hours)`.
+pub fn deadline_lines(
+    game: &dyn AnyGame,
+    meta: &GameMeta,
+    viewer: Option<Seat>,
+    now: DateTime<Utc>,
+) -> Vec<String> {
+    let names = game.player_names();
+    game.awaiting()
+        .iter()
+        .map(|a| {
+            let who = if Some(a.seat) == viewer {
+                "You".to_string()
+            } else {
+                names[a.seat.index()].clone()
+            };
+            match meta
+                .clock
+                .waits
+                .iter()
+                .find(|w| w.seat == a.seat && w.kind == a.kind)
+            {
+                Some(w) if w.late => format!(
+                    "{who} ({}): deadline passed {}",
+                    a.what,
+                    meta.clock.settings.describe(w.due, now)
+                ),
+                Some(w) => format!(
+                    "{who} ({}): by {}",
+                    a.what,
+                    meta.clock.settings.describe(w.due, now)
+                ),
+                None => format!("{who} ({})", a.what),
+            }
+        })
+        .collect()
+}
+
 /// The reply address that carries a player's token:
 /// `local+GAME.TOKEN@domain`.
 pub fn reply_address(address: &str, game: &GameId, token: &str) -> String {
@@ -168,6 +209,7 @@ pub fn player_mail(
         .collect();
     mail.map = game.render(Some(seat));
     mail.map_html = game.render_html(Some(seat));
+    mail.deadlines = deadline_lines(game, meta, Some(seat), now);
     mail.hints = game
         .hints(seat)
         .iter()

@@ -75,7 +75,25 @@ pub struct Awaited {
     pub seat: Seat,
     /// What for, in a few words (e.g. `2 actions`, `veto or no veto`).
     pub what: String,
+    /// Which deadline applies.
+    pub kind: WaitKind,
 }
+
+/// The kinds of input a game waits for, each with its own deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitKind {
+    /// The player's own turn.
+    Turn,
+    /// A question put to several players at once (Rocket: veto or no veto).
+    Question,
+    /// One player's bid in a round (Rocket: bid or pass in a veto round).
+    Bid,
+}
+
+/// The order a system action is written as in the log: a missed deadline or
+/// a moderator's `skip`. Players cannot send it.
+pub const SKIP_ORDER: &str = "!skip";
 
 /// One player's place in the final result.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,6 +152,13 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
 
     /// Reads one order line as `seat` would mean it now.
     fn parse_order(&self, seat: Seat, line: &str) -> Result<Self::Order, OrderError>;
+
+    /// The order that a missed deadline of `seat` stands for, when the game
+    /// has one that changes nothing of substance: Rocket's veto question
+    /// means `no veto`, a bid means `pass`. For a turn, the game's
+    /// documented safe order (Rocket: a goods token), used by the `default`
+    /// policy.
+    fn default_order(&self, seat: Seat) -> Option<Self::Order>;
 
     /// The canonical text of an order, which [`Game::parse_order`] reads back
     /// to the same order.
@@ -223,6 +248,8 @@ pub trait AnyGame: Send + Sync {
     fn interrupted(&self) -> bool;
     /// Still going, or finished.
     fn status(&self) -> Status;
+    /// See [`Game::default_order`], in canonical text.
+    fn default_order_line(&self, seat: Seat) -> Option<String>;
     /// The legal orders of `seat`, in canonical text.
     fn legal_order_lines(&self, seat: Seat) -> Vec<String>;
     /// The grammar's help text.
@@ -284,6 +311,10 @@ impl<G: Game> AnyGame for G {
 
     fn status(&self) -> Status {
         Game::status(self)
+    }
+
+    fn default_order_line(&self, seat: Seat) -> Option<String> {
+        self.default_order(seat).map(|o| self.order_text(&o))
     }
 
     fn legal_order_lines(&self, seat: Seat) -> Vec<String> {

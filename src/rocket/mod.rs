@@ -451,6 +451,10 @@ impl Game for Rocket {
         order::parse(&self.board, line)
     }
 
+    fn default_order(&self, seat: Seat) -> Option<Order> {
+        self.default_for(seat)
+    }
+
     fn order_text(&self, order: &Order) -> String {
         order::Named(&self.board, order).to_string()
     }

@@ -47,6 +47,8 @@ pub enum Order {
     },
     /// `pass`: no bid in the veto round.
     Pass,
+    /// `!skip`: a missed deadline or a moderator's skip; never from a player.
+    Skip,
 }
 
 /// The forms of order, in the order help lists them.
@@ -120,6 +122,9 @@ fn expected_orders() -> Vec<String> {
 
 /// Reads one order line.
 pub(super) fn parse(board: &Board, line: &str) -> Result<Order, OrderError> {
+    if line.trim() == crate::engine::SKIP_ORDER {
+        return Ok(Order::Skip);
+    }
     let words = grammar::words(line);
     let Some(first) = words.first() else {
         return Err(OrderError::new(line, "an empty line is no order").expecting(expected_orders()));
@@ -326,6 +331,7 @@ impl fmt::Display for Named<'_> {
             Order::NoVeto => f.write_str("no veto"),
             Order::Bid { shares, hex } => write!(f, "bid {shares} {hex}"),
             Order::Pass => f.write_str("pass"),
+            Order::Skip => f.write_str(crate::engine::SKIP_ORDER),
         }
     }
 }
@@ -347,6 +353,7 @@ pub(super) fn hints(g: &Rocket, seat: Seat) -> Vec<String> {
             Order::Station { hex, from: None } => stations.push(hex.to_string()),
             Order::Station { from: Some(f), .. } => *moves.entry(*f).or_default() += 1,
             Order::Bid { shares, hex } => bids.entry(*shares).or_default().push(hex.to_string()),
+            Order::Skip => {}
             Order::Veto => out.push(grammar::hint(
                 "veto",
                 &[format!("call a veto round on {}", pending(g))],

@@ -1,7 +1,7 @@
 //! The rules proper: checking and carrying out each order, the extension with
 //! its veto question and round, the payments, mergers, isolation and the end.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 
 use super::board::{LineId, PlaceKind, Terrain};
 use super::event::{Event, PaymentCause};
@@ -12,7 +12,7 @@ use super::{
     ACTIONS_PER_TURN, Bid, Extension, FinalScore, GameResult, LineStatus, PASSENGER_TOKENS, Phase,
     Rocket, SHARES_PER_LINE, STATIONS_PER_PLAYER, SUPPLEMENTARY_SHARES, TRACK_TILES, Tile,
 };
-use crate::engine::{Awaited, Placing, RuleError, Seat};
+use crate::engine::{Awaited, Placing, RuleError, Seat, WaitKind};
 
 type Outcome = Result<Vec<Event>, RuleError>;
 
@@ -42,6 +42,7 @@ impl Rocket {
             Order::NoVeto => self.decline_veto(seat),
             Order::Bid { shares, hex } => self.bid(seat, *shares, *hex),
             Order::Pass => self.pass(seat),
+            Order::Skip => self.skip(seat),
         }
     }
 
@@ -169,6 +170,41 @@ impl Rocket {
         None
     }
 
+    /// Where a station could stand on the hex with index `i`, for listing
+    /// the legal orders without putting every refusal in words. Agrees with
+    /// [`Rocket::station_problem`]: `station_problem(hex, None)` is None
+    /// exactly when the site is [`Site::Free`], and for a station lifted
+    /// from another hex `from`, `station_problem(hex, Some(from))` is None
+    /// exactly when the site is `Free` or `NextTo(from)` (the lifted station
+    /// is then the only one next to it).
+    fn station_site(&self, i: usize) -> Site {
+        let hex = self.board.hex_at(i);
+        if self.board.terrain(hex) != Terrain::Land {
+            return Site::Blocked;
+        }
+        let c = &self.cells[i];
+        if c.track.is_some() || c.locomotive.is_some() || c.station.is_some() {
+            return Site::Blocked;
+        }
+        let mut next_to = None;
+        for n in self.board.neighbours(hex) {
+            let nc = self.cell(n);
+            if nc.locomotive.is_some() {
+                return Site::Blocked;
+            }
+            if nc.station.is_some() {
+                if next_to.is_some() {
+                    return Site::Blocked;
+                }
+                next_to = Some(n);
+            }
+        }
+        match next_to {
+            None => Site::Free,
+            Some(n) => Site::NextTo(n),
+        }
+    }
+
     fn place_station(&mut self, seat: Seat, hex: Hex, from: Option<Hex>) -> Outcome {
         self.check_action(seat)?;
         match from {
@@ -225,64 +261,82 @@ impl Rocket {
     // ----- C) extend a railway line ----------------------------------------
 
     /// The other lines whose track or locomotive touches `hex`.
-    fn lines_next_to(&self, hex: Hex, except: LineId) -> BTreeSet<LineId> {
-        self.board
-            .neighbours(hex)
-            .filter_map(|n| {
-                let c = self.cell(n);
-                c.locomotive.or(c.track)
-            })
-            .filter(|l| *l != except)
-            .collect()
+    fn lines_next_to(&self, hex: Hex, except: LineId) -> LineSet {
+        let mut set = LineSet::default();
+        for n in self.board.neighbours(hex) {
+            let c = self.cell(n);
+            if let Some(l) = c.locomotive.or(c.track)
+                && l != except
+            {
+                set.insert(l);
+            }
+        }
+        set
     }
 
     /// Why `line`'s locomotive may not move to `hex` now, or None if it may
     /// (rules, C1; rulings 6).
     pub(super) fn move_problem(&self, line: LineId, hex: Hex) -> Option<String> {
-        let l = &self.lines[line.index()];
+        let block = self.move_block(line, hex)?;
         let id = self.line_name(line);
+        Some(match block {
+            MoveBlock::Gone => format!("{id} has merged into another line and has no locomotive."),
+            MoveBlock::NotNext { at } => {
+                format!("{hex} is not next to {id}'s locomotive on {at}.")
+            }
+            MoveBlock::NotAhead { at, facing } => format!(
+                "{hex} is not in front of {id}'s locomotive, which faces {facing} on {at}; it moves only straight on or in a gentle curve."
+            ),
+            MoveBlock::Place(p) => format!(
+                "{hex} is {}; locomotives may not enter towns or cities.",
+                self.board.place(p).name
+            ),
+            MoveBlock::Unplayable => format!("{hex} is not playable."),
+            MoveBlock::Track => format!("{hex} has track on it."),
+            MoveBlock::Locomotive(other) => {
+                format!("{hex} has {}'s locomotive on it.", self.line_name(other))
+            }
+            MoveBlock::TwoLines(touching) => {
+                let names: Vec<&str> = touching.iter().map(|l| self.line_name(l)).collect();
+                format!(
+                    "{hex} is next to two other lines ({}); a locomotive may not move next to two other lines.",
+                    names.join(" and ")
+                )
+            }
+        })
+    }
+
+    /// What keeps `line`'s locomotive from moving to `hex` now, if anything:
+    /// [`Rocket::move_problem`] before it is put in words, so that listing
+    /// the legal moves formats no sentences.
+    fn move_block(&self, line: LineId, hex: Hex) -> Option<MoveBlock> {
+        let l = &self.lines[line.index()];
         let Some(at) = l.locomotive else {
-            return Some(format!(
-                "{id} has merged into another line and has no locomotive."
-            ));
+            return Some(MoveBlock::Gone);
         };
         let Some(d) = self.board.dir(at, hex) else {
-            return Some(format!("{hex} is not next to {id}'s locomotive on {at}."));
+            return Some(MoveBlock::NotNext { at });
         };
         if let Some(facing) = l.facing
             && !facing.ahead().contains(&d)
         {
-            return Some(format!(
-                "{hex} is not in front of {id}'s locomotive, which faces {facing} on {at}; it moves only straight on or in a gentle curve."
-            ));
+            return Some(MoveBlock::NotAhead { at, facing });
         }
         match self.board.terrain(hex) {
             Terrain::Land => {}
-            Terrain::Place(p) => {
-                return Some(format!(
-                    "{hex} is {}; locomotives may not enter towns or cities.",
-                    self.board.place(p).name
-                ));
-            }
-            Terrain::Sea | Terrain::Wales => return Some(format!("{hex} is not playable.")),
+            Terrain::Place(p) => return Some(MoveBlock::Place(p)),
+            Terrain::Sea | Terrain::Wales => return Some(MoveBlock::Unplayable),
         }
         let c = self.cell(hex);
         if c.track.is_some() {
-            return Some(format!("{hex} has track on it."));
+            return Some(MoveBlock::Track);
         }
         if let Some(other) = c.locomotive {
-            return Some(format!(
-                "{hex} has {}'s locomotive on it.",
-                self.line_name(other)
-            ));
+            return Some(MoveBlock::Locomotive(other));
         }
         let touching = self.lines_next_to(hex, line);
         if touching.len() >= 2 {
-            let names: Vec<&str> = touching.iter().map(|l| self.line_name(*l)).collect();
-            return Some(format!(
-                "{hex} is next to two other lines ({}); a locomotive may not move next to two other lines.",
-                names.join(" and ")
-            ));
+            return Some(MoveBlock::TwoLines(touching));
         }
         None
     }
@@ -293,17 +347,41 @@ impl Rocket {
         let Some(at) = l.locomotive else {
             return Vec::new();
         };
-        let dirs: Vec<Dir> = match l.facing {
-            None => Dir::ALL.to_vec(),
-            Some(f) => f.ahead().to_vec(),
+        let ahead;
+        let dirs: &[Dir] = match l.facing {
+            None => &Dir::ALL,
+            Some(f) => {
+                ahead = f.ahead();
+                &ahead
+            }
         };
         let mut out: Vec<Hex> = dirs
-            .into_iter()
-            .filter_map(|d| self.board.step(at, d))
-            .filter(|h| self.move_problem(line, *h).is_none())
+            .iter()
+            .filter_map(|d| self.board.step(at, *d))
+            .filter(|h| self.move_block(line, *h).is_none())
             .collect();
         out.sort();
         out
+    }
+
+    /// True if `line`'s locomotive may move at all now: `!moves(line).is_empty()`
+    /// without the list.
+    fn can_move(&self, line: LineId) -> bool {
+        let l = &self.lines[line.index()];
+        let Some(at) = l.locomotive else {
+            return false;
+        };
+        let ahead;
+        let dirs: &[Dir] = match l.facing {
+            None => &Dir::ALL,
+            Some(f) => {
+                ahead = f.ahead();
+                &ahead
+            }
+        };
+        dirs.iter()
+            .filter_map(|d| self.board.step(at, *d))
+            .any(|h| self.move_block(line, h).is_none())
     }
 
     fn extend(&mut self, seat: Seat, line: LineId, hex: Hex) -> Outcome {
@@ -633,6 +711,52 @@ impl Rocket {
         Ok(events)
     }
 
+    /// A missed deadline or a moderator's `skip` (system order, never sent
+    /// by a player): the awaited player gives up what they owe. In a turn,
+    /// its remaining actions are lost; a veto question means `no veto`; a
+    /// bid means `pass`.
+    fn skip(&mut self, seat: Seat) -> Outcome {
+        match &self.phase {
+            Phase::Actions if seat == self.turn.active => {
+                let mut events = vec![Event::TurnSkipped { player: seat }];
+                self.next_turn(&mut events);
+                Ok(events)
+            }
+            Phase::VetoQuestion { waiting, .. } if waiting.contains(&seat) => {
+                self.decline_veto(seat)
+            }
+            Phase::VetoRound { order, next, .. } if order[*next] == seat => self.pass(seat),
+            _ => Err(RuleError::new(
+                "deadlines",
+                format!(
+                    "{} is not awaited, so there is nothing to skip.",
+                    self.name(seat)
+                ),
+            )),
+        }
+    }
+
+    /// The order a missed deadline stands for (see `Game::default_order`):
+    /// in a turn, the first goods token on the board (cities in board order,
+    /// goods in the rule book's order), else a station on the first free
+    /// hex; `no veto` and `pass` in a veto question and round.
+    pub(super) fn default_for(&self, seat: Seat) -> Option<Order> {
+        match &self.phase {
+            Phase::Actions if seat == self.turn.active => self
+                .legal(seat)
+                .into_iter()
+                .find(|o| matches!(o, Order::Token { .. }))
+                .or_else(|| {
+                    self.legal(seat)
+                        .into_iter()
+                        .find(|o| matches!(o, Order::Station { from: None, .. }))
+                }),
+            Phase::VetoQuestion { waiting, .. } if waiting.contains(&seat) => Some(Order::NoVeto),
+            Phase::VetoRound { order, next, .. } if order[*next] == seat => Some(Order::Pass),
+            _ => None,
+        }
+    }
+
     // ----- C3) track, passengers, payments, merger ---------------------------
 
     /// Finishes an extension once any veto is settled: the winning bid, the
@@ -740,7 +864,7 @@ impl Rocket {
                 self.pay(&pay, PaymentCause::Town { town: *p, line }, events);
             }
         }
-        if let Some(survivor) = self.lines_next_to(at, line).into_iter().next() {
+        if let Some(survivor) = self.lines_next_to(at, line).iter().next() {
             self.merge(line, survivor, at, events);
         }
     }
@@ -858,8 +982,9 @@ impl Rocket {
     /// Isolation, the end of the game, and the turn's progress. Returns true if
     /// the game ended.
     fn end_action(&mut self, events: &mut Vec<Event>) -> bool {
-        for line in self.board.line_ids().collect::<Vec<_>>() {
-            if self.lines[line.index()].status == LineStatus::Active && self.is_isolated(line) {
+        for i in 0..self.lines.len() {
+            let line = LineId(i as u8);
+            if self.lines[i].status == LineStatus::Active && self.is_isolated(line) {
                 let l = &mut self.lines[line.index()];
                 l.status = LineStatus::Isolated;
                 let discarded = l.board_shares;
@@ -920,14 +1045,20 @@ impl Rocket {
         let Some(start) = l.locomotive else {
             return false;
         };
-        let mut seen: BTreeSet<(Hex, Dir)> = BTreeSet::new();
-        let mut queue: VecDeque<(Hex, Option<Dir>)> = VecDeque::from([(start, l.facing)]);
-        while let Some((at, facing)) = queue.pop_front() {
-            let dirs: Vec<Dir> = match facing {
-                None => Dir::ALL.to_vec(),
-                Some(f) => f.ahead().to_vec(),
+        // The (hex, direction) states reached, as bits; a stack instead of
+        // a queue, since only reachability counts.
+        let mut seen = vec![0u64; (self.cells.len() * 6).div_ceil(64)];
+        let mut stack: Vec<(Hex, Option<Dir>)> = vec![(start, l.facing)];
+        while let Some((at, facing)) = stack.pop() {
+            let ahead;
+            let dirs: &[Dir] = match facing {
+                None => &Dir::ALL,
+                Some(f) => {
+                    ahead = f.ahead();
+                    &ahead
+                }
             };
-            for d in dirs {
+            for &d in dirs {
                 let Some(h) = self.board.step(at, d) else {
                     continue;
                 };
@@ -945,16 +1076,20 @@ impl Rocket {
                 if touching == 1 {
                     return false;
                 }
-                if self
+                let new_place = self
                     .board
-                    .places_next_to(h)
-                    .iter()
-                    .any(|p| !l.connected.contains(p))
-                {
+                    .neighbours(h)
+                    .any(|n| match self.board.terrain(n) {
+                        Terrain::Place(p) => !l.connected.contains(&p),
+                        _ => false,
+                    });
+                if new_place {
                     return false;
                 }
-                if seen.insert((h, d)) {
-                    queue.push_back((h, Some(d)));
+                let bit = self.board.index(h) * 6 + d as usize;
+                if seen[bit / 64] & (1 << (bit % 64)) == 0 {
+                    seen[bit / 64] |= 1 << (bit % 64);
+                    stack.push((h, Some(d)));
                 }
             }
         }
@@ -1085,6 +1220,7 @@ impl Rocket {
             Phase::Actions => {
                 let n = self.turn.actions_left;
                 vec![Awaited {
+                    kind: WaitKind::Turn,
                     seat: self.turn.active,
                     what: if n == 1 {
                         "1 action".to_string()
@@ -1096,6 +1232,7 @@ impl Rocket {
             Phase::VetoQuestion { extension, waiting } => waiting
                 .iter()
                 .map(|s| Awaited {
+                    kind: WaitKind::Question,
                     seat: *s,
                     what: format!(
                         "veto or no veto on {} to {}",
@@ -1110,6 +1247,7 @@ impl Rocket {
                 next,
                 ..
             } => vec![Awaited {
+                kind: WaitKind::Bid,
                 seat: order[*next],
                 what: format!(
                     "a bid or pass in the veto round on {}",
@@ -1123,22 +1261,23 @@ impl Rocket {
     /// True if the active player `seat` has any action at all; cheaper than
     /// listing them.
     fn has_action(&self, seat: Seat) -> bool {
-        self.city_tokens.iter().flatten().any(|n| *n > 0)
+        if self.city_tokens.iter().flatten().any(|n| *n > 0)
             || self
                 .board
                 .line_ids()
-                .any(|l| !self.turn.extended.contains(&l) && !self.moves(l).is_empty())
-            || (0..self.cells.len()).any(|i| {
-                let hex = self.board.hex_at(i);
-                let supply = self.players[seat.index()].stations_in_supply > 0;
-                (supply && self.station_problem(hex, None).is_none())
-                    || (self.cells[i].station == Some(seat)
-                        && (0..self.cells.len()).any(|j| {
-                            j != i
-                                && self
-                                    .station_problem(self.board.hex_at(j), Some(hex))
-                                    .is_none()
-                        }))
+                .any(|l| !self.turn.extended.contains(&l) && self.can_move(l))
+        {
+            return true;
+        }
+        // A station placed from the supply, or one of the player's own
+        // moved: to a free site, or next to nothing but itself.
+        let supply = self.players[seat.index()].stations_in_supply > 0;
+        let owns = self.cells.iter().any(|c| c.station == Some(seat));
+        (supply || owns)
+            && (0..self.cells.len()).any(|i| match self.station_site(i) {
+                Site::Free => true,
+                Site::NextTo(n) => self.cell(n).station == Some(seat),
+                Site::Blocked => false,
             })
     }
 
@@ -1172,11 +1311,15 @@ impl Rocket {
                 let supply = self.players[seat.index()].stations_in_supply > 0;
                 for i in 0..self.cells.len() {
                     let hex = self.board.hex_at(i);
-                    if supply && self.station_problem(hex, None).is_none() {
+                    let site = self.station_site(i);
+                    if site == Site::Blocked {
+                        continue;
+                    }
+                    if supply && site == Site::Free {
                         out.push(Order::Station { hex, from: None });
                     }
                     for from in &own {
-                        if *from != hex && self.station_problem(hex, Some(*from)).is_none() {
+                        if *from != hex && (site == Site::Free || site == Site::NextTo(*from)) {
                             out.push(Order::Station {
                                 hex,
                                 from: Some(*from),
@@ -1344,5 +1487,67 @@ pub(super) fn join_hexes(hexes: &[Hex]) -> String {
         [] => String::new(),
         [one] => one.clone(),
         [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// Where a station could go, for listing legal orders (see
+/// `Rocket::station_site`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Site {
+    /// Not land, or track, a locomotive or a station on it, or a locomotive
+    /// or two stations next to it.
+    Blocked,
+    /// Free land with nothing next to it.
+    Free,
+    /// Free land next to exactly one station (on this hex), and no locomotive.
+    NextTo(Hex),
+}
+
+/// Why a locomotive may not move to a hex (see `Rocket::move_block`).
+#[derive(Clone, Copy, Debug)]
+enum MoveBlock {
+    Gone,
+    NotNext { at: Hex },
+    NotAhead { at: Hex, facing: Dir },
+    Place(super::PlaceId),
+    Unplayable,
+    Track,
+    Locomotive(LineId),
+    TwoLines(LineSet),
+}
+
+/// A set of distinct lines, smallest first, kept on the stack: the lines
+/// next to one hex (at most six, one per neighbour).
+#[derive(Clone, Copy, Debug)]
+struct LineSet {
+    ids: [LineId; 6],
+    len: usize,
+}
+
+impl Default for LineSet {
+    fn default() -> Self {
+        LineSet {
+            ids: [LineId(0); 6],
+            len: 0,
+        }
+    }
+}
+
+impl LineSet {
+    fn insert(&mut self, line: LineId) {
+        let held = &self.ids[..self.len];
+        if let Err(at) = held.binary_search(&line) {
+            self.ids.copy_within(at..self.len, at + 1);
+            self.ids[at] = line;
+            self.len += 1;
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn iter(&self) -> impl Iterator<Item = LineId> + '_ {
+        self.ids[..self.len].iter().copied()
     }
 }

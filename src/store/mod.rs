@@ -81,6 +81,12 @@ pub struct GameMeta {
     pub queued: Vec<Vec<String>>,
     /// The last log entry each seat's last report covered.
     pub reported: Vec<u64>,
+    /// Deadlines, reminders and absences.
+    #[serde(default)]
+    pub clock: crate::clock::Clock,
+    /// The game's own moderators' addresses (besides the site's).
+    #[serde(default)]
+    pub moderators: Vec<String>,
 }
 
 /// That a mail was handled, and how.
@@ -161,6 +167,9 @@ pub struct GameUpdate {
     pub state: serde_json::Value,
     /// The bookkeeping after them.
     pub meta: GameMeta,
+    /// When the scheduler was due to look at the game before this update
+    /// (its index entry to replace).
+    pub old_fire: Option<DateTime<Utc>>,
 }
 
 /// Everything one event (a mail, a command) changes, committed at once.
@@ -245,6 +254,15 @@ pub struct Store {
     receipts: sled::Tree,
     outbox: sled::Tree,
     help: sled::Tree,
+    clock: sled::Tree,
+}
+
+/// The scheduler's index key: when, then which game.
+fn clock_key(at: DateTime<Utc>, id: &GameId) -> Vec<u8> {
+    let secs = u64::try_from(at.timestamp()).unwrap_or(0);
+    let mut k = secs.to_be_bytes().to_vec();
+    k.extend_from_slice(id.0.as_bytes());
+    k
 }
 
 fn meta_key(id: &GameId) -> Vec<u8> {
@@ -290,6 +308,7 @@ impl Store {
             receipts: db.open_tree("receipts")?,
             outbox: db.open_tree("outbox")?,
             help: db.open_tree("help")?,
+            clock: db.open_tree("clock")?,
             db,
         })
     }
@@ -346,6 +365,7 @@ impl Store {
             tokens: vec![String::new(); n],
             queued: vec![Vec::new(); n],
             reported: vec![0; n],
+            ..GameMeta::default()
         };
         self.commit(&Change {
             new_game: Some(NewGame { record, meta }),
@@ -394,6 +414,8 @@ impl Store {
         const RECEIPTS: usize = 4;
         const OUTBOX: usize = 5;
         const HELP: usize = 6;
+        const CLOCK: usize = 7;
+        let mut removes: Vec<(usize, Vec<u8>)> = Vec::new();
         if let Some(n) = &change.new_game {
             let id = &n.record.id;
             writes.push((GAMES, id.0.clone().into_bytes(), ser(&label, &n.record)?));
@@ -403,6 +425,9 @@ impl Store {
             };
             writes.push((SNAPSHOTS, id.0.clone().into_bytes(), ser(&label, &snap)?));
             writes.push((META, meta_key(id), ser(&label, &n.meta)?));
+            if let Some(at) = n.meta.clock.next_fire {
+                writes.push((CLOCK, clock_key(at, id), Vec::new()));
+            }
         }
         let mut guard: Option<(Vec<u8>, u64)> = None;
         if let Some(u) = &change.update {
@@ -422,6 +447,12 @@ impl Store {
                 )?,
             ));
             writes.push((META, meta_key(&u.id), ser(&label, &u.meta)?));
+            if let Some(at) = u.old_fire {
+                removes.push((CLOCK, clock_key(at, &u.id)));
+            }
+            if let Some(at) = u.meta.clock.next_fire {
+                writes.push((CLOCK, clock_key(at, &u.id), Vec::new()));
+            }
             guard = Some((u.id.0.clone().into_bytes(), u.base_seq));
         }
         if let Some((mid, r)) = &change.receipt {
@@ -447,6 +478,7 @@ impl Store {
             self.receipts.clone(),
             self.outbox.clone(),
             self.help.clone(),
+            self.clock.clone(),
         ];
         trees[..]
             .transaction(|t| {
@@ -460,6 +492,9 @@ impl Store {
                         return Err(ConflictableTransactionError::Abort(()));
                     }
                 }
+                for (tree, k) in &removes {
+                    t[*tree].remove(k.as_slice())?;
+                }
                 for (tree, k, v) in &writes {
                     t[*tree].insert(k.as_slice(), v.as_slice())?;
                 }
@@ -471,6 +506,21 @@ impl Store {
             })?;
         self.db.flush()?;
         Ok(())
+    }
+
+    /// Games the scheduler must look at by `now`: a range scan of the index,
+    /// no per-game work.
+    pub fn due_games(&self, now: DateTime<Utc>) -> Result<Vec<GameId>, StoreError> {
+        let end = (u64::try_from(now.timestamp()).unwrap_or(0) + 1).to_be_bytes();
+        let mut out: Vec<GameId> = Vec::new();
+        for item in self.clock.range(..end.to_vec()) {
+            let (k, _) = item?;
+            let id = GameId(String::from_utf8_lossy(&k[8..]).into_owned());
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        Ok(out)
     }
 
     /// Mails in the outbox due at `now`, oldest first, with their keys.
@@ -662,6 +712,7 @@ impl Store {
                 base_seq: base,
                 entries,
                 state: game.snapshot(),
+                old_fire: meta.clock.next_fire,
                 meta,
             }),
             ..Change::default()

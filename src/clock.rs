@@ -1,0 +1,640 @@
+//! Deadlines: per-game settings, the deadline of each awaited player, and
+//! when the scheduler must next look at the game (reminders, deadlines,
+//! the end of an absence).
+//!
+//! Pure: every function takes the time as an argument. The daemon keeps one
+//! index entry per game (its next time to look) in the store, so a poll
+//! cycle touches only the games that are due.
+
+use std::fmt;
+
+use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Timelike, Utc, Weekday};
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{Awaited, Seat, WaitKind};
+
+/// A length of time as written in config and commands: `48h`, `2d`, `90m`,
+/// `1d12h`. Stored in minutes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Span(pub u32);
+
+impl Span {
+    /// Reads `48h`, `2d`, `90m`, `1d12h` (days, hours, minutes).
+    pub fn parse(text: &str) -> Result<Span, String> {
+        let t = text.trim().to_ascii_lowercase();
+        if t.is_empty() {
+            return Err("an empty duration".to_string());
+        }
+        let mut total: u64 = 0;
+        let mut number = String::new();
+        for c in t.chars() {
+            if c.is_ascii_digit() {
+                number.push(c);
+                continue;
+            }
+            let unit = match c {
+                'd' => 24 * 60,
+                'h' => 60,
+                'm' => 1,
+                _ => return Err(format!("`{text}` is not a duration such as 48h, 2d or 90m")),
+            };
+            let n: u64 = number
+                .parse()
+                .map_err(|_| format!("`{text}` is not a duration such as 48h, 2d or 90m"))?;
+            total += n * unit;
+            number.clear();
+        }
+        if !number.is_empty() {
+            return Err(format!("`{text}`: say the unit, e.g. {text}h"));
+        }
+        u32::try_from(total)
+            .map(Span)
+            .map_err(|_| format!("`{text}` is too long"))
+    }
+
+    /// As a chrono duration.
+    pub fn duration(self) -> Duration {
+        Duration::minutes(i64::from(self.0))
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (d, h, m) = (self.0 / 1440, self.0 % 1440 / 60, self.0 % 60);
+        let mut out = String::new();
+        if d > 0 {
+            out.push_str(&format!("{d}d"));
+        }
+        if h > 0 {
+            out.push_str(&format!("{h}h"));
+        }
+        if m > 0 || out.is_empty() {
+            out.push_str(&format!("{m}m"));
+        }
+        f.write_str(&out)
+    }
+}
+
+impl Serialize for Span {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Span {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Span, D::Error> {
+        let text = String::deserialize(d)?;
+        Span::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// What a missed turn deadline does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// The turn's remaining actions are lost.
+    #[default]
+    Skip,
+    /// Nothing happens; the moderators are told.
+    Wait,
+    /// The game's documented safe order is given for the player (Rocket: a
+    /// goods token, the first on the board), for each action left.
+    Default,
+}
+
+impl Policy {
+    /// Reads `skip`, `wait` or `default`.
+    pub fn parse(text: &str) -> Result<Policy, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "skip" => Ok(Policy::Skip),
+            "wait" => Ok(Policy::Wait),
+            "default" => Ok(Policy::Default),
+            other => Err(format!("`{other}` is not a policy: skip, wait or default")),
+        }
+    }
+}
+
+/// A game's deadline settings (defaults in `[deadlines]` of the config).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClockSettings {
+    /// Time for a turn.
+    pub turn: Span,
+    /// Time to answer a veto question.
+    pub veto_question: Span,
+    /// Time for each bid in a veto round.
+    pub veto_bid: Span,
+    /// The game's time zone (IANA name, e.g. `Europe/London`).
+    pub time_zone: String,
+    /// If set, deadlines are moved on to this full hour (0 to 23) of the
+    /// game's time zone.
+    pub round_to_hour: Option<u8>,
+    /// Weekdays on which no deadline falls (`sat`, `sun`, …): a deadline on
+    /// one moves to the next day that is not.
+    pub skip_days: Vec<String>,
+    /// Reminders this long before a deadline, to players who still owe input.
+    pub reminders: Vec<Span>,
+    /// What a missed turn deadline does.
+    pub policy: Policy,
+    /// After this many missed deadlines in a row the moderators are asked to
+    /// replace the player (0: never).
+    pub replace_after: u32,
+    /// The longest absence (`away`) a player may declare.
+    pub away_max: Span,
+}
+
+impl Default for ClockSettings {
+    fn default() -> Self {
+        ClockSettings {
+            turn: Span(48 * 60),
+            veto_question: Span(12 * 60),
+            veto_bid: Span(12 * 60),
+            time_zone: "UTC".to_string(),
+            round_to_hour: None,
+            skip_days: Vec::new(),
+            reminders: vec![Span(24 * 60), Span(2 * 60)],
+            policy: Policy::Skip,
+            replace_after: 3,
+            away_max: Span(14 * 24 * 60),
+        }
+    }
+}
+
+fn weekday(name: &str) -> Option<Weekday> {
+    let n = name.trim().to_ascii_lowercase();
+    let all = [
+        ("mon", Weekday::Mon),
+        ("tue", Weekday::Tue),
+        ("wed", Weekday::Wed),
+        ("thu", Weekday::Thu),
+        ("fri", Weekday::Fri),
+        ("sat", Weekday::Sat),
+        ("sun", Weekday::Sun),
+    ];
+    all.iter().find(|(k, _)| n.starts_with(k)).map(|(_, d)| *d)
+}
+
+impl ClockSettings {
+    /// Checks the time zone, hour and days.
+    pub fn check(&self) -> Result<(), String> {
+        self.tz()?;
+        if let Some(h) = self.round_to_hour
+            && h > 23
+        {
+            return Err(format!("round_to_hour {h}: an hour is 0 to 23"));
+        }
+        for d in &self.skip_days {
+            if weekday(d).is_none() {
+                return Err(format!("skip_days: `{d}` is not a weekday (mon … sun)"));
+            }
+        }
+        if self.skip_days.len() >= 7 {
+            return Err("skip_days: at least one day must remain".to_string());
+        }
+        for s in [self.turn, self.veto_question, self.veto_bid] {
+            if s.0 == 0 {
+                return Err("a deadline must be longer than 0m".to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// The time zone.
+    pub fn tz(&self) -> Result<Tz, String> {
+        self.time_zone.parse::<Tz>().map_err(|_| {
+            format!(
+                "`{}` is not a time zone such as Europe/London or UTC",
+                self.time_zone
+            )
+        })
+    }
+
+    /// The window for a kind of wait.
+    pub fn window(&self, kind: WaitKind) -> Span {
+        match kind {
+            WaitKind::Turn => self.turn,
+            WaitKind::Question => self.veto_question,
+            WaitKind::Bid => self.veto_bid,
+        }
+    }
+
+    /// The deadline of a wait starting at `from`: the window, then on to the
+    /// round hour, then past skipped weekdays.
+    pub fn due(&self, kind: WaitKind, from: DateTime<Utc>) -> DateTime<Utc> {
+        let raw = from + self.window(kind).duration();
+        let tz = self.tz().unwrap_or(Tz::UTC);
+        let mut local = raw.with_timezone(&tz);
+        if let Some(h) = self.round_to_hour {
+            let on_hour = local.date_naive().and_hms_opt(u32::from(h), 0, 0);
+            let mut candidate = on_hour.and_then(|t| tz.from_local_datetime(&t).earliest());
+            if candidate.is_none_or(|c| c < local) {
+                let next = local
+                    .date_naive()
+                    .succ_opt()
+                    .and_then(|d| d.and_hms_opt(u32::from(h), 0, 0));
+                candidate = next.and_then(|t| tz.from_local_datetime(&t).earliest());
+            }
+            if let Some(c) = candidate {
+                local = c;
+            }
+        }
+        let skip: Vec<Weekday> = self.skip_days.iter().filter_map(|d| weekday(d)).collect();
+        for _ in 0..7 {
+            if !skip.contains(&local.weekday()) {
+                break;
+            }
+            let next = local.naive_local() + Duration::days(1);
+            local = tz
+                .from_local_datetime(&next)
+                .earliest()
+                .unwrap_or(local + Duration::days(1));
+        }
+        local.with_timezone(&Utc)
+    }
+
+    /// `when` in the game's time zone, with how far off it is from `now`:
+    /// `Sat 21 Nov 2026 18:00 GMT (in 31 hours)`.
+    pub fn describe(&self, when: DateTime<Utc>, now: DateTime<Utc>) -> String {
+        let tz = self.tz().unwrap_or(Tz::UTC);
+        let local = when.with_timezone(&tz);
+        format!(
+            "{} ({})",
+            local.format("%a %-d %b %Y %H:%M %Z"),
+            relative(when, now)
+        )
+    }
+}
+
+/// `in 31 hours`, `in 2 days`, `12 minutes ago`.
+pub fn relative(when: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let secs = (when - now).num_seconds();
+    let a = secs.unsigned_abs();
+    let text = if a < 90 * 60 {
+        let m = a.div_ceil(60);
+        format!("{m} minute{}", if m == 1 { "" } else { "s" })
+    } else if a < 72 * 3600 {
+        let h = (a + 1800) / 3600;
+        format!("{h} hours")
+    } else {
+        let d = (a + 43200) / 86400;
+        format!("{d} days")
+    };
+    if secs >= 0 {
+        format!("in {text}")
+    } else {
+        format!("{text} ago")
+    }
+}
+
+/// One awaited player's deadline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wait {
+    /// Who.
+    pub seat: Seat,
+    /// For what kind of input.
+    pub kind: WaitKind,
+    /// Since when.
+    pub since: DateTime<Utc>,
+    /// By when.
+    pub due: DateTime<Utc>,
+    /// Reminder lead times already sent (minutes).
+    pub reminded: Vec<u32>,
+    /// The late notice was sent (policy `wait`: nothing else happens).
+    pub late: bool,
+}
+
+/// A declared absence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Away {
+    /// From (start of that day in the game's time zone).
+    pub from: DateTime<Utc>,
+    /// To (end of that day).
+    pub to: DateTime<Utc>,
+    /// The warning before it ends was sent.
+    pub warned: bool,
+}
+
+/// A game's clock: its settings and the deadlines running now.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Clock {
+    /// The settings.
+    pub settings: ClockSettings,
+    /// Deadlines of the players awaited now.
+    pub waits: Vec<Wait>,
+    /// Deadlines missed in a row, by seat.
+    pub misses: Vec<u32>,
+    /// Absences, by seat.
+    pub away: Vec<Option<Away>>,
+    /// When the scheduler must next look at the game.
+    pub next_fire: Option<DateTime<Utc>>,
+}
+
+impl Clock {
+    /// A clock for `players` players.
+    pub fn new(settings: ClockSettings, players: usize) -> Clock {
+        Clock {
+            settings,
+            waits: Vec::new(),
+            misses: vec![0; players],
+            away: vec![None; players],
+            next_fire: None,
+        }
+    }
+
+    /// Moves a deadline of `seat` past the part of their absence it overlaps.
+    fn held(&self, seat: Seat, since: DateTime<Utc>, due: DateTime<Utc>) -> DateTime<Utc> {
+        match self.away.get(seat.index()).and_then(|a| a.as_ref()) {
+            Some(a) if a.from <= due && a.to >= since => {
+                let start = if a.from > since { a.from } else { since };
+                due + (a.to - start)
+            }
+            _ => due,
+        }
+    }
+
+    /// Brings the deadlines in line with who is awaited now: a player still
+    /// awaited for the same kind keeps their deadline; a newly awaited one
+    /// gets a fresh one from `now` (held by an absence).
+    pub fn sync(&mut self, awaited: &[Awaited], now: DateTime<Utc>) {
+        let mut waits = Vec::new();
+        for a in awaited {
+            match self
+                .waits
+                .iter()
+                .find(|w| w.seat == a.seat && w.kind == a.kind)
+            {
+                Some(w) => waits.push(w.clone()),
+                None => {
+                    let due = self.settings.due(a.kind, now);
+                    waits.push(Wait {
+                        seat: a.seat,
+                        kind: a.kind,
+                        since: now,
+                        due: self.held(a.seat, now, due),
+                        reminded: Vec::new(),
+                        late: false,
+                    });
+                }
+            }
+        }
+        self.waits = waits;
+        self.plan();
+    }
+
+    /// Re-applies absences to running deadlines (after `away`).
+    pub fn hold_running(&mut self) {
+        let held: Vec<DateTime<Utc>> = self
+            .waits
+            .iter()
+            .map(|w| self.held(w.seat, w.since, self.settings.due(w.kind, w.since)))
+            .collect();
+        for (w, due) in self.waits.iter_mut().zip(held) {
+            if !w.late {
+                w.due = due;
+            }
+        }
+        self.plan();
+    }
+
+    /// The deadline of `seat`, if awaited.
+    pub fn due_of(&self, seat: Seat) -> Option<DateTime<Utc>> {
+        self.waits.iter().find(|w| w.seat == seat).map(|w| w.due)
+    }
+
+    /// Reminders due at `now`: (seat, lead) pairs not yet sent.
+    pub fn reminders_due(&self, now: DateTime<Utc>) -> Vec<(Seat, Span)> {
+        let mut out = Vec::new();
+        for w in &self.waits {
+            for lead in &self.settings.reminders {
+                let at = w.due - lead.duration();
+                if at > w.since && at <= now && now < w.due && !w.reminded.contains(&lead.0) {
+                    out.push((w.seat, *lead));
+                }
+            }
+        }
+        out
+    }
+
+    /// Deadlines that have passed at `now` and are not yet dealt with.
+    pub fn missed(&self, now: DateTime<Utc>) -> Vec<Wait> {
+        self.waits
+            .iter()
+            .filter(|w| w.due <= now && !w.late)
+            .cloned()
+            .collect()
+    }
+
+    /// Absences ending within a day, not yet warned about.
+    pub fn away_ending(&self, now: DateTime<Utc>) -> Vec<Seat> {
+        self.away
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| a.as_ref().map(|a| (i, a)))
+            .filter(|(_, a)| !a.warned && a.to - Duration::days(1) <= now && now < a.to)
+            .map(|(i, _)| Seat(i as u8))
+            .collect()
+    }
+
+    /// Works out when the scheduler must next look at the game.
+    pub fn plan(&mut self) {
+        let mut next: Option<DateTime<Utc>> = None;
+        let mut consider = |t: DateTime<Utc>| {
+            if next.is_none_or(|n| t < n) {
+                next = Some(t);
+            }
+        };
+        for w in &self.waits {
+            if !w.late {
+                consider(w.due);
+            }
+            for lead in &self.settings.reminders {
+                let at = w.due - lead.duration();
+                if at > w.since && at < w.due && !w.reminded.contains(&lead.0) {
+                    consider(at);
+                }
+            }
+        }
+        for a in self.away.iter().flatten() {
+            if !a.warned {
+                consider(a.to - Duration::days(1));
+            }
+            consider(a.to);
+        }
+        self.next_fire = next;
+    }
+}
+
+/// Reads an `away` command's dates: `away 2026-12-01 to 2026-12-10`. The days
+/// are whole days in the game's time zone.
+pub fn parse_away(
+    settings: &ClockSettings,
+    line: &str,
+    now: DateTime<Utc>,
+) -> Result<Away, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let form = "write `away YYYY-MM-DD to YYYY-MM-DD`";
+    let (from, to) = match words.as_slice() {
+        [_, from, "to", to] | [_, from, "-", to] => (*from, *to),
+        [_, from, to] => (*from, *to),
+        _ => return Err(form.to_string()),
+    };
+    let date = |s: &str| {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| format!("`{s}` is not a date; {form}"))
+    };
+    let (from, to) = (date(from)?, date(to)?);
+    if to < from {
+        return Err("the absence ends before it starts".to_string());
+    }
+    let tz = settings.tz()?;
+    let start = tz
+        .from_local_datetime(&from.and_hms_opt(0, 0, 0).unwrap_or_default())
+        .earliest()
+        .ok_or("that day does not exist in the game's time zone")?
+        .with_timezone(&Utc);
+    let end = tz
+        .from_local_datetime(
+            &to.succ_opt()
+                .unwrap_or(to)
+                .and_hms_opt(0, 0, 0)
+                .unwrap_or_default(),
+        )
+        .earliest()
+        .ok_or("that day does not exist in the game's time zone")?
+        .with_timezone(&Utc);
+    if end <= now {
+        return Err("that absence is over already".to_string());
+    }
+    if end - start > settings.away_max.duration() {
+        return Err(format!(
+            "an absence may last at most {} in this game",
+            settings.away_max
+        ));
+    }
+    Ok(Away {
+        from: start,
+        to: end,
+        warned: false,
+    })
+}
+
+/// The time at the top of the hour, for neat displays.
+pub fn minute(t: DateTime<Utc>) -> DateTime<Utc> {
+    t.with_second(0)
+        .and_then(|t| t.with_nanosecond(0))
+        .unwrap_or(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn spans_read_and_print() {
+        assert_eq!(Span::parse("48h").unwrap(), Span(2880));
+        assert_eq!(Span::parse("2d").unwrap(), Span(2880));
+        assert_eq!(Span::parse("1d12h30m").unwrap(), Span(2190));
+        assert_eq!(Span(2190).to_string(), "1d12h30m");
+        assert!(Span::parse("12").is_err());
+        assert!(Span::parse("12x").is_err());
+    }
+
+    #[test]
+    fn a_deadline_is_the_window_rounded_to_the_hour_past_skipped_days() {
+        let mut s = ClockSettings::default();
+        // Thu 19 Nov 2026 10:30 UTC + 48h = Sat 21 Nov 10:30.
+        assert_eq!(
+            s.due(WaitKind::Turn, t("2026-11-19T10:30:00Z")),
+            t("2026-11-21T10:30:00Z")
+        );
+        s.round_to_hour = Some(18);
+        assert_eq!(
+            s.due(WaitKind::Turn, t("2026-11-19T10:30:00Z")),
+            t("2026-11-21T18:00:00Z")
+        );
+        s.skip_days = vec!["sat".into(), "sun".into()];
+        assert_eq!(
+            s.due(WaitKind::Turn, t("2026-11-19T10:30:00Z")),
+            t("2026-11-23T18:00:00Z")
+        );
+        // In London in summer 18:00 is 17:00 UTC.
+        s.time_zone = "Europe/London".into();
+        s.skip_days.clear();
+        assert_eq!(
+            s.due(WaitKind::Turn, t("2026-07-01T08:00:00Z")),
+            t("2026-07-03T17:00:00Z")
+        );
+        // 12h after midnight is 13:00 in London: on to 18:00 that day; 12h
+        // after 08:00 is 21:00, past the hour: the next day's.
+        assert_eq!(
+            s.due(WaitKind::Question, t("2026-07-01T00:00:00Z")),
+            t("2026-07-01T17:00:00Z")
+        );
+        assert_eq!(
+            s.due(WaitKind::Question, t("2026-07-01T08:00:00Z")),
+            t("2026-07-02T17:00:00Z")
+        );
+    }
+
+    #[test]
+    fn relative_times_read_naturally() {
+        let now = t("2026-11-21T18:00:00Z");
+        assert_eq!(relative(t("2026-11-23T01:00:00Z"), now), "in 31 hours");
+        assert_eq!(relative(t("2026-11-21T18:45:00Z"), now), "in 45 minutes");
+        assert_eq!(relative(t("2026-11-28T18:00:00Z"), now), "in 7 days");
+        assert_eq!(relative(t("2026-11-21T17:00:00Z"), now), "60 minutes ago");
+    }
+
+    #[test]
+    fn an_absence_holds_a_deadline_that_falls_in_it() {
+        let mut c = Clock::new(ClockSettings::default(), 2);
+        let now = t("2026-11-21T18:00:00Z");
+        c.away[1] = Some(parse_away(&c.settings, "away 2026-11-22 to 2026-11-24", now).unwrap());
+        c.sync(
+            &[Awaited {
+                seat: Seat(1),
+                what: "2 actions".into(),
+                kind: WaitKind::Turn,
+            }],
+            now,
+        );
+        // 48h from now is 23 Nov 18:00, inside the absence (22 Nov 00:00 to
+        // 25 Nov 00:00): held by the 3 days of it.
+        assert_eq!(c.due_of(Seat(1)), Some(t("2026-11-26T18:00:00Z")));
+        assert!(parse_away(&c.settings, "away 2026-11-01 to 2026-12-31", now).is_err());
+        assert!(parse_away(&c.settings, "away tomorrow", now).is_err());
+    }
+
+    #[test]
+    fn reminders_come_before_the_deadline_once_each() {
+        let mut c = Clock::new(ClockSettings::default(), 2);
+        let now = t("2026-11-21T18:00:00Z");
+        c.sync(
+            &[Awaited {
+                seat: Seat(0),
+                what: "x".into(),
+                kind: WaitKind::Turn,
+            }],
+            now,
+        );
+        assert_eq!(
+            c.next_fire,
+            Some(t("2026-11-22T18:00:00Z")),
+            "the 24h reminder first"
+        );
+        assert_eq!(
+            c.reminders_due(t("2026-11-22T18:00:00Z")),
+            vec![(Seat(0), Span(1440))]
+        );
+        c.waits[0].reminded.push(1440);
+        c.plan();
+        assert_eq!(c.next_fire, Some(t("2026-11-23T16:00:00Z")));
+        assert!(c.missed(t("2026-11-23T17:59:00Z")).is_empty());
+        assert_eq!(c.missed(t("2026-11-23T18:00:00Z")).len(), 1);
+    }
+}

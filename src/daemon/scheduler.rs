@@ -1,0 +1,298 @@
+//! The scheduler: for each game whose time has come (an index in the store,
+//! so a cycle does no work for the others), send reminders, deal with missed
+//! deadlines by the game's policy, warn players whose absence ends, and plan
+//! the next look.
+
+use chrono::{DateTime, Utc};
+
+use super::report::{self, MailContext};
+use super::{Ctx, DEADLINE_SOURCE, DaemonError, orders};
+use crate::clock::Policy;
+use crate::engine::{SKIP_ORDER, Seat, WaitKind};
+use crate::mail::OutMail;
+use crate::mail::compose::{self, Draft};
+use crate::store::{Change, GameId};
+
+/// Every moderator of a game: its own and the site's.
+pub fn moderators(ctx: &Ctx<'_>, game_moderators: &[String]) -> Vec<String> {
+    let mut all: Vec<String> = game_moderators.to_vec();
+    for m in &ctx.config.site.moderators {
+        if !all.iter().any(|a| a.eq_ignore_ascii_case(m)) {
+            all.push(m.clone());
+        }
+    }
+    all
+}
+
+/// A plain notice to the moderators of a game.
+pub fn to_moderators(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    game_moderators: &[String],
+    subject: &str,
+    text: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<OutMail>, DaemonError> {
+    let mut out = Vec::new();
+    for m in moderators(ctx, game_moderators) {
+        let draft = Draft {
+            to: m.clone(),
+            subject: format!("[{id}] {subject}"),
+            text: format!(
+                "{text}\n\n-- \nStationmaster, for {id}. Moderator commands: `stationmaster mod {id} …`.\n"
+            ),
+            ..Draft::default()
+        };
+        let message_id = format!(
+            "{}.mod.{}@{}",
+            id.0,
+            ctx.store.unique()?,
+            compose::domain(&ctx.config.mail)
+        );
+        out.push(compose::compose(
+            &draft,
+            &ctx.config.mail,
+            &message_id,
+            now,
+        )?);
+    }
+    Ok(out)
+}
+
+fn kind_words(kind: WaitKind) -> &'static str {
+    match kind {
+        WaitKind::Turn => "turn",
+        WaitKind::Question => "veto question",
+        WaitKind::Bid => "bid in the veto round",
+    }
+}
+
+/// Looks at one game at `now`; the change to commit, if any.
+pub fn tick(ctx: &Ctx<'_>, id: &GameId, now: DateTime<Utc>) -> Result<Option<Change>, DaemonError> {
+    run(ctx, id, now, None)
+}
+
+/// A moderator's `skip`: every awaited player is treated as if their
+/// deadline had passed now, and a `wait` policy counts as `skip`.
+pub fn skip_awaited(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    moderator: &str,
+    now: DateTime<Utc>,
+) -> Result<Change, DaemonError> {
+    run(ctx, id, now, Some(moderator)).map(|c| c.unwrap_or_default())
+}
+
+fn run(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    now: DateTime<Utc>,
+    forced_by: Option<&str>,
+) -> Result<Option<Change>, DaemonError> {
+    let loaded = ctx.store.load(id)?;
+    let mut meta = ctx.store.meta(id)?;
+    if forced_by.is_some() {
+        for w in meta.clock.waits.iter_mut() {
+            w.due = now;
+            w.late = false;
+        }
+    }
+    let old_fire = meta.clock.next_fire;
+    let record = loaded.record.clone();
+    let names = loaded.game.player_names();
+    let mut game = loaded.game;
+    let mut batch = orders::Batch::default();
+    let mut outbox: Vec<OutMail> = Vec::new();
+    let mut to_players: Vec<(Seat, String)> = Vec::new();
+    let settings = meta.clock.settings.clone();
+
+    // Missed deadlines, one at a time: each may change who is awaited.
+    for _ in 0..64 {
+        let Some(wait) = meta.clock.missed(now).into_iter().next() else {
+            break;
+        };
+        let seat = wait.seat;
+        let name = names.get(seat.index()).cloned().unwrap_or_default();
+        let when = settings.describe(wait.due, now);
+        if let (Some(m), None) = (meta.clock.misses.get_mut(seat.index()), forced_by) {
+            *m += 1;
+        }
+        // A veto question means `no veto`, a bid `pass`; a moderator's skip
+        // overrides `wait`.
+        let policy = match (wait.kind, settings.policy, forced_by) {
+            (WaitKind::Turn, Policy::Wait, Some(_)) => Policy::Skip,
+            (WaitKind::Turn, p, _) => p,
+            _ => Policy::Default,
+        };
+        match policy {
+            Policy::Wait => {
+                if let Some(w) = meta
+                    .clock
+                    .waits
+                    .iter_mut()
+                    .find(|w| w.seat == seat && w.kind == wait.kind)
+                {
+                    w.late = true;
+                }
+                to_players.push((seat, format!("Your deadline for your {} passed at {when}. The game waits for you; the moderators have been told.", kind_words(wait.kind))));
+                outbox.extend(to_moderators(
+                    ctx,
+                    id,
+                    &meta.moderators,
+                    &format!("{name} missed a deadline"),
+                    &format!("{name}'s deadline for their {} passed at {when}. This game's policy is `wait`: nothing happens until they act, or you act for them (`stationmaster mod {id} skip`).", kind_words(wait.kind)),
+                    now,
+                )?);
+            }
+            Policy::Skip | Policy::Default => {
+                let mut done = Vec::new();
+                // Give the default order for each action still owed, or
+                // skip; never loop on a game that does not move on.
+                for _ in 0..8 {
+                    let still = game
+                        .awaiting()
+                        .iter()
+                        .any(|a| a.seat == seat && a.kind == wait.kind);
+                    if !still {
+                        break;
+                    }
+                    let line = match policy {
+                        Policy::Default => game
+                            .default_order_line(seat)
+                            .unwrap_or_else(|| SKIP_ORDER.to_string()),
+                        _ => SKIP_ORDER.to_string(),
+                    };
+                    match game.apply_line(seat, &line) {
+                        Ok(applied) => {
+                            done.push(applied.order.clone());
+                            batch.applied.push((seat, applied));
+                        }
+                        Err(e) => {
+                            tracing::error!(game = %id, %line, error = %e, "a deadline's order was refused");
+                            break;
+                        }
+                    }
+                }
+                let what = if done.iter().all(|o| o == SKIP_ORDER) {
+                    "the rest of your turn was skipped".to_string()
+                } else {
+                    format!("it counted as: {}", done.join("; "))
+                };
+                let why = match forced_by {
+                    Some(m) => format!("A moderator ({m}) skipped your {}", kind_words(wait.kind)),
+                    None => format!(
+                        "Your deadline for your {} passed at {when}",
+                        kind_words(wait.kind)
+                    ),
+                };
+                to_players.push((seat, format!("{why}; {what}.")));
+            }
+        }
+        let misses = meta.clock.misses.get(seat.index()).copied().unwrap_or(0);
+        if settings.replace_after > 0 && misses == settings.replace_after {
+            outbox.extend(to_moderators(
+                ctx,
+                id,
+                &meta.moderators,
+                &format!("Replace {name}?"),
+                &format!("{name} has missed {misses} deadlines in a row. To seat someone else: `stationmaster mod {id} replace {name} NEW-ADDRESS`."),
+                now,
+            )?);
+        }
+        orders::flush_queues(&mut game, &mut meta, &mut batch);
+        meta.clock.sync(&game.awaiting(), now);
+    }
+
+    // Reminders to players who still owe input.
+    for (seat, lead) in meta.clock.reminders_due(now) {
+        if let Some(w) = meta.clock.waits.iter_mut().find(|w| w.seat == seat) {
+            w.reminded.push(lead.0);
+        }
+        if batch.applied.is_empty() {
+            let due = meta.clock.due_of(seat).unwrap_or(now);
+            let mail = MailContext {
+                notes: vec![format!(
+                    "Reminder: your deadline is {}.",
+                    settings.describe(due, now)
+                )],
+                ..MailContext::default()
+            };
+            outbox.push(report::player_mail(
+                ctx, id, &record, &meta, &*game, seat, mail, None, now,
+            )?);
+        }
+    }
+
+    // Absences: a warning a day before the end; forgotten once over.
+    for seat in meta.clock.away_ending(now) {
+        let to = meta.clock.away[seat.index()]
+            .as_ref()
+            .map(|a| a.to)
+            .unwrap_or(now);
+        if let Some(Some(a)) = meta.clock.away.get_mut(seat.index()) {
+            a.warned = true;
+        }
+        to_players.push((
+            seat,
+            format!(
+                "Your absence ends {}; your deadlines run again from then.",
+                settings.describe(to, now)
+            ),
+        ));
+    }
+    for a in meta.clock.away.iter_mut() {
+        if a.as_ref().is_some_and(|a| a.to <= now) {
+            *a = None;
+        }
+    }
+    meta.clock.plan();
+
+    let changed = !batch.applied.is_empty();
+    batch.notes.extend(to_players.iter().cloned());
+    let source = forced_by.map_or(DEADLINE_SOURCE.to_string(), |m| format!("moderator {m}"));
+    let mut update = super::game_update(
+        id,
+        loaded.seq,
+        old_fire,
+        &batch,
+        &*game,
+        meta,
+        now,
+        Some(&source),
+    )?;
+    if changed {
+        outbox.extend(super::reports(
+            ctx,
+            id,
+            &mut update,
+            &*game,
+            &batch,
+            None,
+            now,
+        )?);
+    } else {
+        // Notes without a change go to their players alone.
+        for (seat, note) in to_players {
+            let mail = MailContext {
+                notes: vec![note],
+                ..MailContext::default()
+            };
+            outbox.push(report::player_mail(
+                ctx,
+                id,
+                &record,
+                &update.meta,
+                &*game,
+                seat,
+                mail,
+                None,
+                now,
+            )?);
+        }
+    }
+    Ok(Some(Change {
+        update: Some(update),
+        outbox,
+        ..Change::default()
+    }))
+}

@@ -1,0 +1,526 @@
+//! Deadlines, reminders and missed moves, driven through weeks of game time
+//! in seconds: the daemon's clock is whatever time the test hands it (as
+//! `--now` does on the command line).
+
+use std::sync::atomic::AtomicBool;
+
+use chrono::{DateTime, Duration, Utc};
+use mail_parser::MessageParser;
+use stationmaster::clock::{ClockSettings, Policy, Span};
+use stationmaster::config::Config;
+use stationmaster::daemon::{self, Daemon, scheduler};
+use stationmaster::engine::registry::BoardSource;
+use stationmaster::engine::rng::SplitMix64;
+use stationmaster::engine::{PlayerSetup, Seat, Setup, Status};
+use stationmaster::mail::templates::Templates;
+use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
+use stationmaster::store::GameId;
+use stationmaster::store::Store;
+use tempfile::TempDir;
+
+const PLAYERS: [&str; 3] = ["alice", "bob", "cecil"];
+
+struct Game {
+    _dir: TempDir,
+    daemon: Daemon,
+    outbox: MemoryOutbound,
+    id: GameId,
+    now: DateTime<Utc>,
+    /// (to, subject, text) of every mail sent.
+    mails: Vec<(String, String, String)>,
+}
+
+fn start() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-11-23T09:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+impl Game {
+    fn new(clock: ClockSettings, seed: u64) -> Game {
+        let dir = TempDir::new().unwrap();
+        let store = Store::open(&dir.path().join("db")).unwrap();
+        let outbox = MemoryOutbound::new();
+        let mut config = Config::default();
+        config.mail.address = "sm@example.org".into();
+        config.site.moderators = vec!["gm@example.org".into()];
+        let daemon = Daemon::new(
+            store,
+            config,
+            Templates::load(None).unwrap(),
+            BoardSource::embedded(),
+            Box::new(MemoryInbound::new()),
+            Box::new(outbox.clone()),
+        );
+        let setup = Setup {
+            kind: "rocket".into(),
+            players: PLAYERS
+                .iter()
+                .map(|n| PlayerSetup {
+                    name: n.to_string(),
+                    email: format!("{n}@example.org"),
+                })
+                .collect(),
+            options: vec![],
+            seed,
+        };
+        let id = daemon::create_game(&daemon.ctx(), &setup, clock, vec![], start()).unwrap();
+        let mut g = Game {
+            _dir: dir,
+            daemon,
+            outbox,
+            id,
+            now: start(),
+            mails: Vec::new(),
+        };
+        g.cycle();
+        g
+    }
+
+    fn cycle(&mut self) -> daemon::CycleReport {
+        let r = self
+            .daemon
+            .process(self.now, &AtomicBool::new(false))
+            .unwrap();
+        for m in self.outbox.take() {
+            let p = MessageParser::default().parse(&m.bytes).unwrap();
+            self.mails.push((
+                m.to.join(","),
+                p.subject().unwrap_or_default().to_string(),
+                p.body_text(0).unwrap_or_default().into_owned(),
+            ));
+        }
+        r
+    }
+
+    fn status(&self) -> Status {
+        self.daemon.store().load(&self.id).unwrap().game.status()
+    }
+
+    fn view(&self) -> serde_json::Value {
+        self.daemon
+            .store()
+            .load(&self.id)
+            .unwrap()
+            .game
+            .view_json(None)
+    }
+
+    /// The awaited players who are not `absent`.
+    fn present(&self, absent: &str) -> Vec<Seat> {
+        match self.status() {
+            Status::Active(a) => a
+                .iter()
+                .map(|a| a.seat)
+                .filter(|s| PLAYERS[s.index()] != absent)
+                .collect(),
+            Status::Finished(_) => vec![],
+        }
+    }
+
+    /// `seat` gives a random legal order, at once.
+    fn play(&mut self, seat: Seat, rng: &mut SplitMix64) {
+        let loaded = self.daemon.store().load(&self.id).unwrap();
+        let legal = loaded.game.legal_order_lines(seat);
+        let extends: Vec<&String> = legal.iter().filter(|l| l.starts_with("extend")).collect();
+        let line = if !extends.is_empty() && rng.below(3) > 0 {
+            extends[rng.below(extends.len())].clone()
+        } else {
+            legal[rng.below(legal.len())].clone()
+        };
+        daemon::apply_local(&self.daemon.ctx(), &self.id, seat, &[line], self.now)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Plays until the end: everyone but `absent` answers at once; when only
+    /// `absent` is awaited, time passes an hour at a time. `on_wait` runs
+    /// each simulated hour (a moderator, say). Returns the hours passed.
+    fn play_to_end(&mut self, absent: &str, mut on_wait: impl FnMut(&mut Game)) -> i64 {
+        let mut rng = SplitMix64::new(5);
+        let mut hours = 0;
+        for _ in 0..200_000 {
+            if matches!(self.status(), Status::Finished(_)) {
+                return hours;
+            }
+            let present = self.present(absent);
+            if let Some(seat) = present.first() {
+                self.play(*seat, &mut rng);
+                self.cycle();
+            } else {
+                self.now += Duration::hours(1);
+                hours += 1;
+                self.cycle();
+                on_wait(self);
+            }
+            assert!(hours < 24 * 365, "a year passed and the game did not end");
+        }
+        panic!("the game did not end");
+    }
+
+    fn mails_to(&self, who: &str) -> Vec<&(String, String, String)> {
+        self.mails
+            .iter()
+            .filter(|(to, _, _)| to == &format!("{who}@example.org"))
+            .collect()
+    }
+
+    fn log(&self) -> Vec<stationmaster::store::LogEntry> {
+        self.daemon.store().log(&self.id).unwrap()
+    }
+}
+
+#[test]
+fn a_game_whose_player_never_answers_ends_under_the_skip_policy() {
+    let mut g = Game::new(ClockSettings::default(), 7);
+    let hours = g.play_to_end("cecil", |_| {});
+    assert!(matches!(g.status(), Status::Finished(_)));
+    let log = g.log();
+    let skipped = log
+        .iter()
+        .filter(|e| e.player == "cecil" && e.order == "!skip")
+        .count();
+    assert!(skipped > 0, "cecil's turns were skipped");
+    assert!(
+        log.iter()
+            .filter(|e| e.player == "cecil")
+            .all(|e| e.source.as_deref() == Some("deadline"))
+    );
+    assert!(
+        hours >= 48 * skipped as i64,
+        "each skip waited for a 48h deadline"
+    );
+    let cecil = g.mails_to("cecil");
+    assert!(
+        cecil
+            .iter()
+            .any(|(_, _, t)| t.contains("Reminder: your deadline is")),
+        "reminded"
+    );
+    assert!(
+        cecil
+            .iter()
+            .any(|(_, _, t)| t.contains("the rest of your turn was skipped")),
+        "late notice"
+    );
+    assert!(
+        g.mails_to("gm")
+            .iter()
+            .any(|(_, s, _)| s.contains("Replace cecil?")),
+        "moderators asked after 3 misses"
+    );
+    eprintln!("skip: the game ended after {hours} hours of waiting for cecil ({skipped} skips)");
+}
+
+#[test]
+fn a_game_whose_player_never_answers_ends_under_the_default_policy() {
+    let clock = ClockSettings {
+        policy: Policy::Default,
+        ..ClockSettings::default()
+    };
+    let mut g = Game::new(clock, 7);
+    g.play_to_end("cecil", |_| {});
+    let log = g.log();
+    let defaults: Vec<&str> = log
+        .iter()
+        .filter(|e| e.player == "cecil" && e.source.as_deref() == Some("deadline"))
+        .map(|e| e.order.as_str())
+        .collect();
+    assert!(!defaults.is_empty());
+    assert!(
+        defaults.iter().all(|o| o.starts_with("token ")
+            || o.starts_with("station ")
+            || *o == "no veto"
+            || *o == "pass"
+            || *o == "!skip"),
+        "only safe orders: {defaults:?}"
+    );
+    assert!(
+        defaults.iter().any(|o| o.starts_with("token ")),
+        "the safe order is a goods token"
+    );
+}
+
+#[test]
+fn under_the_wait_policy_the_moderators_are_told_and_their_skip_moves_the_game_on() {
+    let clock = ClockSettings {
+        policy: Policy::Wait,
+        ..ClockSettings::default()
+    };
+    let mut g = Game::new(clock, 7);
+    let mut skips = 0;
+    g.play_to_end("cecil", |g| {
+        // The moderator reads their mail a day after it came and skips.
+        let told = g
+            .mails_to("gm")
+            .iter()
+            .filter(|(_, s, _)| s.contains("cecil missed a deadline"))
+            .count();
+        if told > skips && g.now.format("%H").to_string() == "12" {
+            skips += 1;
+            let change =
+                scheduler::skip_awaited(&g.daemon.ctx(), &g.id, "gm@example.org", g.now).unwrap();
+            g.daemon.store().commit(&change).unwrap();
+            g.cycle();
+        }
+    });
+    assert!(skips > 0);
+    let log = g.log();
+    assert!(
+        log.iter()
+            .any(|e| e.source.as_deref() == Some("moderator gm@example.org"))
+    );
+    let cecil = g.mails_to("cecil");
+    assert!(
+        cecil
+            .iter()
+            .any(|(_, _, t)| t.contains("The game waits for you; the moderators have been told"))
+    );
+    assert!(
+        cecil
+            .iter()
+            .any(|(_, _, t)| t.contains("A moderator (gm@example.org) skipped your turn"))
+    );
+}
+
+#[test]
+fn a_veto_round_in_which_nobody_answers_resolves() {
+    // bob and cecil take L&Y shares; then alice moves L&Y and nobody answers.
+    let mut g = Game::new(ClockSettings::default(), 7);
+    let ctx_apply = |g: &mut Game, who: usize, lines: &[&str]| {
+        let lines: Vec<String> = lines.iter().map(|s| s.to_string()).collect();
+        daemon::apply_local(&g.daemon.ctx(), &g.id, Seat(who as u8), &lines, g.now).unwrap();
+        g.cycle();
+    };
+    ctx_apply(&mut g, 1, &["extend ly b4", "token london steel"]); // bob
+    ctx_apply(&mut g, 2, &["extend ly c5"]); // cecil: bob is asked
+    assert_eq!(g.view()["phase"], "veto_question");
+    g.now += Duration::hours(13);
+    g.cycle();
+    assert_eq!(
+        g.view()["phase"],
+        "actions",
+        "the question closed as no veto"
+    );
+    ctx_apply(&mut g, 2, &["token london steel"]); // cecil's second action
+    ctx_apply(&mut g, 0, &["extend ly d5"]); // alice: bob and cecil are asked
+    assert_eq!(g.view()["phase"], "veto_question");
+    let bob = g.mails_to("bob").last().unwrap().2.clone();
+    assert!(
+        bob.contains("Deadlines:") && bob.contains("You (veto or no veto on L&Y to D5): by"),
+        "{bob}"
+    );
+    // Nobody answers for 12 hours.
+    g.now += Duration::hours(12);
+    g.cycle();
+    let v = g.view();
+    assert_eq!(v["phase"], "actions");
+    let ly = v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == "L&Y")
+        .unwrap()
+        .clone();
+    assert_eq!(ly["locomotive"], "D5", "the move stands");
+    let log = g.log();
+    let closed: Vec<&str> = log.iter().rev().take(2).map(|e| e.order.as_str()).collect();
+    assert_eq!(closed, ["no veto", "no veto"]);
+
+    // A round in which nobody bids: the caller's bid deadline passes too.
+    ctx_apply(&mut g, 0, &["token manchester steel"]);
+    ctx_apply(&mut g, 1, &["extend ly e5"]); // bob moves; alice and cecil asked
+    ctx_apply(&mut g, 2, &["veto"]); // cecil calls, then nobody bids
+    assert_eq!(g.view()["phase"], "veto_round");
+    for _ in 0..3 {
+        g.now += Duration::hours(13);
+        g.cycle();
+    }
+    assert_eq!(
+        g.view()["phase"],
+        "actions",
+        "every bidder passed by deadline"
+    );
+}
+
+#[test]
+fn reminders_go_only_to_players_who_owe_input_and_deadlines_show_in_reports() {
+    let clock = ClockSettings {
+        reminders: vec![Span(24 * 60), Span(2 * 60)],
+        ..ClockSettings::default()
+    };
+    let mut g = Game::new(clock, 7);
+    // bob starts: welcome mails show his deadline, absolute and relative.
+    let welcome = g.mails_to("alice")[0].2.clone();
+    assert!(
+        welcome.contains("bob (2 actions): by Wed 25 Nov 2026 09:00 UTC (in 48 hours)"),
+        "{welcome}"
+    );
+    g.now += Duration::hours(24);
+    g.cycle();
+    let reminders: Vec<&String> = g
+        .mails
+        .iter()
+        .filter(|(_, _, t)| t.contains("Reminder:"))
+        .map(|(to, _, _)| to)
+        .collect();
+    assert_eq!(reminders, ["bob@example.org"]);
+    g.now += Duration::hours(22);
+    g.cycle();
+    let reminders = g
+        .mails
+        .iter()
+        .filter(|(_, _, t)| t.contains("Reminder:"))
+        .count();
+    assert_eq!(reminders, 2, "24h and 2h before");
+    g.now += Duration::hours(1);
+    let r = g.cycle();
+    assert_eq!(r.scheduled, 0, "nothing due: no game looked at");
+}
+
+#[test]
+fn deadlines_round_to_an_hour_in_the_games_time_zone_and_skip_weekends() {
+    let clock = ClockSettings {
+        time_zone: "Europe/London".into(),
+        round_to_hour: Some(18),
+        skip_days: vec!["sat".into(), "sun".into()],
+        turn: Span(72 * 60),
+        ..ClockSettings::default()
+    };
+    let mut g = Game::new(clock, 7);
+    // Monday 09:00 + 72h = Thursday 09:00, on to 18:00 London (GMT).
+    let welcome = g.mails_to("bob")[0].2.clone();
+    assert!(
+        welcome.contains("You (2 actions): by Thu 26 Nov 2026 18:00 GMT"),
+        "{welcome}"
+    );
+    daemon::apply_local(
+        &g.daemon.ctx(),
+        &g.id,
+        Seat(1),
+        &[
+            "token london steel".to_string(),
+            "token london steel".to_string(),
+        ],
+        g.now + Duration::hours(60),
+    )
+    .unwrap();
+    g.now += Duration::hours(60);
+    g.cycle();
+    // Thursday 21:00 + 72h = Sunday 21:00: on to 18:00 Monday (weekend skipped).
+    let cecil = g.mails_to("cecil").last().unwrap().2.clone();
+    assert!(
+        cecil.contains("You (2 actions): by Mon 30 Nov 2026 18:00 GMT"),
+        "{cecil}"
+    );
+}
+
+#[test]
+fn an_absence_holds_the_players_deadlines_and_everyone_is_told() {
+    let mut g = Game::new(ClockSettings::default(), 7);
+    // Through the mail path: bob announces an absence with his key.
+    let token = g.daemon.store().meta(&g.id).unwrap().tokens[1].clone();
+    let inbox = MemoryInbound::new();
+    let outbox = g.outbox.clone();
+    let mut config = Config::default();
+    config.mail.address = "sm@example.org".into();
+    let store_path = g._dir.path().join("db");
+    drop(std::mem::replace(
+        &mut g.daemon,
+        Daemon::new(
+            Store::open(&g._dir.path().join("other")).unwrap(),
+            config.clone(),
+            Templates::load(None).unwrap(),
+            BoardSource::embedded(),
+            Box::new(MemoryInbound::new()),
+            Box::new(outbox.clone()),
+        ),
+    ));
+    g.daemon = Daemon::new(
+        Store::open(&store_path).unwrap(),
+        config,
+        Templates::load(None).unwrap(),
+        BoardSource::embedded(),
+        Box::new(inbox.clone()),
+        Box::new(outbox),
+    );
+    inbox.push(format!(
+        "From: bob@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <away1@example.org>\r\n\r\naway 2026-11-24 to 2026-11-27\r\n"
+    ));
+    g.cycle();
+    for who in PLAYERS {
+        assert!(
+            g.mails_to(who)
+                .iter()
+                .any(|(_, _, t)| t.contains("bob is away from Tue 24 Nov 2026 00:00 UTC")),
+            "{who} was not told"
+        );
+    }
+    // His 48h deadline (Wed 25 09:00) falls in the absence (Tue 00:00 to
+    // Sat 00:00): its clock stops for the 4 days, to Sun 29 09:00.
+    let last = g.mails_to("bob").last().unwrap().2.clone();
+    assert!(
+        last.contains("You (2 actions): by Sun 29 Nov 2026 09:00 UTC"),
+        "{last}"
+    );
+    assert!(!last.contains("no orders in it"), "{last}");
+    // Warned a day before it ends.
+    g.now = DateTime::parse_from_rfc3339("2026-11-27T01:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    g.cycle();
+    assert!(
+        g.mails_to("bob")
+            .iter()
+            .any(|(_, _, t)| t.contains("Your absence ends"))
+    );
+    // A longer absence than the game allows is refused.
+    inbox.push(format!(
+        "From: bob@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <away2@example.org>\r\n\r\naway 2026-12-01 to 2027-01-31\r\n"
+    ));
+    g.cycle();
+    let last = g.mails_to("bob").last().unwrap().2.clone();
+    assert!(last.contains("an absence may last at most 14d"), "{last}");
+}
+
+#[test]
+fn the_command_line_clock_drives_process() {
+    let dir = TempDir::new().unwrap();
+    let sm = |args: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("stationmaster")
+            .unwrap()
+            .current_dir(dir.path())
+            .env_remove("STATIONMASTER_CONFIG")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    sm(&[
+        "--now",
+        "2026-11-23T09:00:00Z",
+        "new",
+        "rocket",
+        "--player",
+        "a=a@x.org",
+        "--player",
+        "b=b@x.org",
+        "--seed",
+        "1",
+        "--turn",
+        "24h",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&sm(&["show", "rocket-1", "--json"])).unwrap();
+    assert_eq!(v["awaiting"][0]["deadline"], "2026-11-24T09:00:00+00:00");
+    assert_eq!(v["deadlines"]["turn"], "1d");
+    let out = sm(&["--now", "2026-11-24T09:30:00Z", "process"]);
+    assert!(out.contains("mail(s) read"), "{out}");
+    let log = sm(&["log", "rocket-1"]);
+    assert!(log.contains("!skip"), "the missed turn was skipped: {log}");
+    let out = std::env::var("STATIONMASTER_NOW");
+    assert!(out.is_err() || out.is_ok());
+}

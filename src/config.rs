@@ -241,12 +241,15 @@ pub fn is_loopback(host: &str) -> bool {
 pub struct StoreConfig {
     /// The database folder (created if missing).
     pub path: PathBuf,
+    /// Where finished games are archived (one folder per game).
+    pub archive: PathBuf,
 }
 
 impl Default for StoreConfig {
     fn default() -> Self {
         StoreConfig {
             path: PathBuf::from("var/db"),
+            archive: PathBuf::from("var/archive"),
         }
     }
 }

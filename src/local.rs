@@ -131,6 +131,7 @@ pub fn order(
     }
     match daemon::apply_local(ctx, id, seat, &lines, now) {
         Ok((batch, game)) => {
+            daemon::archive::write(ctx.store, id, &ctx.config.store.archive)?;
             let names = game.player_names();
             let mut out = String::new();
             for (by, a) in &batch.applied {
@@ -270,9 +271,34 @@ pub fn show(
 
 /// `log`: every accepted order with its time, player and consequences, as a
 /// spectator sees them (amounts paid stay private until the game is over).
-pub fn log(store: &Store, id: &GameId) -> Result<String, LocalError> {
-    let entries = store.log(id)?;
+pub fn log(
+    store: &Store,
+    id: &GameId,
+    turns: Option<(u32, u32)>,
+    json: bool,
+) -> Result<String, LocalError> {
+    let entries: Vec<crate::store::LogEntry> = store
+        .log(id)?
+        .into_iter()
+        .filter(|e| turns.is_none_or(|(a, b)| e.turn >= a && e.turn <= b))
+        .collect();
     let loaded = store.load(id)?;
+    if json {
+        let out: Vec<serde_json::Value> = entries
+            .iter()
+            .map(|e| {
+                let mut v = serde_json::to_value(e).unwrap_or_default();
+                let finished = matches!(loaded.game.status(), Status::Finished(_));
+                if !finished {
+                    // Amounts paid to players stay private until the end.
+                    v["events"] = serde_json::Value::Array(Vec::new());
+                }
+                v["text"] = serde_json::json!(loaded.game.describe_events(&e.events, None));
+                v
+            })
+            .collect();
+        return Ok(serde_json::to_string_pretty(&out).unwrap_or_default());
+    }
     let record = &loaded.record;
     let names: Vec<&str> = record
         .setup
@@ -293,22 +319,71 @@ pub fn log(store: &Store, id: &GameId) -> Result<String, LocalError> {
             format!(", options {}", record.setup.options.join(", "))
         }
     );
-    for e in &entries {
-        out.push_str(&format!(
-            "#{} {} {}: {}\n",
-            e.seq,
-            e.at.format("%Y-%m-%d %H:%M"),
-            e.player,
-            e.order
-        ));
-        for sentence in loaded.game.describe_events(&e.events, None) {
-            out.push_str(&format!("    {sentence}\n"));
+    out.push_str(&crate::daemon::report::history_lines(&*loaded.game, &entries, None).join("\n"));
+    out.push('\n');
+    Ok(out)
+}
+
+/// Reads `A..B` (or `A`) as a range of turns.
+pub fn parse_turns(text: &str) -> Result<(u32, u32), LocalError> {
+    let bad = || {
+        LocalError::Refused(format!(
+            "--turns {text}: write A..B, e.g. 3..7, or one turn"
+        ))
+    };
+    match text.split_once("..") {
+        Some((a, b)) => {
+            let a = if a.is_empty() {
+                1
+            } else {
+                a.trim().parse().map_err(|_| bad())?
+            };
+            let b = if b.is_empty() {
+                u32::MAX
+            } else {
+                b.trim().parse().map_err(|_| bad())?
+            };
+            Ok((a, b))
+        }
+        None => {
+            let n = text.trim().parse().map_err(|_| bad())?;
+            Ok((n, n))
         }
     }
-    if entries.is_empty() {
-        out.push_str("No orders yet.\n");
+}
+
+/// `verify`: the log's hash chain and the replay against the snapshot.
+pub fn verify(store: &Store, id: &GameId) -> Result<String, LocalError> {
+    match store.verify(id)? {
+        crate::store::Verified::Good { entries, last_hash } => Ok(format!(
+            "{id}: the log's {entries} entries are intact (last hash {last_hash}), and replaying them gives the stored state.\n"
+        )),
+        crate::store::Verified::Broken(why) => Err(LocalError::Refused(format!(
+            "{id}: the log does not verify: {why}."
+        ))),
     }
-    Ok(out)
+}
+
+/// `mod`: a moderator command from the command line.
+pub fn moderate(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    by: &str,
+    command: &str,
+    why: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<String, LocalError> {
+    let cmd = crate::daemon::moderator::parse(command).map_err(LocalError::Refused)?;
+    let outcome =
+        crate::daemon::moderator::run(ctx, id, by, &cmd, why, now).map_err(|e| match e {
+            DaemonError::Invalid(msg) => LocalError::Refused(msg),
+            other => LocalError::Daemon(other),
+        })?;
+    if outcome.change.update.is_some() || !outcome.change.outbox.is_empty() {
+        ctx.store.commit(&outcome.change)?;
+        crate::daemon::archive::write(ctx.store, id, &ctx.config.store.archive)?;
+    }
+    Ok(format!("{}\n", outcome.output.trim_end()))
 }
 
 /// `games`: one line per stored game.
@@ -493,7 +568,7 @@ pub fn demo(
         "Processed them: {} mails read, {} changed the game, {} were answered without a change or ignored; {} mails sent to {}.\n\n",
         cycle.fetched, cycle.applied, cycle.skipped, cycle.sent, outbox.display()
     ));
-    out.push_str(&log(daemon.store(), &id)?);
+    out.push_str(&log(daemon.store(), &id, None, false)?);
     out.push_str(&format!("\nAs {first} sees it now (`stationmaster show {id} --as {first}`; their mails are in {}):\n\n", outbox.display()));
     out.push_str(&show(daemon.store(), &id, Some(&first), false, now)?);
     Ok(out)

@@ -81,10 +81,38 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print the game's log of accepted orders.
+    /// Print the game's turn log: orders, their consequences, deadlines and
+    /// moderators' acts, timestamped.
     Log {
         /// The game id.
         game: String,
+        /// Only these turns, e.g. 3..7.
+        #[arg(long, value_name = "A..B")]
+        turns: Option<String>,
+        /// As JSON (one object per entry, with its hash).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check the log's hash chain and that replaying it gives the stored state.
+    Verify {
+        /// The game id.
+        game: String,
+    },
+    /// A moderator command: pause, resume, extend DURATION, deadline TIME,
+    /// as PLAYER ORDERS, skip, undo [N], replace PLAYER ADDRESS, abort,
+    /// resend, preview PLAYER ORDERS, note TEXT, moderator ADDRESS.
+    Mod {
+        /// The game id.
+        game: String,
+        /// Who acts (recorded in the log).
+        #[arg(long, default_value = "operator")]
+        by: String,
+        /// Why (recorded in the log and told to the players).
+        #[arg(long)]
+        why: Option<String>,
+        /// The command and its arguments, e.g. `extend 24h` or `as alice 'extend GWR D14'`.
+        #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<String>,
     },
     /// List the games.
     Games,
@@ -290,7 +318,37 @@ fn run(cli: Cli) -> Result<String> {
             }
             text
         }
-        Command::Log { game } => local::log(&open()?, &GameId(game))?,
+        Command::Log { game, turns, json } => {
+            let turns = turns.as_deref().map(local::parse_turns).transpose()?;
+            let mut text = local::log(&open()?, &GameId(game), turns, json)?;
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text
+        }
+        Command::Verify { game } => local::verify(&open()?, &GameId(game))?,
+        Command::Mod {
+            game,
+            by,
+            why,
+            command,
+        } => {
+            let (store, templates) = (open()?, templates()?);
+            let ctx = Ctx {
+                store: &store,
+                config: &config,
+                templates: &templates,
+                boards: &boards,
+            };
+            local::moderate(
+                &ctx,
+                &GameId(game),
+                &by,
+                &command.join(" "),
+                why.as_deref(),
+                now,
+            )?
+        }
         Command::Games => local::games(&open()?)?,
         Command::Process => {
             let mut d = daemon(open()?)?;

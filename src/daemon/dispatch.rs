@@ -136,12 +136,17 @@ pub(super) fn handle(
         Err(e) => return Err(e.into()),
     };
     let meta = ctx.store.meta(&id)?;
-    let by_from = record
-        .setup
-        .players
-        .iter()
-        .position(|p| p.email.eq_ignore_ascii_case(&from))
-        .map(|i| Seat(i as u8));
+    // A moderator with their key: every line is a moderator command.
+    let mod_key = meta.moderator_tokens.get(&from.to_ascii_lowercase());
+    if super::moderator::is_moderator(ctx, &meta, &from)
+        && let (Some(k), Some(t)) = (mod_key, &inc.token)
+        && k.eq_ignore_ascii_case(t)
+    {
+        return moderate(ctx, &inc, mid, &id, &from, now);
+    }
+    let by_from = (0..record.setup.players.len())
+        .map(|i| Seat(i as u8))
+        .find(|s| meta.address(&record, *s).eq_ignore_ascii_case(&from));
     let by_token = inc
         .token
         .as_ref()
@@ -277,11 +282,7 @@ fn answer(
         references,
         ..Draft::default()
     };
-    let message_id = format!(
-        "reply.{}@{}",
-        ctx.store.unique()?,
-        compose::domain(&ctx.config.mail)
-    );
+    let message_id = super::message_id(ctx, "stationmaster", "reply")?;
     Ok(compose::compose(
         &draft,
         &ctx.config.mail,
@@ -316,6 +317,8 @@ fn intruder(
 ) -> Result<Handled, DaemonError> {
     let record = ctx.store.record(id)?;
     let player = &record.setup.players[seat.index()];
+    let meta = ctx.store.meta(id)?;
+    let email = meta.address(&record, seat).to_string();
     let outcome = format!("refused: {why} (as {})", player.name);
     let mut handled = receipt_only(mid.clone(), Some(id.0.clone()), now, &outcome);
     let key = format!("alert:{}:{}", id.0, seat.0);
@@ -328,7 +331,7 @@ fn intruder(
         "intruder.txt",
         &IntruderContext {
             player: &player.name,
-            email: &player.email,
+            email: &email,
             game: &id.0,
             from,
             subject: &inc.subject,
@@ -338,17 +341,12 @@ fn intruder(
     )?;
     let draft = Draft {
         to_name: player.name.clone(),
-        to: player.email.clone(),
+        to: email.clone(),
         subject: format!("[{id}] Someone tried to give orders as you"),
         text,
         ..Draft::default()
     };
-    let message_id = format!(
-        "{}.alert.{}@{}",
-        id.0,
-        ctx.store.unique()?,
-        compose::domain(&ctx.config.mail)
-    );
+    let message_id = super::message_id(ctx, &id.0, "alert")?;
     let mail = compose::compose(&draft, &ctx.config.mail, &message_id, now)?;
     if let Some(change) = &mut handled.change {
         change.outbox.push(mail);
@@ -375,6 +373,7 @@ fn authenticated(
     let mut wants = Vec::new();
     let mut lines = Vec::new();
     let mut absence: Vec<String> = Vec::new();
+    let mut history_turns: Option<(u32, u32)> = None;
     for line in &inc.body {
         let line = line.trim();
         if line.is_empty() {
@@ -390,6 +389,12 @@ fn authenticated(
             continue;
         }
         match command(line) {
+            Some(Command::History) => {
+                wants.push(Command::History);
+                if let Some(r) = line.split_whitespace().nth(1) {
+                    history_turns = crate::local::parse_turns(r).ok();
+                }
+            }
             Some(c) => wants.push(c),
             None => lines.push(line.to_string()),
         }
@@ -487,7 +492,12 @@ fn authenticated(
         mail.help = Some(loaded.game.help());
     }
     if wants.contains(&Command::History) {
-        let entries = ctx.store.log(id)?;
+        let entries: Vec<_> = ctx
+            .store
+            .log(id)?
+            .into_iter()
+            .filter(|e| history_turns.is_none_or(|(a, b)| e.turn >= a && e.turn <= b))
+            .collect();
         mail.history = Some(report::history_lines(&*loaded.game, &entries, Some(seat)));
     }
     if lines.is_empty() && wants.is_empty() && absence.is_empty() {
@@ -511,6 +521,24 @@ fn authenticated(
         outcome: String::new(),
     };
     let mut change = Change::default();
+    let stopped = if meta.aborted {
+        Some("This game was aborted by a moderator; nothing more can be done in it.")
+    } else if meta.paused.is_some() {
+        Some(
+            "A moderator has paused this game: orders are not taken until it resumes. Send them again then.",
+        )
+    } else {
+        None
+    };
+    if let Some(why) = stopped
+        && (!lines.is_empty() || !absence_notes.is_empty())
+    {
+        section.notes.push(why.to_string());
+        section.understood = lines.clone();
+        lines.clear();
+        absence_notes.clear();
+        meta = stored_meta.clone();
+    }
     if !lines.is_empty() || !absence_notes.is_empty() {
         match orders::run(&*loaded.game, &meta, seat, &lines) {
             Ok((game, meta, mut batch)) => {
@@ -601,5 +629,85 @@ fn authenticated(
         change: Some(change),
         changed_game: false,
         summary: receipt.outcome,
+    })
+}
+
+/// A mail from a moderator with their key: one command a line; a line
+/// `why TEXT` gives the reason for the commands after it. Each command is
+/// committed on its own; the moderator gets one reply with every outcome.
+fn moderate(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    mid: String,
+    id: &GameId,
+    from: &str,
+    now: DateTime<Utc>,
+) -> Result<Handled, DaemonError> {
+    let mut out = Vec::new();
+    let mut why: Option<String> = None;
+    let mut change = Change::default();
+    let mut changed = false;
+    for line in inc.body.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
+        if let Some(w) = line.strip_prefix("why ") {
+            why = Some(w.trim().to_string());
+            continue;
+        }
+        match super::moderator::parse(line) {
+            Err(e) => out.push(format!("> {line}\n  refused: {e}")),
+            Ok(cmd)
+                if change.update.is_some()
+                    && !matches!(cmd, super::moderator::ModCommand::Preview { .. }) =>
+            {
+                // One change per mail keeps the commit whole; later commands
+                // wait for the next mail.
+                out.push(format!(
+                    "> {line}\n  not done: send one command that changes the game per mail"
+                ));
+                let _ = cmd;
+            }
+            Ok(cmd) => match super::moderator::run(ctx, id, from, &cmd, why.as_deref(), now) {
+                Ok(o) => {
+                    out.push(format!("> {line}\n  {}", o.output.replace('\n', "\n  ")));
+                    if o.change.update.is_some() {
+                        changed = true;
+                        change = o.change;
+                    }
+                }
+                Err(e) => out.push(format!("> {line}\n  refused: {e}")),
+            },
+        }
+    }
+    let mut references = inc.references.clone();
+    if let Some(m) = &inc.message_id {
+        references.push(m.clone());
+    }
+    let draft = Draft {
+        to: from.to_string(),
+        subject: format!("Re: {}", subject_or(inc, id.0.as_str())),
+        text: format!("{}\n\n-- \nStationmaster, for {id}.\n", out.join("\n")),
+        in_reply_to: inc.message_id.clone(),
+        references,
+        ..Draft::default()
+    };
+    let message_id = super::message_id(ctx, &id.0, "modreply")?;
+    change.outbox.push(compose::compose(
+        &draft,
+        &ctx.config.mail,
+        &message_id,
+        now,
+    )?);
+    let summary = format!("moderator {from}: {} command(s)", out.len());
+    change.receipt = Some((
+        mid,
+        Receipt {
+            at: now,
+            game: Some(id.0.clone()),
+            outcome: summary.clone(),
+        },
+    ));
+    Ok(Handled {
+        change: Some(change),
+        changed_game: changed,
+        summary,
     })
 }

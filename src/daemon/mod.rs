@@ -12,7 +12,9 @@
 //! This module sees the mail transports only through [`Inbound`] and
 //! [`Outbound`].
 
+pub mod archive;
 mod dispatch;
+pub mod moderator;
 pub mod orders;
 pub mod report;
 pub mod scheduler;
@@ -87,6 +89,18 @@ pub fn new_token() -> Result<String, DaemonError> {
         .collect())
 }
 
+/// A Message-ID for mail we send: the game, what the mail is, a number
+/// never handed out before by this database, and random letters, so that a
+/// fresh database never repeats an id a mail program has seen already.
+pub fn message_id(ctx: &Ctx<'_>, game: &str, what: &str) -> Result<String, DaemonError> {
+    Ok(format!(
+        "{game}.{what}.{}.{}@{}",
+        ctx.store.unique()?,
+        new_token()?,
+        crate::mail::compose::domain(&ctx.config.mail)
+    ))
+}
+
 /// Creates a game: its record, each player's secret token, and a welcome
 /// mail to each player (with their first report), in one commit.
 pub fn create_game(
@@ -113,9 +127,16 @@ pub fn create_game(
         reported: vec![0; n],
         clock: Clock::new(clock, n),
         moderators,
+        ..GameMeta::default()
     };
     meta.clock.sync(&game.awaiting(), now);
     let mut outbox = Vec::new();
+    // Every moderator, the game's and the site's, gets a key for this game.
+    for m in scheduler::moderators(ctx, &meta.moderators) {
+        let token = new_token()?;
+        outbox.push(moderator::welcome(ctx, &record.id, &m, &token, now)?);
+        meta.moderator_tokens.insert(m.to_ascii_lowercase(), token);
+    }
     for s in 0..n {
         let mail = MailContext {
             welcome: true,
@@ -217,12 +238,17 @@ fn game_update(
         .enumerate()
         .map(|(k, (seat, a))| LogEntry {
             seq: base_seq + 1 + k as u64,
+            turn: a.turn,
             at: now,
             seat: *seat,
             player: names.get(seat.index()).cloned().unwrap_or_default(),
             order: a.order.clone(),
             events: a.events.clone(),
             source: source.map(str::to_string),
+            kind: crate::store::EntryKind::Order,
+            why: None,
+            prev: String::new(),
+            hash: String::new(),
         })
         .collect();
     game.check_invariants().map_err(|e| StoreError::Corrupt {
@@ -386,7 +412,11 @@ impl Daemon {
                     tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
                     if let Some(change) = &handled.change {
                         match self.store.commit(change) {
-                            Ok(()) => {}
+                            Ok(()) => {
+                                if let Some(u) = &change.update {
+                                    self.archive(&u.id);
+                                }
+                            }
                             Err(StoreError::Conflict(game)) => {
                                 // Someone changed the game meanwhile: leave
                                 // the mail for the next cycle.
@@ -417,6 +447,16 @@ impl Daemon {
         Ok(report)
     }
 
+    /// Writes the archive of a game that is over (errors are logged: the
+    /// game itself is safe in the store).
+    fn archive(&self, id: &GameId) {
+        match archive::write(&self.store, id, &self.config.store.archive) {
+            Ok(Some(dir)) => tracing::info!(game = %id, dir = %dir.display(), "game archived"),
+            Ok(None) => {}
+            Err(e) => tracing::error!(game = %id, error = %e, "archive not written"),
+        }
+    }
+
     /// The scheduler: every game whose next deadline, reminder or absence
     /// is due by `now` (and only those) is looked at.
     pub fn schedule(&mut self, now: DateTime<Utc>) -> Result<usize, DaemonError> {
@@ -425,7 +465,12 @@ impl Daemon {
         for id in &due {
             match scheduler::tick(&ctx, id, now) {
                 Ok(Some(change)) => match self.store.commit(&change) {
-                    Ok(()) => {}
+                    Ok(()) => {
+                        if let Err(e) = archive::write(&self.store, id, &self.config.store.archive)
+                        {
+                            tracing::error!(game = %id, error = %e, "archive not written");
+                        }
+                    }
                     Err(StoreError::Conflict(game)) => {
                         tracing::warn!(%game, "game changed while its deadlines were handled; next cycle");
                     }

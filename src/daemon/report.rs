@@ -236,7 +236,7 @@ pub fn player_mail(
     };
     let draft = Draft {
         to_name: player.name.clone(),
-        to: player.email.clone(),
+        to: meta.address(record, seat).to_string(),
         subject,
         text,
         html: Some(html),
@@ -244,12 +244,7 @@ pub fn player_mail(
         references,
         reply_to: Some(reply_address(&ctx.config.mail.address, id, &token)),
     };
-    let message_id = format!(
-        "{}.{}@{}",
-        id.0,
-        ctx.store.unique()?,
-        compose::domain(&ctx.config.mail)
-    );
+    let message_id = super::message_id(ctx, &id.0, "report")?;
     Ok(compose::compose(
         &draft,
         &ctx.config.mail,

@@ -43,12 +43,7 @@ pub fn to_moderators(
             ),
             ..Draft::default()
         };
-        let message_id = format!(
-            "{}.mod.{}@{}",
-            id.0,
-            ctx.store.unique()?,
-            compose::domain(&ctx.config.mail)
-        );
+        let message_id = super::message_id(ctx, &id.0, "mod")?;
         out.push(compose::compose(
             &draft,
             &ctx.config.mail,
@@ -91,6 +86,9 @@ fn run(
 ) -> Result<Option<Change>, DaemonError> {
     let loaded = ctx.store.load(id)?;
     let mut meta = ctx.store.meta(id)?;
+    if forced_by.is_none() && (meta.paused.is_some() || meta.aborted) {
+        return Ok(None);
+    }
     if forced_by.is_some() {
         for w in meta.clock.waits.iter_mut() {
             w.due = now;

@@ -171,6 +171,9 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// Whose input is awaited now, and for what.
     fn awaiting(&self) -> Vec<Awaited>;
 
+    /// The number of the turn being played (1 for the first).
+    fn turn_number(&self) -> u32;
+
     /// True while play waits on an interruption (Rocket's veto question and
     /// round) after which the turn goes on: orders a player sends meanwhile
     /// wait in a queue instead of being refused.
@@ -216,6 +219,8 @@ pub struct Applied {
     pub order: String,
     /// The events, in the game's own JSON form.
     pub events: Vec<serde_json::Value>,
+    /// The turn it was given in.
+    pub turn: u32,
 }
 
 /// Why a text order was not applied.
@@ -246,6 +251,8 @@ pub trait AnyGame: Send + Sync {
     fn awaiting(&self) -> Vec<Awaited>;
     /// See [`Game::interrupted`].
     fn interrupted(&self) -> bool;
+    /// See [`Game::turn_number`].
+    fn turn_number(&self) -> u32;
     /// Still going, or finished.
     fn status(&self) -> Status;
     /// See [`Game::default_order`], in canonical text.
@@ -284,6 +291,7 @@ impl<G: Game> AnyGame for G {
     fn apply_line(&mut self, seat: Seat, line: &str) -> Result<Applied, OrderRejected> {
         let order = self.parse_order(seat, line)?;
         let text = self.order_text(&order);
+        let turn = self.turn_number();
         let events = self
             .apply(seat, &order)
             .map_err(|error| OrderRejected::Rule {
@@ -298,6 +306,7 @@ impl<G: Game> AnyGame for G {
             seat,
             order: text,
             events,
+            turn,
         })
     }
 
@@ -307,6 +316,10 @@ impl<G: Game> AnyGame for G {
 
     fn interrupted(&self) -> bool {
         Game::interrupted(self)
+    }
+
+    fn turn_number(&self) -> u32 {
+        Game::turn_number(self)
     }
 
     fn status(&self) -> Status {

@@ -467,6 +467,10 @@ impl Game for Rocket {
         self.awaited()
     }
 
+    fn turn_number(&self) -> u32 {
+        self.turn.number
+    }
+
     fn interrupted(&self) -> bool {
         matches!(
             self.phase,

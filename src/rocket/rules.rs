@@ -170,39 +170,43 @@ impl Rocket {
         None
     }
 
-    /// Where a station could stand on the hex with index `i`, for listing
-    /// the legal orders without putting every refusal in words. Agrees with
+    /// Where a station could stand on each hex (by index), for listing the
+    /// legal orders without putting every refusal in words. Agrees with
     /// [`Rocket::station_problem`]: `station_problem(hex, None)` is None
     /// exactly when the site is [`Site::Free`], and for a station lifted
     /// from another hex `from`, `station_problem(hex, Some(from))` is None
     /// exactly when the site is `Free` or `NextTo(from)` (the lifted station
-    /// is then the only one next to it).
-    fn station_site(&self, i: usize) -> Site {
-        let hex = self.board.hex_at(i);
-        if self.board.terrain(hex) != Terrain::Land {
-            return Site::Blocked;
-        }
-        let c = &self.cells[i];
-        if c.track.is_some() || c.locomotive.is_some() || c.station.is_some() {
-            return Site::Blocked;
-        }
-        let mut next_to = None;
-        for n in self.board.neighbours(hex) {
-            let nc = self.cell(n);
-            if nc.locomotive.is_some() {
-                return Site::Blocked;
-            }
-            if nc.station.is_some() {
-                if next_to.is_some() {
-                    return Site::Blocked;
+    /// is then the only one next to it). One pass over the locomotives and
+    /// stations instead of looking around every hex.
+    fn station_sites(&self) -> Vec<Site> {
+        let mut sites: Vec<Site> = (0..self.cells.len())
+            .map(|i| {
+                let c = &self.cells[i];
+                if self.board.terrain(self.board.hex_at(i)) != Terrain::Land
+                    || c.track.is_some()
+                    || c.locomotive.is_some()
+                    || c.station.is_some()
+                {
+                    Site::Blocked
+                } else {
+                    Site::Free
                 }
-                next_to = Some(n);
+            })
+            .collect();
+        for (i, c) in self.cells.iter().enumerate() {
+            if c.locomotive.is_none() && c.station.is_none() {
+                continue;
+            }
+            let hex = self.board.hex_at(i);
+            for n in self.board.neighbours(hex) {
+                let site = &mut sites[self.board.index(n)];
+                *site = match *site {
+                    Site::Free if c.locomotive.is_none() => Site::NextTo(hex),
+                    _ => Site::Blocked,
+                };
             }
         }
-        match next_to {
-            None => Site::Free,
-            Some(n) => Site::NextTo(n),
-        }
+        sites
     }
 
     fn place_station(&mut self, seat: Seat, hex: Hex, from: Option<Hex>) -> Outcome {
@@ -1274,7 +1278,7 @@ impl Rocket {
         let supply = self.players[seat.index()].stations_in_supply > 0;
         let owns = self.cells.iter().any(|c| c.station == Some(seat));
         (supply || owns)
-            && (0..self.cells.len()).any(|i| match self.station_site(i) {
+            && self.station_sites().into_iter().any(|site| match site {
                 Site::Free => true,
                 Site::NextTo(n) => self.cell(n).station == Some(seat),
                 Site::Blocked => false,
@@ -1309,9 +1313,8 @@ impl Rocket {
                     .map(|i| self.board.hex_at(i))
                     .collect();
                 let supply = self.players[seat.index()].stations_in_supply > 0;
-                for i in 0..self.cells.len() {
+                for (i, site) in self.station_sites().into_iter().enumerate() {
                     let hex = self.board.hex_at(i);
-                    let site = self.station_site(i);
                     if site == Site::Blocked {
                         continue;
                     }
@@ -1491,7 +1494,7 @@ pub(super) fn join_hexes(hexes: &[Hex]) -> String {
 }
 
 /// Where a station could go, for listing legal orders (see
-/// `Rocket::station_site`).
+/// `Rocket::station_sites`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Site {
     /// Not land, or track, a locomotive or a station on it, or a locomotive

@@ -55,8 +55,11 @@ pub struct GameRecord {
 /// One accepted order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogEntry {
-    /// 1 for the game's first order, then 2, 3, …
+    /// 1 for the game's first entry, then 2, 3, …
     pub seq: u64,
+    /// The turn it belongs to.
+    #[serde(default)]
+    pub turn: u32,
     /// When it was applied.
     pub at: DateTime<Utc>,
     /// Whose order it was.
@@ -67,9 +70,87 @@ pub struct LogEntry {
     pub order: String,
     /// What it caused, in the game's event JSON.
     pub events: Vec<serde_json::Value>,
-    /// The Message-ID of the mail it came in, if it came by mail.
+    /// The Message-ID of the mail it came in, if it came by mail; or
+    /// `deadline`, `command line`, `moderator ADDRESS`.
     #[serde(default)]
     pub source: Option<String>,
+    /// An order, an undo, or an act that changes no rule state.
+    #[serde(default)]
+    pub kind: EntryKind,
+    /// Why (a moderator's reason), if given.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// The hash of the entry before (empty for the first).
+    #[serde(default)]
+    pub prev: String,
+    /// This entry's hash: SHA-256 of `prev` and the entry without its hash.
+    #[serde(default)]
+    pub hash: String,
+}
+
+/// What a log entry records.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum EntryKind {
+    /// An order applied to the game (`order`).
+    #[default]
+    Order,
+    /// The last `count` orders still in effect are rolled back.
+    Undo {
+        /// How many.
+        count: u32,
+    },
+    /// Something that happened around the rules (`order` says what): a
+    /// moderator's act, a reminder, a deadline notice.
+    Act,
+}
+
+impl LogEntry {
+    /// The entry's hash given the one before: SHA-256 over `prev` and the
+    /// entry's JSON with `prev` and `hash` left empty.
+    pub fn chain_hash(&self, prev: &str) -> String {
+        use sha2::{Digest, Sha256};
+        let mut bare = self.clone();
+        bare.prev = String::new();
+        bare.hash = String::new();
+        let body = serde_json::to_vec(&bare).unwrap_or_default();
+        let mut h = Sha256::new();
+        h.update(prev.as_bytes());
+        h.update(b"\n");
+        h.update(&body);
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// The orders of `entries` still in effect: each undo drops the last orders
+/// in effect before it.
+pub fn effective_orders(entries: &[LogEntry]) -> Vec<&LogEntry> {
+    let mut stack: Vec<&LogEntry> = Vec::new();
+    for e in entries {
+        match e.kind {
+            EntryKind::Order => stack.push(e),
+            EntryKind::Undo { count } => {
+                let keep = stack.len().saturating_sub(count as usize);
+                stack.truncate(keep);
+            }
+            EntryKind::Act => {}
+        }
+    }
+    stack
+}
+
+/// What `verify` found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verified {
+    /// The chain holds and the replay matches the snapshot.
+    Good {
+        /// Entries checked.
+        entries: usize,
+        /// The last entry's hash.
+        last_hash: String,
+    },
+    /// Where it breaks.
+    Broken(String),
 }
 
 /// A game's private bookkeeping: never shown to anyone.
@@ -77,6 +158,19 @@ pub struct LogEntry {
 pub struct GameMeta {
     /// Each seat's secret token, which their replies carry.
     pub tokens: Vec<String>,
+    /// Each seat's current address, where a moderator replaced the player
+    /// (empty: the addresses of the setup).
+    #[serde(default)]
+    pub addresses: Vec<String>,
+    /// Each moderator's secret token, by address.
+    #[serde(default)]
+    pub moderator_tokens: std::collections::BTreeMap<String, String>,
+    /// Paused by a moderator since then.
+    #[serde(default)]
+    pub paused: Option<DateTime<Utc>>,
+    /// Aborted by a moderator.
+    #[serde(default)]
+    pub aborted: bool,
     /// Orders each seat sent that wait for a veto round to end.
     pub queued: Vec<Vec<String>>,
     /// The last log entry each seat's last report covered.
@@ -194,6 +288,9 @@ pub struct Snapshot {
     pub seq: u64,
     /// The game's state.
     pub state: serde_json::Value,
+    /// The hash of the last log entry (the chain goes on from it).
+    #[serde(default)]
+    pub last_hash: String,
 }
 
 /// A game read from the store.
@@ -422,6 +519,7 @@ impl Store {
             let snap = Snapshot {
                 seq: 0,
                 state: n.record.initial.clone(),
+                last_hash: String::new(),
             };
             writes.push((SNAPSHOTS, id.0.clone().into_bytes(), ser(&label, &snap)?));
             writes.push((META, meta_key(id), ser(&label, &n.meta)?));
@@ -431,21 +529,28 @@ impl Store {
         }
         let mut guard: Option<(Vec<u8>, u64)> = None;
         if let Some(u) = &change.update {
+            // The chain goes on from the last entry's hash (the guard below
+            // makes sure nobody wrote in between).
+            let mut prev = match self.snapshots.get(u.id.0.as_bytes())? {
+                Some(b) => serde_json::from_slice::<Snapshot>(&b)
+                    .map(|s| s.last_hash)
+                    .unwrap_or_default(),
+                None => String::new(),
+            };
             for e in &u.entries {
-                writes.push((LOG, log_key(&u.id, e.seq), ser(&label, e)?));
+                let mut e = e.clone();
+                e.prev = prev.clone();
+                e.hash = e.chain_hash(&prev);
+                prev = e.hash.clone();
+                writes.push((LOG, log_key(&u.id, e.seq), ser(&label, &e)?));
             }
             let seq = u.base_seq + u.entries.len() as u64;
-            writes.push((
-                SNAPSHOTS,
-                u.id.0.clone().into_bytes(),
-                ser(
-                    &label,
-                    &Snapshot {
-                        seq,
-                        state: u.state.clone(),
-                    },
-                )?,
-            ));
+            let snap = Snapshot {
+                seq,
+                state: u.state.clone(),
+                last_hash: prev,
+            };
+            writes.push((SNAPSHOTS, u.id.0.clone().into_bytes(), ser(&label, &snap)?));
             writes.push((META, meta_key(&u.id), ser(&label, &u.meta)?));
             if let Some(at) = u.old_fire {
                 removes.push((CLOCK, clock_key(at, &u.id)));
@@ -639,9 +744,19 @@ impl Store {
 
     /// Rebuilds the game by replaying its whole log from the initial state.
     pub fn rebuild(&self, id: &GameId) -> Result<Box<dyn AnyGame>, StoreError> {
+        self.replay(id, &self.log(id)?)
+    }
+
+    /// The game as `entries` (its log, or a part of it) leave it: orders in
+    /// effect applied in turn, undone ones left out.
+    pub fn replay(
+        &self,
+        id: &GameId,
+        entries: &[LogEntry],
+    ) -> Result<Box<dyn AnyGame>, StoreError> {
         let record = self.record(id)?;
         let mut game = registry::from_snapshot(&record.setup.kind, &record.initial)?;
-        for entry in self.log(id)? {
+        for entry in effective_orders(entries) {
             game.apply_line(entry.seat, &entry.order).map_err(|e| {
                 corrupt(
                     id,
@@ -653,6 +768,54 @@ impl Store {
             })?;
         }
         Ok(game)
+    }
+
+    /// Checks a game's log: every entry's hash and its link to the one
+    /// before, then that replaying the log gives the stored snapshot.
+    pub fn verify(&self, id: &GameId) -> Result<Verified, StoreError> {
+        let entries = self.log(id)?;
+        let mut prev = String::new();
+        for (i, e) in entries.iter().enumerate() {
+            if e.seq != i as u64 + 1 {
+                return Ok(Verified::Broken(format!(
+                    "entry {} is numbered {}: an entry is missing or out of place",
+                    i + 1,
+                    e.seq
+                )));
+            }
+            if e.prev != prev {
+                return Ok(Verified::Broken(format!(
+                    "entry {} does not follow entry {}: its link to the one before is wrong",
+                    e.seq,
+                    e.seq - 1
+                )));
+            }
+            if e.chain_hash(&prev) != e.hash {
+                return Ok(Verified::Broken(format!(
+                    "entry {} ({}) was changed after it was written: its hash does not match",
+                    e.seq, e.order
+                )));
+            }
+            prev = e.hash.clone();
+        }
+        let loaded = self.load(id)?;
+        if loaded.seq != entries.len() as u64 {
+            return Ok(Verified::Broken(format!(
+                "the snapshot is at entry {}, the log has {}",
+                loaded.seq,
+                entries.len()
+            )));
+        }
+        let rebuilt = self.replay(id, &entries)?;
+        if rebuilt.snapshot() != loaded.game.snapshot() {
+            return Ok(Verified::Broken(
+                "replaying the log does not give the stored state".to_string(),
+            ));
+        }
+        Ok(Verified::Good {
+            entries: entries.len(),
+            last_hash: prev,
+        })
     }
 
     /// Applies `lines` as orders of `seat`, all or nothing: either every line
@@ -697,12 +860,17 @@ impl Store {
             .enumerate()
             .map(|(k, a)| LogEntry {
                 seq: base + 1 + k as u64,
+                turn: a.turn,
                 at: now,
                 seat,
                 player: player.clone(),
                 order: a.order.clone(),
                 events: a.events.clone(),
                 source: None,
+                kind: EntryKind::Order,
+                why: None,
+                prev: String::new(),
+                hash: String::new(),
             })
             .collect();
         let meta = self.meta(id)?;
@@ -718,5 +886,19 @@ impl Store {
             ..Change::default()
         })?;
         Ok((applied, game))
+    }
+}
+
+impl GameMeta {
+    /// Where `seat`'s mail goes now.
+    pub fn address<'a>(&'a self, record: &'a GameRecord, seat: Seat) -> &'a str {
+        match self.addresses.get(seat.index()) {
+            Some(a) if !a.is_empty() => a,
+            _ => record
+                .setup
+                .players
+                .get(seat.index())
+                .map_or("", |p| p.email.as_str()),
+        }
     }
 }

@@ -1,0 +1,91 @@
+//! The archive of a finished (or aborted) game, in `[store] archive`/GAME/:
+//! the full turn log (text and JSON, with each entry's hash), the final map
+//! and scores, and one self-contained HTML page with all of it.
+
+use std::path::{Path, PathBuf};
+
+use super::report;
+use crate::engine::Status;
+use crate::store::{GameId, Store};
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn io(path: &Path, e: std::io::Error) -> super::DaemonError {
+    crate::mail::TransportError::Io {
+        path: path.display().to_string(),
+        source: e,
+    }
+    .into()
+}
+
+/// Writes the archive of game `id` under `dir` if the game is over and it is
+/// not written yet; returns its folder when written.
+pub fn write(
+    store: &Store,
+    id: &GameId,
+    dir: &Path,
+) -> Result<Option<PathBuf>, super::DaemonError> {
+    let loaded = store.load(id)?;
+    let meta = store.meta(id)?;
+    let finished = matches!(loaded.game.status(), Status::Finished(_));
+    if !finished && !meta.aborted {
+        return Ok(None);
+    }
+    let folder = dir.join(&id.0);
+    if folder.join("index.html").exists() {
+        return Ok(None);
+    }
+    std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;
+    let entries = store.log(id)?;
+    let record = &loaded.record;
+    let names: Vec<&str> = record
+        .setup
+        .players
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    let head = format!(
+        "Game {id}: {} ({}), players {}, seed {}, created {}{}",
+        report::kind_name(&record.setup.kind),
+        record.setup.kind,
+        names.join(", "),
+        record.setup.seed,
+        record.created.format("%Y-%m-%d %H:%M UTC"),
+        if meta.aborted {
+            ". Aborted by a moderator."
+        } else {
+            "."
+        }
+    );
+    let mut log = report::history_lines(&*loaded.game, &entries, None);
+    for (line, e) in log.iter_mut().filter(|l| l.starts_with('#')).zip(&entries) {
+        line.push_str(&format!("   [{}]", &e.hash[..e.hash.len().min(16)]));
+    }
+    let log_text = format!("{head}\n\n{}\n", log.join("\n"));
+    let final_text = format!("{head}\n\n{}", loaded.game.render(None));
+    let files = [
+        ("log.txt", log_text.clone()),
+        ("final.txt", final_text),
+        (
+            "log.json",
+            serde_json::to_string_pretty(&entries).unwrap_or_default(),
+        ),
+    ];
+    for (name, text) in files {
+        let path = folder.join(name);
+        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+    }
+    let html = format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{id}</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>{}</h1>\n{}\n<h2>The turn log</h2>\n<pre>{}</pre>\n</body></html>\n",
+        escape(&head),
+        loaded.game.render_html(None),
+        escape(&log.join("\n"))
+    );
+    let path = folder.join("index.html");
+    std::fs::write(&path, html).map_err(|e| io(&path, e))?;
+    Ok(Some(folder))
+}

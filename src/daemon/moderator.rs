@@ -1,0 +1,610 @@
+//! Moderator commands, by mail (from a moderator's address with their key)
+//! and on the command line (`stationmaster mod GAME …`): pause, resume,
+//! extend, deadline, as, skip, undo, replace, abort, resend, preview, note,
+//! moderator. Every act goes into the game's log with who, when and why, and
+//! is announced to every player.
+
+use chrono::{DateTime, Utc};
+
+use super::report::{self, MailContext};
+use super::{Ctx, DaemonError, orders, scheduler};
+use crate::clock::Span;
+use crate::engine::{Seat, seat_of};
+use crate::mail::OutMail;
+use crate::mail::compose::{self, Draft};
+use crate::store::{Change, EntryKind, GameId, GameMeta, LogEntry, effective_orders};
+
+/// A moderator command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModCommand {
+    /// Stop the clocks; players' orders wait.
+    Pause,
+    /// Start again; deadlines move by the time paused.
+    Resume,
+    /// Give every awaited player this much more time.
+    Extend(Span),
+    /// Set every awaited player's deadline to this time.
+    Deadline(DateTime<Utc>),
+    /// Give orders for a player (who is told).
+    As {
+        /// The player.
+        player: String,
+        /// Their orders.
+        orders: Vec<String>,
+    },
+    /// As if every awaited deadline had passed now.
+    Skip,
+    /// Roll back the last N orders in effect.
+    Undo(u32),
+    /// A new person takes a seat, with a new key.
+    Replace {
+        /// The seat's player.
+        player: String,
+        /// The new address.
+        address: String,
+    },
+    /// End the game without a result.
+    Abort,
+    /// Send every player their report again.
+    Resend,
+    /// Show what a player's orders would do, changing nothing.
+    Preview {
+        /// The player.
+        player: String,
+        /// The orders.
+        orders: Vec<String>,
+    },
+    /// A message to every player.
+    Note(String),
+    /// Add a moderator to this game.
+    Moderator(String),
+}
+
+/// The forms, for help.
+pub const FORMS: &[(&str, &str)] = &[
+    (
+        "pause",
+        "stop the clocks; players' orders are not applied meanwhile",
+    ),
+    (
+        "resume",
+        "start again; deadlines move on by the time paused",
+    ),
+    (
+        "extend DURATION",
+        "give every awaited player more time, e.g. extend 24h",
+    ),
+    (
+        "deadline TIME",
+        "set every awaited player's deadline, e.g. deadline 2026-12-01T18:00:00Z",
+    ),
+    (
+        "as PLAYER ORDER; ORDER …",
+        "give orders for a player, who is told",
+    ),
+    (
+        "skip",
+        "as if every awaited deadline had passed now (a `wait` policy counts as skip)",
+    ),
+    (
+        "undo [N]",
+        "roll back the last N orders (default 1) by replaying the log",
+    ),
+    (
+        "replace PLAYER ADDRESS",
+        "a new person takes the seat, with a new key",
+    ),
+    ("abort", "end the game without a result"),
+    ("resend", "send every player their report again"),
+    (
+        "preview PLAYER ORDER; ORDER …",
+        "show privately what the orders would do",
+    ),
+    ("note TEXT", "a message to every player"),
+    ("moderator ADDRESS", "add a moderator to this game"),
+];
+
+fn split_orders(text: &str) -> Vec<String> {
+    text.split([';', '\n'])
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Reads one command: `extend 24h`, `as alice extend GWR D14; token london steel`.
+pub fn parse(text: &str) -> Result<ModCommand, String> {
+    let text = text.trim();
+    let (word, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+    let rest = rest.trim();
+    let need = |what: &str| -> Result<(), String> {
+        if rest.is_empty() {
+            Err(format!("`{word}` needs {what}"))
+        } else {
+            Ok(())
+        }
+    };
+    let player_and_rest = || -> Result<(String, String), String> {
+        let (p, r) = rest
+            .split_once(char::is_whitespace)
+            .ok_or(format!("write `{word} PLAYER …`"))?;
+        Ok((p.to_string(), r.trim().to_string()))
+    };
+    match word.to_ascii_lowercase().as_str() {
+        "pause" => Ok(ModCommand::Pause),
+        "resume" => Ok(ModCommand::Resume),
+        "extend" => {
+            need("a duration, e.g. 24h")?;
+            Span::parse(rest).map(ModCommand::Extend)
+        }
+        "deadline" => {
+            need("a time, e.g. 2026-12-01T18:00:00Z")?;
+            DateTime::parse_from_rfc3339(rest)
+                .map(|t| ModCommand::Deadline(t.with_timezone(&Utc)))
+                .map_err(|_| format!("`{rest}` is not a time such as 2026-12-01T18:00:00Z"))
+        }
+        "as" => {
+            let (player, orders) = player_and_rest()?;
+            Ok(ModCommand::As {
+                player,
+                orders: split_orders(&orders),
+            })
+        }
+        "skip" => Ok(ModCommand::Skip),
+        "undo" => {
+            let n = if rest.is_empty() {
+                1
+            } else {
+                rest.parse()
+                    .map_err(|_| format!("`{rest}` is not a number of orders"))?
+            };
+            if n == 0 {
+                return Err("undo 0 does nothing".to_string());
+            }
+            Ok(ModCommand::Undo(n))
+        }
+        "replace" => {
+            let (player, address) = player_and_rest()?;
+            compose::check_address(&address).map_err(|e| e.to_string())?;
+            Ok(ModCommand::Replace { player, address })
+        }
+        "abort" => Ok(ModCommand::Abort),
+        "resend" => Ok(ModCommand::Resend),
+        "preview" => {
+            let (player, orders) = player_and_rest()?;
+            Ok(ModCommand::Preview {
+                player,
+                orders: split_orders(&orders),
+            })
+        }
+        "note" => {
+            need("a text")?;
+            Ok(ModCommand::Note(rest.to_string()))
+        }
+        "moderator" => {
+            compose::check_address(rest).map_err(|e| e.to_string())?;
+            Ok(ModCommand::Moderator(rest.to_string()))
+        }
+        other => {
+            let forms: Vec<&str> = FORMS.iter().map(|(f, _)| *f).collect();
+            Err(format!(
+                "`{other}` is not a moderator command; they are: {}",
+                forms.join(", ")
+            ))
+        }
+    }
+}
+
+/// What a command did: the change to commit and what to tell the moderator.
+pub struct ModOutcome {
+    /// To commit (nothing for `preview`).
+    pub change: Change,
+    /// For the moderator.
+    pub output: String,
+}
+
+/// The mail that gives a moderator their key for a game.
+pub fn welcome(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    address: &str,
+    token: &str,
+    now: DateTime<Utc>,
+) -> Result<OutMail, DaemonError> {
+    let forms: Vec<String> = FORMS
+        .iter()
+        .map(|(f, w)| format!("  {f:<32} {w}"))
+        .collect();
+    let draft = Draft {
+        to: address.to_string(),
+        subject: format!("[{id} {token}] You moderate {id}"),
+        text: format!(
+            "You moderate {id}. Reply to this mail (its subject tag and reply address carry your key)\nwith one command a line; a line `why TEXT` gives the reason for the commands after it.\n\n{}\n\nOn the server: stationmaster mod {id} COMMAND\n\n-- \nStationmaster, for {id}.\n",
+            forms.join("\n")
+        ),
+        reply_to: Some(report::reply_address(&ctx.config.mail.address, id, token)),
+        ..Draft::default()
+    };
+    let message_id = super::message_id(ctx, &id.0, "modkey")?;
+    Ok(compose::compose(
+        &draft,
+        &ctx.config.mail,
+        &message_id,
+        now,
+    )?)
+}
+
+fn seat_named(ctx: &Ctx<'_>, id: &GameId, name: &str) -> Result<Seat, String> {
+    let record = ctx.store.record(id).map_err(|e| e.to_string())?;
+    let names: Vec<String> = record
+        .setup
+        .players
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    seat_of(&names, name).ok_or_else(|| {
+        format!(
+            "{name} does not play in {id}; the players are {}",
+            names.join(", ")
+        )
+    })
+}
+
+fn act_entry(
+    seq: u64,
+    turn: u32,
+    by: &str,
+    text: &str,
+    why: Option<&str>,
+    kind: EntryKind,
+    now: DateTime<Utc>,
+) -> LogEntry {
+    LogEntry {
+        seq,
+        turn,
+        at: now,
+        seat: Seat(0),
+        player: format!("moderator {by}"),
+        order: text.to_string(),
+        events: Vec::new(),
+        source: Some(format!("moderator {by}")),
+        kind,
+        why: why.map(str::to_string),
+        prev: String::new(),
+        hash: String::new(),
+    }
+}
+
+/// Runs one command of moderator `by` on game `id`.
+pub fn run(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    by: &str,
+    cmd: &ModCommand,
+    why: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<ModOutcome, DaemonError> {
+    let invalid = DaemonError::Invalid;
+    let loaded = ctx.store.load(id)?;
+    let stored = ctx.store.meta(id)?;
+    let old_fire = stored.clock.next_fire;
+    let mut meta = stored.clone();
+    let record = loaded.record.clone();
+    let names = loaded.game.player_names();
+    let turn = loaded.game.turn_number();
+    let because = why.map(|w| format!(" ({w})")).unwrap_or_default();
+    if meta.aborted && !matches!(cmd, ModCommand::Resend | ModCommand::Preview { .. }) {
+        return Err(invalid(format!(
+            "{id} was aborted; nothing more can be done in it"
+        )));
+    }
+    let mut batch = orders::Batch::default();
+    let mut entries: Vec<LogEntry> = Vec::new();
+    let mut game = loaded.game.clone_box();
+    let mut outbox: Vec<OutMail> = Vec::new();
+    let all = |batch: &mut orders::Batch, text: String| {
+        for s in 0..names.len() {
+            batch.notes.push((Seat(s as u8), text.clone()));
+        }
+    };
+    let output;
+    match cmd {
+        ModCommand::Pause => {
+            if meta.paused.is_some() {
+                return Err(invalid(format!("{id} is paused already")));
+            }
+            meta.paused = Some(now);
+            all(
+                &mut batch,
+                format!("A moderator paused the game{because}. Orders wait until it resumes."),
+            );
+            output = format!("{id} is paused.");
+        }
+        ModCommand::Resume => {
+            let Some(since) = meta.paused.take() else {
+                return Err(invalid(format!("{id} is not paused")));
+            };
+            let paused = now - since;
+            for w in meta.clock.waits.iter_mut() {
+                w.due += paused;
+            }
+            all(
+                &mut batch,
+                format!(
+                    "A moderator resumed the game{because}; deadlines moved on by the time it was paused."
+                ),
+            );
+            output = format!(
+                "{id} resumed; deadlines moved on by {} minutes.",
+                paused.num_minutes()
+            );
+        }
+        ModCommand::Extend(span) => {
+            for w in meta.clock.waits.iter_mut() {
+                w.due += span.duration();
+                w.late = false;
+            }
+            all(
+                &mut batch,
+                format!("A moderator gave every awaited player {span} more{because}."),
+            );
+            output = format!("Deadlines extended by {span}.");
+        }
+        ModCommand::Deadline(t) => {
+            if *t <= now {
+                return Err(invalid("that time has passed".to_string()));
+            }
+            for w in meta.clock.waits.iter_mut() {
+                w.due = *t;
+                w.late = false;
+            }
+            all(
+                &mut batch,
+                format!(
+                    "A moderator set the deadline to {}{because}.",
+                    meta.clock.settings.describe(*t, now)
+                ),
+            );
+            output = format!("Deadline set to {t}.");
+        }
+        ModCommand::As {
+            player,
+            orders: lines,
+        } => {
+            let seat = seat_named(ctx, id, player).map_err(invalid)?;
+            let (g, m, mut b) = orders::run(&*game, &meta, seat, lines)
+                .map_err(|e| invalid(format!("refused, nothing applied: {e}")))?;
+            game = g;
+            meta = m;
+            let done: Vec<String> = b.applied.iter().map(|(_, a)| a.order.clone()).collect();
+            b.notes.push((
+                seat,
+                format!(
+                    "A moderator gave orders for you{because}: {}.",
+                    done.join("; ")
+                ),
+            ));
+            batch = b;
+            output = format!("Applied for {player}: {}.", done.join("; "));
+        }
+        ModCommand::Skip => {
+            let mut change = scheduler::skip_awaited(ctx, id, by, now)?;
+            if let Some(u) = &mut change.update {
+                u.entries.push(act_entry(
+                    u.base_seq + u.entries.len() as u64 + 1,
+                    turn,
+                    by,
+                    "skip",
+                    why,
+                    EntryKind::Act,
+                    now,
+                ));
+            }
+            return Ok(ModOutcome {
+                change,
+                output: "Every awaited player was skipped.".to_string(),
+            });
+        }
+        ModCommand::Undo(n) => {
+            let log = ctx.store.log(id)?;
+            let effective = effective_orders(&log);
+            if (*n as usize) > effective.len() {
+                return Err(invalid(format!(
+                    "only {} orders can be undone",
+                    effective.len()
+                )));
+            }
+            let undone: Vec<String> = effective[effective.len() - *n as usize..]
+                .iter()
+                .map(|e| format!("{}: {}", e.player, e.order))
+                .collect();
+            let entry = act_entry(
+                loaded.seq + 1,
+                turn,
+                by,
+                &format!("undo {n}"),
+                why,
+                EntryKind::Undo { count: *n },
+                now,
+            );
+            let mut with = log.clone();
+            with.push(entry.clone());
+            game = ctx.store.replay(id, &with)?;
+            entries.push(entry);
+            for q in meta.queued.iter_mut() {
+                q.clear();
+            }
+            all(
+                &mut batch,
+                format!(
+                    "A moderator undid the last {n} order(s){because}: {}. The game is back where it was before them.",
+                    undone.join("; ")
+                ),
+            );
+            output = format!("Undone: {}.", undone.join("; "));
+        }
+        ModCommand::Replace { player, address } => {
+            let seat = seat_named(ctx, id, player).map_err(invalid)?;
+            let old = meta.address(&record, seat).to_string();
+            if meta.addresses.len() < names.len() {
+                meta.addresses.resize(names.len(), String::new());
+            }
+            meta.addresses[seat.index()] = address.clone();
+            meta.tokens[seat.index()] = super::new_token()?;
+            if let Some(m) = meta.clock.misses.get_mut(seat.index()) {
+                *m = 0;
+            }
+            all(
+                &mut batch,
+                format!("A moderator gave {player}'s seat to {address}{because}."),
+            );
+            let mail = MailContext {
+                welcome: true,
+                ..MailContext::default()
+            };
+            outbox.push(report::player_mail(
+                ctx, id, &record, &meta, &*game, seat, mail, None, now,
+            )?);
+            let draft = Draft {
+                to: old.clone(),
+                subject: format!("[{id}] Your seat has a new player"),
+                text: format!(
+                    "A moderator gave your seat in {id} to {address}{because}. Your key no longer works. Thank you for playing.\n"
+                ),
+                ..Draft::default()
+            };
+            let message_id = super::message_id(ctx, &id.0, "replaced")?;
+            outbox.push(compose::compose(
+                &draft,
+                &ctx.config.mail,
+                &message_id,
+                now,
+            )?);
+            output = format!(
+                "{player}'s seat now goes to {address} with a new key (welcome mail queued)."
+            );
+        }
+        ModCommand::Abort => {
+            meta.aborted = true;
+            meta.paused = None;
+            all(
+                &mut batch,
+                format!("A moderator aborted the game{because}. It ends without a result."),
+            );
+            output = format!("{id} aborted.");
+        }
+        ModCommand::Resend => {
+            output = "Every player's report was sent again.".to_string();
+        }
+        ModCommand::Preview {
+            player,
+            orders: lines,
+        } => {
+            let seat = seat_named(ctx, id, player).map_err(invalid)?;
+            let text = match orders::run(&*game, &meta, seat, lines) {
+                Ok((g, _, b)) => {
+                    let mut t = String::new();
+                    for (s, a) in &b.applied {
+                        t.push_str(&format!("> {} ({})\n", a.order, names[s.index()]));
+                        for sentence in g.describe_events(&a.events, Some(seat)) {
+                            t.push_str(&format!("  {sentence}\n"));
+                        }
+                    }
+                    for q in &b.queued {
+                        t.push_str(&format!("(would wait behind the veto round) {q}\n"));
+                    }
+                    t.push('\n');
+                    t.push_str(&g.render(Some(seat)));
+                    t
+                }
+                Err(e) => format!("Refused, nothing would be applied: {e}\n"),
+            };
+            return Ok(ModOutcome {
+                change: Change::default(),
+                output: format!("Preview for {player} (nothing changed):\n{text}"),
+            });
+        }
+        ModCommand::Note(text) => {
+            all(&mut batch, format!("A note from a moderator: {text}"));
+            output = "Note sent to every player.".to_string();
+        }
+        ModCommand::Moderator(address) => {
+            let key = address.to_ascii_lowercase();
+            if !meta
+                .moderators
+                .iter()
+                .any(|m| m.eq_ignore_ascii_case(address))
+            {
+                meta.moderators.push(address.clone());
+            }
+            let token = super::new_token()?;
+            outbox.push(welcome(ctx, id, address, &token, now)?);
+            meta.moderator_tokens.insert(key, token);
+            all(
+                &mut batch,
+                format!("{address} now moderates this game{because}."),
+            );
+            output = format!("{address} moderates {id} (their key is in their mail).");
+        }
+    }
+    // The act itself, in the log.
+    let text = match cmd {
+        ModCommand::Undo(_) => None,
+        ModCommand::As { player, orders } => Some(format!("as {player}: {}", orders.join("; "))),
+        ModCommand::Note(t) => Some(format!("note: {t}")),
+        ModCommand::Extend(s) => Some(format!("extend {s}")),
+        ModCommand::Deadline(t) => Some(format!("deadline {}", t.to_rfc3339())),
+        ModCommand::Replace { player, address } => Some(format!("replace {player} by {address}")),
+        ModCommand::Moderator(a) => Some(format!("moderator {a}")),
+        ModCommand::Pause => Some("pause".to_string()),
+        ModCommand::Resume => Some("resume".to_string()),
+        ModCommand::Abort => Some("abort".to_string()),
+        ModCommand::Resend => None,
+        ModCommand::Skip | ModCommand::Preview { .. } => None,
+    };
+    let source = format!("moderator {by}");
+    let mut update = super::game_update(
+        id,
+        loaded.seq,
+        old_fire,
+        &batch,
+        &*game,
+        meta,
+        now,
+        Some(&source),
+    )?;
+    update.entries.extend(entries);
+    if let Some(text) = text {
+        let seq = loaded.seq + update.entries.len() as u64 + 1;
+        update
+            .entries
+            .push(act_entry(seq, turn, by, &text, why, EntryKind::Act, now));
+    }
+    if update.meta.paused.is_some() || update.meta.aborted {
+        update.meta.clock.next_fire = None;
+    }
+    outbox.extend(super::reports(
+        ctx,
+        id,
+        &mut update,
+        &*game,
+        &batch,
+        None,
+        now,
+    )?);
+    Ok(ModOutcome {
+        change: Change {
+            update: Some(update),
+            outbox,
+            ..Change::default()
+        },
+        output,
+    })
+}
+
+/// True if `address` moderates game `id` (its own moderators or the site's).
+pub fn is_moderator(ctx: &Ctx<'_>, meta: &GameMeta, address: &str) -> bool {
+    scheduler::moderators(ctx, &meta.moderators)
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(address))
+}

@@ -1,0 +1,469 @@
+//! Moderators and the archived turn log: every command on the command line
+//! and by mail, undo across a veto round and a merger, the archive of a
+//! finished game, and `verify` catching an edited log entry.
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+const NOW: &str = "2026-11-23T09:00:00Z";
+
+struct Site {
+    dir: TempDir,
+}
+
+struct Out {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+impl Site {
+    fn new() -> Site {
+        let dir = TempDir::new().unwrap();
+        std::fs::write(
+            dir.path().join("config.toml"),
+            "[mail]\naddress = \"sm@example.org\"\n[site]\nmoderators = [\"gm@example.org\"]\n",
+        )
+        .unwrap();
+        Site { dir }
+    }
+
+    fn run(&self, args: &[&str]) -> Out {
+        let out = Command::cargo_bin("stationmaster")
+            .unwrap()
+            .current_dir(self.dir.path())
+            .env("STATIONMASTER_CONFIG", "config.toml")
+            .env("STATIONMASTER_NOW", NOW)
+            .args(args)
+            .output()
+            .unwrap();
+        Out {
+            ok: out.status.success(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let o = self.run(args);
+        assert!(o.ok, "{args:?} failed: {}{}", o.stdout, o.stderr);
+        o.stdout
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.ok(&["show", "rocket-1", "--json"])).unwrap()
+    }
+
+    /// Game rocket-1: seed 7, bob starts.
+    fn game(&self) {
+        self.ok(&[
+            "new",
+            "rocket",
+            "--player",
+            "alice=alice@example.org",
+            "--player",
+            "bob=bob@example.org",
+            "--player",
+            "cecil=cecil@example.org",
+            "--seed",
+            "7",
+            "--moderator",
+            "mod@example.org",
+        ]);
+    }
+
+    /// The .eml files sent so far, as text.
+    fn sent(&self) -> Vec<String> {
+        self.ok(&["process"]);
+        let dir = self.dir.path().join("var/outbox");
+        let mut out = Vec::new();
+        if let Ok(rd) = std::fs::read_dir(&dir) {
+            for e in rd.flatten() {
+                out.push(std::fs::read_to_string(e.path()).unwrap_or_default());
+            }
+        }
+        out
+    }
+
+    fn log(&self) -> String {
+        self.ok(&["log", "rocket-1"])
+    }
+}
+
+#[test]
+fn pause_resume_extend_deadline_and_note_from_the_command_line() {
+    let s = Site::new();
+    s.game();
+    let due = |s: &Site| {
+        s.json()["awaiting"][0]["deadline"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(due(&s), "2026-11-25T09:00:00+00:00");
+    assert!(
+        s.ok(&[
+            "mod",
+            "rocket-1",
+            "--by",
+            "mod@example.org",
+            "--why",
+            "holiday",
+            "extend",
+            "24h"
+        ])
+        .contains("extended by 1d")
+    );
+    assert_eq!(due(&s), "2026-11-26T09:00:00+00:00");
+    s.ok(&["mod", "rocket-1", "deadline", "2026-12-01T18:00:00Z"]);
+    assert_eq!(due(&s), "2026-12-01T18:00:00+00:00");
+    s.ok(&["mod", "rocket-1", "pause"]);
+    let refused = s.run(&["mod", "rocket-1", "pause"]);
+    assert!(
+        !refused.ok && refused.stderr.contains("paused already"),
+        "{}",
+        refused.stderr
+    );
+    // Resumed two days later: the deadline moved on by two days.
+    let out = Command::cargo_bin("stationmaster")
+        .unwrap()
+        .current_dir(s.dir.path())
+        .env("STATIONMASTER_CONFIG", "config.toml")
+        .env("STATIONMASTER_NOW", "2026-11-25T09:00:00Z")
+        .args(["mod", "rocket-1", "resume"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(due(&s), "2026-12-03T18:00:00+00:00");
+    s.ok(&["mod", "rocket-1", "note", "Welcome", "all!"]);
+    let log = s.log();
+    for act in [
+        "extend 1d",
+        "deadline 2026-12-01T18:00:00+00:00",
+        "pause",
+        "resume",
+        "note: Welcome all!",
+    ] {
+        assert!(log.contains(act), "the log lacks {act}: {log}");
+    }
+    assert!(
+        log.contains("moderator mod@example.org: extend 1d"),
+        "who acted: {log}"
+    );
+    let mails = s.sent();
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("A note from a moderator: Welcome all!"))
+    );
+    assert!(
+        mails.iter().any(|m| m.contains("more (holiday)")),
+        "the reason is told"
+    );
+}
+
+#[test]
+fn as_preview_skip_and_undo() {
+    let s = Site::new();
+    s.game();
+    // preview changes nothing.
+    let before = s.json();
+    let p = s.ok(&[
+        "mod",
+        "rocket-1",
+        "preview",
+        "bob",
+        "token manchester textiles; extend ly b4",
+    ]);
+    assert!(p.contains("You receive £2,000"), "{p}");
+    assert_eq!(s.json(), before);
+    // as: applied for bob, who is told.
+    s.ok(&[
+        "mod",
+        "rocket-1",
+        "as",
+        "bob",
+        "token manchester textiles; extend ly b4",
+    ]);
+    assert_eq!(s.json()["turn"]["active_player"], "cecil");
+    assert!(
+        s.sent()
+            .iter()
+            .any(|m| m.contains("A moderator gave orders for you"))
+    );
+    // skip: cecil's turn is skipped.
+    s.ok(&["mod", "rocket-1", "skip"]);
+    assert_eq!(s.json()["turn"]["active_player"], "alice");
+    // undo 3: back to the start.
+    let out = s.ok(&["mod", "rocket-1", "--why", "mistake", "undo", "3"]);
+    assert!(out.contains("bob: token Manchester textiles"), "{out}");
+    assert_eq!(s.json(), before);
+    let log = s.log();
+    assert!(log.contains("undo 3"), "{log}");
+    // Undo cannot reach past the start.
+    assert!(!s.run(&["mod", "rocket-1", "undo", "1"]).ok);
+    s.ok(&["verify", "rocket-1"]);
+}
+
+#[test]
+fn undo_across_a_veto_round_and_a_merger() {
+    let s = Site::new();
+    s.game();
+    let order = |who: &str, what: &str| s.ok(&["order", "rocket-1", "--as", who, what]);
+    // A veto round: three entries of bids and a call.
+    order("bob", "token manchester textiles\nextend ly b4");
+    let before_veto = s.json();
+    order("cecil", "extend ly c5");
+    order("bob", "veto\nbid 1 c3");
+    order("cecil", "bid 1 c5");
+    assert_eq!(s.json()["phase"], "actions");
+    s.ok(&["mod", "rocket-1", "undo", "4"]);
+    assert_eq!(s.json(), before_veto, "undo across the veto round");
+    s.ok(&["verify", "rocket-1"]);
+
+    // A merger (GWR into LNWR) and its undo.
+    let s = Site::new();
+    s.game();
+    let order = |who: &str, what: &str| s.ok(&["order", "rocket-1", "--as", who, what]);
+    order("bob", "extend lnwr d11\nextend gwr c14");
+    order("cecil", "extend lnwr c12");
+    order("bob", "no veto");
+    let before_merger = s.json();
+    order("cecil", "extend gwr c13");
+    order("bob", "no veto");
+    let gwr = |v: &serde_json::Value| {
+        v["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["id"] == "GWR")
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(gwr(&s.json()), "dissolved");
+    s.ok(&["mod", "rocket-1", "undo", "2"]);
+    assert_eq!(s.json(), before_merger);
+    assert_eq!(gwr(&s.json()), "active");
+    // Play goes on from there.
+    order("cecil", "extend gwr c13");
+    s.ok(&["verify", "rocket-1"]);
+}
+
+#[test]
+fn replace_gives_the_seat_a_new_address_and_key() {
+    let s = Site::new();
+    s.game();
+    s.sent();
+    s.ok(&["mod", "rocket-1", "replace", "cecil", "carol@example.org"]);
+    let mails = s.sent();
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("To: cecil <carol@example.org>") && m.contains("Welcome")),
+        "a welcome to the new player"
+    );
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("cecil@example.org") && m.contains("Your seat has a new player"))
+    );
+    let log = s.log();
+    assert!(log.contains("replace cecil by carol@example.org"));
+}
+
+#[test]
+fn abort_ends_the_game_and_archives_it() {
+    let s = Site::new();
+    s.game();
+    s.ok(&["mod", "rocket-1", "abort"]);
+    assert!(
+        !s.run(&["mod", "rocket-1", "pause"]).ok,
+        "nothing after abort"
+    );
+    let dir = s.dir.path().join("var/archive/rocket-1");
+    for f in ["log.txt", "final.txt", "log.json", "index.html"] {
+        assert!(dir.join(f).exists(), "{f} missing");
+    }
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("<pre") && html.contains("Aborted by a moderator"));
+}
+
+#[test]
+fn a_finished_game_is_archived_with_its_final_scores() {
+    let s = Site::new();
+    s.game();
+    // Play to the end with the engine choosing legal orders through `as`.
+    let setup = stationmaster::engine::Setup {
+        kind: "rocket".into(),
+        players: ["alice", "bob", "cecil"]
+            .iter()
+            .map(|n| stationmaster::engine::PlayerSetup {
+                name: n.to_string(),
+                email: format!("{n}@example.org"),
+            })
+            .collect(),
+        options: vec![],
+        seed: 7,
+    };
+    use stationmaster::engine::Game;
+    let mut g = stationmaster::rocket::Rocket::new(
+        stationmaster::rocket::Board::embedded().unwrap(),
+        &setup,
+    )
+    .unwrap();
+    let mut rng = stationmaster::engine::rng::SplitMix64::new(3);
+    let mut batch: Vec<(usize, String)> = Vec::new();
+    while let stationmaster::engine::Status::Active(a) = g.status() {
+        let seat = a[0].seat;
+        let legal = g.legal_orders(seat);
+        let ext: Vec<_> = legal
+            .iter()
+            .filter(|o| matches!(o, stationmaster::rocket::Order::Extend { .. }))
+            .collect();
+        let o = if !ext.is_empty() {
+            ext[rng.below(ext.len())].clone()
+        } else {
+            legal[rng.below(legal.len())].clone()
+        };
+        batch.push((seat.index(), g.order_text(&o)));
+        g.apply(seat, &o).unwrap();
+    }
+    for (seat, line) in batch {
+        s.ok(&[
+            "order",
+            "rocket-1",
+            "--as",
+            ["alice", "bob", "cecil"][seat],
+            &line,
+        ]);
+    }
+    let text =
+        std::fs::read_to_string(s.dir.path().join("var/archive/rocket-1/final.txt")).unwrap();
+    assert!(text.contains("Final scores"), "{text}");
+    s.ok(&["verify", "rocket-1"]);
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["log", "rocket-1", "--json", "--turns", "1..2"])).unwrap();
+    let entries = json.as_array().unwrap();
+    assert!(!entries.is_empty() && entries.iter().all(|e| e["turn"].as_u64().unwrap() <= 2));
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["hash"].as_str().unwrap().len() == 64)
+    );
+}
+
+#[test]
+fn verify_catches_an_edited_log_entry() {
+    let s = Site::new();
+    s.game();
+    s.ok(&[
+        "order",
+        "rocket-1",
+        "--as",
+        "bob",
+        "token manchester textiles\nextend ly b4",
+    ]);
+    s.ok(&[
+        "order",
+        "rocket-1",
+        "--as",
+        "cecil",
+        "token london steel\ntoken london textiles",
+    ]);
+    assert!(
+        s.ok(&["verify", "rocket-1"])
+            .contains("4 entries are intact")
+    );
+    // Someone edits entry 3 in the database: London steel becomes leather.
+    {
+        let db = sled::open(s.dir.path().join("var/db")).unwrap();
+        let log = db.open_tree("log").unwrap();
+        let mut key = b"rocket-1".to_vec();
+        key.push(0);
+        key.extend_from_slice(&3u64.to_be_bytes());
+        let v = log.get(&key).unwrap().unwrap();
+        let edited = String::from_utf8(v.to_vec())
+            .unwrap()
+            .replace("token London steel", "token London leather");
+        log.insert(&key, edited.as_bytes()).unwrap();
+        db.flush().unwrap();
+    }
+    let out = s.run(&["verify", "rocket-1"]);
+    assert!(!out.ok);
+    assert!(
+        out.stderr
+            .contains("entry 3 (token London leather) was changed after it was written"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn moderators_command_by_mail_with_their_key() {
+    let s = Site::new();
+    s.game();
+    let mails = s.sent();
+    let welcome = mails
+        .iter()
+        .find(|m| m.contains("You moderate rocket-1") && m.contains("To: mod@example.org"))
+        .expect("moderator's key mail");
+    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
+    let token = subject
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .trim_end_matches(']')
+        .to_string();
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("To: gm@example.org") && m.contains("You moderate rocket-1")),
+        "site moderators get a key too"
+    );
+    let inbox = s.dir.path().join("var/inbox/new");
+    std::fs::create_dir_all(&inbox).unwrap();
+    let mail = |n: u32, from: &str, token: &str, body: &str| {
+        std::fs::write(
+            inbox.join(format!("{n}.mod")),
+            format!("From: {from}\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <mod{n}@example.org>\r\n\r\n{body}\r\n"),
+        )
+        .unwrap();
+    };
+    mail(
+        1,
+        "mod@example.org",
+        &token,
+        "why the players asked\nextend 12h",
+    );
+    s.ok(&["process"]);
+    assert_eq!(
+        s.json()["awaiting"][0]["deadline"],
+        "2026-11-25T21:00:00+00:00"
+    );
+    assert!(s.log().contains("extend 12h"));
+    // A wrong key: nothing changes.
+    mail(2, "mod@example.org", "wrongkey99", "extend 12h");
+    s.ok(&["process"]);
+    assert_eq!(
+        s.json()["awaiting"][0]["deadline"],
+        "2026-11-25T21:00:00+00:00"
+    );
+    // `as` by mail, and a paused game refusing a player's orders.
+    mail(
+        3,
+        "mod@example.org",
+        &token,
+        "as bob token manchester textiles",
+    );
+    s.ok(&["process"]);
+    assert_eq!(s.json()["players"][1]["tokens"]["textiles"], 1);
+    mail(4, "mod@example.org", &token, "pause");
+    s.ok(&["process"]);
+    let outbox = s.sent();
+    assert!(
+        outbox.iter().any(|m| m.contains("To: mod@example.org")
+            && m.contains("> pause")
+            && m.contains("is paused")),
+        "the moderator's reply"
+    );
+}

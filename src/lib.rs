@@ -10,8 +10,12 @@
 //!   snapshot.
 //! - [`clock`]: deadlines, reminders and absences, pure.
 //! - [`config`]: the operator's `config.toml`.
-//! - [`local`]: the local play commands (`new`, `order`, `show`, `log`,
-//!   `games`) as library calls.
+//! - [`mail`]: transports (Maildir, IMAP, `.eml` files, SMTP), MIME in and
+//!   out, the templates.
+//! - [`daemon`]: the poll loop, dispatch of mail, the scheduler, moderators,
+//!   the archive.
+//! - [`local`]: the command line's commands (`new`, `order`, `show`, `log`,
+//!   `games`, `verify`, `mod`, `demo`) as library calls.
 #![warn(missing_docs)]
 
 pub mod clock;

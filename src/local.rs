@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 
 use crate::daemon::{self, Ctx, DaemonError};
 use crate::engine::registry::GameKind;
-use crate::engine::{OrderRejected, PlayerSetup, Seat, Setup, Status, seat_of};
+use crate::engine::{OrderRejected, PlayerSetup, Seat, Setup, Status};
 use crate::store::{GameId, Store, StoreError};
 
 /// What can go wrong in a local command.
@@ -22,15 +22,8 @@ pub enum LocalError {
     #[error("--player {0}: write NAME=EMAIL, e.g. --player alice=alice@example.org")]
     PlayerArgument(String),
     /// `--as` names nobody at the table.
-    #[error("{name} does not play in {game}; the players are {players}")]
-    NotAPlayer {
-        /// The name given.
-        name: String,
-        /// The game.
-        game: String,
-        /// Who plays.
-        players: String,
-    },
+    #[error("{0}")]
+    NotAPlayer(String),
     /// The orders were refused; nothing was applied. The text says which
     /// line, why, and what is legal instead.
     #[error("{0}")]
@@ -85,18 +78,10 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
 }
 
 fn seat_for(store: &Store, id: &GameId, name: &str) -> Result<Seat, LocalError> {
-    let record = store.record(id)?;
-    let names: Vec<String> = record
-        .setup
-        .players
-        .iter()
-        .map(|p| p.name.clone())
-        .collect();
-    seat_of(&names, name).ok_or_else(|| LocalError::NotAPlayer {
-        name: name.to_string(),
-        game: id.0.clone(),
-        players: names.join(", "),
-    })
+    store
+        .record(id)?
+        .seat_named(name)
+        .map_err(LocalError::NotAPlayer)
 }
 
 /// The order lines of a text: one a line; blank lines and `#` comments skipped.
@@ -299,26 +284,7 @@ pub fn log(
             .collect();
         return Ok(serde_json::to_string_pretty(&out).unwrap_or_default());
     }
-    let record = &loaded.record;
-    let names: Vec<&str> = record
-        .setup
-        .players
-        .iter()
-        .map(|p| p.name.as_str())
-        .collect();
-    let mut out = format!(
-        "Game {} ({}), created {}, seed {}, players {}{}\n",
-        id,
-        record.setup.kind,
-        record.created.format("%Y-%m-%d %H:%M UTC"),
-        record.setup.seed,
-        names.join(", "),
-        if record.setup.options.is_empty() {
-            String::new()
-        } else {
-            format!(", options {}", record.setup.options.join(", "))
-        }
-    );
+    let mut out = format!("{}\n", loaded.record.header());
     out.push_str(&crate::daemon::report::history_lines(&*loaded.game, &entries, None).join("\n"));
     out.push('\n');
     Ok(out)
@@ -392,23 +358,7 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
     for id in store.ids()? {
         let loaded = store.load(&id)?;
         let names = loaded.game.player_names();
-        let state = match loaded.game.status() {
-            Status::Finished(placings) => {
-                let winners: Vec<&str> = placings
-                    .iter()
-                    .filter(|p| p.place == 1)
-                    .map(|p| names[p.seat.index()].as_str())
-                    .collect();
-                format!("finished, won by {}", winners.join(" and "))
-            }
-            Status::Active(awaited) => {
-                let who: Vec<&str> = awaited
-                    .iter()
-                    .map(|a| names[a.seat.index()].as_str())
-                    .collect();
-                format!("waiting for {}", who.join(", "))
-            }
-        };
+        let state = crate::daemon::report::headline(&*loaded.game);
         out.push_str(&format!(
             "{:<12} {:<8} {:<30} {state}\n",
             id.0,

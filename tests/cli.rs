@@ -67,7 +67,7 @@ fn new_prints_the_game_id_and_games_lists_it() {
     );
     assert!(list.contains("alice, bob, cecil"), "{list}");
     assert!(
-        list.contains("waiting for bob"),
+        list.contains("Waiting for bob (2 actions)"),
         "seed 7 starts with bob: {list}"
     );
 }

@@ -4,10 +4,35 @@
 //! the snapshot is always what replaying the log gives.
 
 use chrono::{TimeZone, Utc};
+use stationmaster::config::Config;
+use stationmaster::daemon::{self, Ctx, LocalApplyError};
 use stationmaster::engine::registry::{self, BoardSource, GameKind};
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{AnyGame, PlayerSetup, Seat, Setup, Status};
+use stationmaster::mail::templates::Templates;
 use stationmaster::store::{GameId, Store, StoreError};
+
+/// Orders as the command line gives them: through the daemon's one path.
+fn apply(
+    store: &Store,
+    id: &GameId,
+    seat: Seat,
+    lines: &[String],
+    now: chrono::DateTime<Utc>,
+) -> Result<(), LocalApplyError> {
+    let (config, templates, boards) = (
+        Config::default(),
+        Templates::load(None).unwrap(),
+        BoardSource::embedded(),
+    );
+    let ctx = Ctx {
+        store,
+        config: &config,
+        templates: &templates,
+        boards: &boards,
+    };
+    daemon::apply_local(&ctx, id, seat, lines, now).map(|_| ())
+}
 
 fn setup(kind: GameKind, players: usize, seed: u64) -> Setup {
     Setup {
@@ -163,7 +188,7 @@ fn the_store_snapshot_is_what_replaying_the_log_gives() {
         let seat = awaited[0].seat;
         let legal = loaded.game.legal_order_lines(seat);
         let line = legal[rng.below(legal.len())].clone();
-        store.apply_batch(&id, seat, &[line], now).unwrap();
+        apply(&store, &id, seat, &[line], now).unwrap();
     }
     let log = store.log(&id).unwrap();
     assert!(log.len() >= 40);
@@ -193,12 +218,11 @@ fn a_refused_batch_stores_nothing() {
     };
     let seat = awaited[0].seat;
     let good = loaded.game.legal_order_lines(seat)[0].clone();
-    let err = store
-        .apply_batch(&id, seat, &[good, "extend GWR A1".to_string()], now)
+    let err = apply(&store, &id, seat, &[good, "extend GWR A1".to_string()], now)
         .err()
         .unwrap();
     match err {
-        StoreError::Rejected(r) => assert_eq!(r.line_no, 2),
+        LocalApplyError::Rejected(r) => assert_eq!(r.line_no, 2),
         other => panic!("{other}"),
     }
     assert!(store.log(&id).unwrap().is_empty());

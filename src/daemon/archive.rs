@@ -41,20 +41,10 @@ pub fn write(
     }
     std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;
     let entries = store.log(id)?;
-    let record = &loaded.record;
-    let names: Vec<&str> = record
-        .setup
-        .players
-        .iter()
-        .map(|p| p.name.as_str())
-        .collect();
     let head = format!(
-        "Game {id}: {} ({}), players {}, seed {}, created {}{}",
-        report::kind_name(&record.setup.kind),
-        record.setup.kind,
-        names.join(", "),
-        record.setup.seed,
-        record.created.format("%Y-%m-%d %H:%M UTC"),
+        "{} ({}){}",
+        loaded.record.header(),
+        report::kind_name(&loaded.record.setup.kind),
         if meta.aborted {
             ". Aborted by a moderator."
         } else {

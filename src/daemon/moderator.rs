@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use super::report::{self, MailContext};
 use super::{Ctx, DaemonError, orders, scheduler};
 use crate::clock::Span;
-use crate::engine::{Seat, seat_of};
+use crate::engine::Seat;
 use crate::mail::OutMail;
 use crate::mail::compose::{self, Draft};
 use crate::store::{Change, EntryKind, GameId, GameMeta, LogEntry, effective_orders};
@@ -235,19 +235,10 @@ pub fn welcome(
 }
 
 fn seat_named(ctx: &Ctx<'_>, id: &GameId, name: &str) -> Result<Seat, String> {
-    let record = ctx.store.record(id).map_err(|e| e.to_string())?;
-    let names: Vec<String> = record
-        .setup
-        .players
-        .iter()
-        .map(|p| p.name.clone())
-        .collect();
-    seat_of(&names, name).ok_or_else(|| {
-        format!(
-            "{name} does not play in {id}; the players are {}",
-            names.join(", ")
-        )
-    })
+    ctx.store
+        .record(id)
+        .map_err(|e| e.to_string())?
+        .seat_named(name)
 }
 
 fn act_entry(

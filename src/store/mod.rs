@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 
 use crate::engine::registry::{self, BoardSource};
-use crate::engine::{AnyGame, Applied, OrderRejected, Seat, Setup, SetupError};
+use crate::engine::{AnyGame, OrderRejected, Seat, Setup, SetupError};
 use crate::mail::OutMail;
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.
@@ -817,75 +817,38 @@ impl Store {
             last_hash: prev,
         })
     }
+}
 
-    /// Applies `lines` as orders of `seat`, all or nothing: either every line
-    /// is accepted and the batch is stored in one transaction, or nothing
-    /// changes and the first refused line is reported. Blank lines are
-    /// skipped. Returns what was applied and the game after it.
-    pub fn apply_batch(
-        &self,
-        id: &GameId,
-        seat: Seat,
-        lines: &[String],
-        now: DateTime<Utc>,
-    ) -> Result<(Vec<Applied>, Box<dyn AnyGame>), StoreError> {
-        let loaded = self.load(id)?;
-        let mut game = loaded.game;
-        let player = game
-            .player_names()
-            .get(seat.index())
-            .cloned()
-            .unwrap_or_default();
-        let mut applied = Vec::new();
-        for (i, line) in lines.iter().enumerate() {
-            if line.trim().is_empty() {
-                continue;
+impl GameRecord {
+    /// The seat of the player called `name` (any case), or a sentence
+    /// naming who plays.
+    pub fn seat_named(&self, name: &str) -> Result<Seat, String> {
+        let names: Vec<String> = self.setup.players.iter().map(|p| p.name.clone()).collect();
+        crate::engine::seat_of(&names, name).ok_or_else(|| {
+            format!(
+                "{name} does not play in {}; the players are {}",
+                self.id,
+                names.join(", ")
+            )
+        })
+    }
+
+    /// One line about the game: kind, players, seed, when created.
+    pub fn header(&self) -> String {
+        let names: Vec<&str> = self.setup.players.iter().map(|p| p.name.as_str()).collect();
+        format!(
+            "Game {} ({}), created {}, seed {}, players {}{}",
+            self.id,
+            self.setup.kind,
+            self.created.format("%Y-%m-%d %H:%M UTC"),
+            self.setup.seed,
+            names.join(", "),
+            if self.setup.options.is_empty() {
+                String::new()
+            } else {
+                format!(", options {}", self.setup.options.join(", "))
             }
-            let a = game
-                .apply_line(seat, line)
-                .map_err(|rejected| BatchRejected {
-                    line_no: i + 1,
-                    rejected,
-                })?;
-            applied.push(a);
-        }
-        if applied.is_empty() {
-            return Ok((applied, game));
-        }
-        game.check_invariants()
-            .map_err(|e| corrupt(id, format!("engine invariant broken: {e}")))?;
-        let base = loaded.seq;
-        let entries = applied
-            .iter()
-            .enumerate()
-            .map(|(k, a)| LogEntry {
-                seq: base + 1 + k as u64,
-                turn: a.turn,
-                at: now,
-                seat,
-                player: player.clone(),
-                order: a.order.clone(),
-                events: a.events.clone(),
-                source: None,
-                kind: EntryKind::Order,
-                why: None,
-                prev: String::new(),
-                hash: String::new(),
-            })
-            .collect();
-        let meta = self.meta(id)?;
-        self.commit(&Change {
-            update: Some(GameUpdate {
-                id: id.clone(),
-                base_seq: base,
-                entries,
-                state: game.snapshot(),
-                old_fire: meta.clock.next_fire,
-                meta,
-            }),
-            ..Change::default()
-        })?;
-        Ok((applied, game))
+        )
     }
 }
 

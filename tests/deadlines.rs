@@ -14,8 +14,8 @@ use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{PlayerSetup, Seat, Setup, Status};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
-use stationmaster::store::GameId;
 use stationmaster::store::Store;
+use stationmaster::store::{EntryKind, GameId};
 use tempfile::TempDir;
 
 const PLAYERS: [&str; 3] = ["alice", "bob", "cecil"];
@@ -222,7 +222,11 @@ fn a_game_whose_player_never_answers_ends_under_the_default_policy() {
     let log = g.log();
     let defaults: Vec<&str> = log
         .iter()
-        .filter(|e| e.player == "cecil" && e.source.as_deref() == Some("deadline"))
+        .filter(|e| {
+            e.player == "cecil"
+                && e.source.as_deref() == Some("deadline")
+                && e.kind == EntryKind::Order
+        })
         .map(|e| e.order.as_str())
         .collect();
     assert!(!defaults.is_empty());

@@ -467,3 +467,122 @@ fn moderators_command_by_mail_with_their_key() {
         "the moderator's reply"
     );
 }
+
+#[test]
+fn every_moderator_command_works_by_mail() {
+    let s = Site::new();
+    s.game();
+    let mails = s.sent();
+    let welcome = mails
+        .iter()
+        .find(|m| m.contains("You moderate rocket-1") && m.contains("To: mod@example.org"))
+        .unwrap();
+    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
+    let token = subject
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .trim_end_matches(']')
+        .to_string();
+    let inbox = s.dir.path().join("var/inbox/new");
+    std::fs::create_dir_all(&inbox).unwrap();
+    let mut n = 0;
+    // One command a mail (one change per mail); the reply to the moderator
+    // shows its outcome.
+    let mut command = |body: &str| -> String {
+        n += 1;
+        let before: std::collections::BTreeSet<String> = s.sent().into_iter().collect();
+        std::fs::write(
+            inbox.join(format!("{n:03}.mod")),
+            format!("From: mod@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] c{n}\r\nMessage-ID: <every{n}@example.org>\r\n\r\nwhy testing\r\n{body}\r\n"),
+        )
+        .unwrap();
+        let after = s.sent();
+        let reply = after
+            .into_iter()
+            .filter(|m| !before.contains(m))
+            .find(|m| m.contains("To: mod@example.org") && m.contains(&format!("c{n}")))
+            .unwrap_or_default();
+        assert!(
+            reply.contains(&format!("> {}", body.lines().next().unwrap())),
+            "no reply to {body}: {reply}"
+        );
+        assert!(!reply.contains("refused"), "{body} refused: {reply}");
+        reply
+    };
+    command("preview bob token manchester textiles");
+    command("as bob token manchester textiles; extend ly b4");
+    command("note hello");
+    command("extend 6h");
+    command("deadline 2026-12-24T18:00:00Z");
+    command("set turn 72h");
+    command("pause");
+    command("resume");
+    command("skip");
+    command("undo 1");
+    command("resend");
+    command("moderator gm2@example.org");
+    command("replace alice anna@example.org");
+    command("abort");
+    let log = s.log();
+    for act in [
+        "as bob",
+        "note: hello",
+        "extend 6h",
+        "deadline 2026-12-24",
+        "set turn 72h",
+        "pause",
+        "resume",
+        "skip",
+        "undo 1",
+        "moderator gm2@example.org",
+        "replace alice by anna@example.org",
+        "abort",
+    ] {
+        assert!(log.contains(act), "the log lacks {act}: {log}");
+    }
+    assert!(log.contains("moderator mod@example.org"), "who: {log}");
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["log", "rocket-1", "--json"])).unwrap();
+    assert!(
+        json.as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["why"] == "testing"),
+        "why is kept"
+    );
+    s.ok(&["verify", "rocket-1"]);
+}
+
+#[test]
+fn a_bad_setting_or_command_is_refused_with_a_sentence() {
+    let s = Site::new();
+    s.game();
+    let out = s.run(&["mod", "rocket-1", "set", "turn", "soon"]);
+    assert!(
+        !out.ok && out.stderr.contains("not a duration"),
+        "{}",
+        out.stderr
+    );
+    let out = s.run(&["mod", "rocket-1", "set", "colour", "red"]);
+    assert!(
+        !out.ok && out.stderr.contains("is not a deadline setting"),
+        "{}",
+        out.stderr
+    );
+    let out = s.run(&["mod", "rocket-1", "dance"]);
+    assert!(
+        !out.ok && out.stderr.contains("is not a moderator command"),
+        "{}",
+        out.stderr
+    );
+    let out = s.run(&["mod", "rocket-1", "as", "zed", "pass"]);
+    assert!(
+        !out.ok && out.stderr.contains("zed does not play in rocket-1"),
+        "{}",
+        out.stderr
+    );
+    s.ok(&["mod", "rocket-1", "set", "time_zone", "Europe/Rome"]);
+    let v = s.json();
+    assert_eq!(v["deadlines"]["time_zone"], "Europe/Rome");
+}

@@ -58,6 +58,13 @@ pub enum ModCommand {
     Note(String),
     /// Add a moderator to this game.
     Moderator(String),
+    /// Change a deadline setting of this game (from now on).
+    Set {
+        /// The setting, as in `[deadlines]`.
+        key: String,
+        /// Its new value.
+        value: String,
+    },
 }
 
 /// The forms, for help.
@@ -102,6 +109,10 @@ pub const FORMS: &[(&str, &str)] = &[
     ),
     ("note TEXT", "a message to every player"),
     ("moderator ADDRESS", "add a moderator to this game"),
+    (
+        "set SETTING VALUE",
+        "change a deadline setting: turn, veto_question, veto_bid, time_zone, round_to_hour, skip_days, reminders, policy, replace_after, away_max",
+    ),
 ];
 
 fn split_orders(text: &str) -> Vec<String> {
@@ -184,6 +195,11 @@ pub fn parse(text: &str) -> Result<ModCommand, String> {
         "moderator" => {
             compose::check_address(rest).map_err(|e| e.to_string())?;
             Ok(ModCommand::Moderator(rest.to_string()))
+        }
+        "set" => {
+            let (key, value) = player_and_rest()
+                .map_err(|_| "write `set SETTING VALUE`, e.g. set turn 72h".to_string())?;
+            Ok(ModCommand::Set { key, value })
         }
         other => {
             let forms: Vec<&str> = FORMS.iter().map(|(f, _)| *f).collect();
@@ -519,6 +535,16 @@ pub fn run(
             all(&mut batch, format!("A note from a moderator: {text}"));
             output = "Note sent to every player.".to_string();
         }
+        ModCommand::Set { key, value } => {
+            meta.clock.settings = set(&meta.clock.settings, key, value).map_err(invalid)?;
+            all(
+                &mut batch,
+                format!(
+                    "A moderator changed the deadline setting {key} to {value}{because}; it applies to deadlines that start from now."
+                ),
+            );
+            output = format!("{key} is now {value}.");
+        }
         ModCommand::Moderator(address) => {
             let key = address.to_ascii_lowercase();
             if !meta
@@ -547,6 +573,7 @@ pub fn run(
         ModCommand::Deadline(t) => Some(format!("deadline {}", t.to_rfc3339())),
         ModCommand::Replace { player, address } => Some(format!("replace {player} by {address}")),
         ModCommand::Moderator(a) => Some(format!("moderator {a}")),
+        ModCommand::Set { key, value } => Some(format!("set {key} {value}")),
         ModCommand::Pause => Some("pause".to_string()),
         ModCommand::Resume => Some("resume".to_string()),
         ModCommand::Abort => Some("abort".to_string()),
@@ -598,4 +625,58 @@ pub fn is_moderator(ctx: &Ctx<'_>, meta: &GameMeta, address: &str) -> bool {
     scheduler::moderators(ctx, &meta.moderators)
         .iter()
         .any(|m| m.eq_ignore_ascii_case(address))
+}
+
+/// `settings` with `key` set to `value` (as written in `[deadlines]`), checked.
+pub fn set(
+    settings: &crate::clock::ClockSettings,
+    key: &str,
+    value: &str,
+) -> Result<crate::clock::ClockSettings, String> {
+    use crate::clock::Policy;
+    let mut c = settings.clone();
+    let list = |v: &str| -> Vec<String> {
+        v.split([',', ' '])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    match key {
+        "turn" => c.turn = Span::parse(value)?,
+        "veto_question" => c.veto_question = Span::parse(value)?,
+        "veto_bid" => c.veto_bid = Span::parse(value)?,
+        "time_zone" => c.time_zone = value.trim().to_string(),
+        "round_to_hour" => {
+            c.round_to_hour = match value.trim() {
+                "none" | "" => None,
+                v => Some(
+                    v.parse()
+                        .map_err(|_| format!("`{v}` is not an hour (0 to 23) or none"))?,
+                ),
+            }
+        }
+        "skip_days" => c.skip_days = list(value),
+        "reminders" => {
+            c.reminders = list(value)
+                .iter()
+                .map(|r| Span::parse(r))
+                .collect::<Result<_, _>>()?
+        }
+        "policy" => c.policy = Policy::parse(value)?,
+        "replace_after" => {
+            c.replace_after = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{value}` is not a number"))?
+        }
+        "away_max" => c.away_max = Span::parse(value)?,
+        other => {
+            return Err(format!(
+                "`{other}` is not a deadline setting; they are turn, veto_question, veto_bid, time_zone, round_to_hour, skip_days, reminders, policy, replace_after, away_max"
+            ));
+        }
+    }
+    c.check()?;
+    Ok(c)
 }

@@ -102,6 +102,8 @@ fn run(
     let mut batch = orders::Batch::default();
     let mut outbox: Vec<OutMail> = Vec::new();
     let mut to_players: Vec<(Seat, String)> = Vec::new();
+    // What the clock did besides orders, for the turn log.
+    let mut acts: Vec<(Seat, String)> = Vec::new();
     let settings = meta.clock.settings.clone();
 
     // Missed deadlines, one at a time: each may change who is awaited.
@@ -132,6 +134,7 @@ fn run(
                 {
                     w.late = true;
                 }
+                acts.push((seat, format!("missed the deadline of their {} ({when}); policy wait: the moderators were told", kind_words(wait.kind))));
                 to_players.push((seat, format!("Your deadline for your {} passed at {when}. The game waits for you; the moderators have been told.", kind_words(wait.kind))));
                 outbox.extend(to_moderators(
                     ctx,
@@ -188,6 +191,12 @@ fn run(
         }
         let misses = meta.clock.misses.get(seat.index()).copied().unwrap_or(0);
         if settings.replace_after > 0 && misses == settings.replace_after {
+            acts.push((
+                seat,
+                format!(
+                    "missed {misses} deadlines in a row: the moderators were asked to replace them"
+                ),
+            ));
             outbox.extend(to_moderators(
                 ctx,
                 id,
@@ -206,6 +215,11 @@ fn run(
         if let Some(w) = meta.clock.waits.iter_mut().find(|w| w.seat == seat) {
             w.reminded.push(lead.0);
         }
+        let due = meta.clock.due_of(seat).unwrap_or(now);
+        acts.push((
+            seat,
+            format!("reminder sent: deadline {}", settings.describe(due, now)),
+        ));
         if batch.applied.is_empty() {
             let due = meta.clock.due_of(seat).unwrap_or(now);
             let mail = MailContext {
@@ -230,6 +244,10 @@ fn run(
         if let Some(Some(a)) = meta.clock.away.get_mut(seat.index()) {
             a.warned = true;
         }
+        acts.push((
+            seat,
+            "warned that their absence ends within a day".to_string(),
+        ));
         to_players.push((
             seat,
             format!(
@@ -258,6 +276,25 @@ fn run(
         now,
         Some(&source),
     )?;
+    // What the clock did goes into the turn log too, after any orders.
+    let turn = game.turn_number();
+    for (seat, text) in acts {
+        let seq = update.base_seq + update.entries.len() as u64 + 1;
+        update.entries.push(crate::store::LogEntry {
+            seq,
+            turn,
+            at: now,
+            seat,
+            player: names.get(seat.index()).cloned().unwrap_or_default(),
+            order: text,
+            events: Vec::new(),
+            source: Some(source.clone()),
+            kind: crate::store::EntryKind::Act,
+            why: None,
+            prev: String::new(),
+            hash: String::new(),
+        });
+    }
     if changed {
         outbox.extend(super::reports(
             ctx,

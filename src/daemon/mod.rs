@@ -399,6 +399,10 @@ impl Daemon {
         let mut report = CycleReport::default();
         let mails = self.inbound.fetch()?;
         report.fetched = mails.len();
+        // Each mail's change is committed as it is handled; one flush makes
+        // them all durable, and only then are the mails marked done.
+        let mut handled_mails = Vec::new();
+        let mut touched: Vec<GameId> = Vec::new();
         for raw in mails {
             if stop.load(Ordering::SeqCst) {
                 break;
@@ -411,10 +415,12 @@ impl Daemon {
                 Ok(handled) => {
                     tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
                     if let Some(change) = &handled.change {
-                        match self.store.commit(change) {
+                        match self.store.commit_unflushed(change) {
                             Ok(()) => {
-                                if let Some(u) = &change.update {
-                                    self.archive(&u.id);
+                                if let Some(u) = &change.update
+                                    && !touched.contains(&u.id)
+                                {
+                                    touched.push(u.id.clone());
                                 }
                             }
                             Err(StoreError::Conflict(game)) => {
@@ -438,7 +444,14 @@ impl Daemon {
                     continue;
                 }
             }
-            self.inbound.done(&raw.handle)?;
+            handled_mails.push(raw.handle);
+        }
+        self.store.flush()?;
+        for handle in &handled_mails {
+            self.inbound.done(handle)?;
+        }
+        for id in &touched {
+            self.archive(id);
         }
         report.scheduled = self.schedule(now)?;
         let (sent, failed) = self.drain(now)?;
@@ -509,6 +522,7 @@ impl Daemon {
                 }
             }
         }
+        self.store.flush()?;
         Ok((sent, failed))
     }
 

@@ -495,8 +495,25 @@ impl Store {
             .and_then(|b| serde_json::from_slice(&b).ok()))
     }
 
-    /// Commits a [`Change`] in one transaction: all of it, or nothing.
+    /// Commits a [`Change`] in one transaction, all of it or nothing, and
+    /// makes it durable.
     pub fn commit(&self, change: &Change) -> Result<(), StoreError> {
+        self.commit_unflushed(change)?;
+        self.flush()
+    }
+
+    /// Makes every commit so far durable (one fsync).
+    pub fn flush(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// Commits a [`Change`] in one transaction, all of it or nothing, but
+    /// durable only after the next [`Store::flush`]: the daemon commits a
+    /// cycle's mails this way and flushes once, before it marks any mail
+    /// done. A crash before the flush loses whole changes (never part of
+    /// one), and their mails, not marked done, come back.
+    pub fn commit_unflushed(&self, change: &Change) -> Result<(), StoreError> {
         let label = change
             .update
             .as_ref()
@@ -609,7 +626,6 @@ impl Store {
                 TransactionError::Storage(e) => StoreError::Db(e),
                 TransactionError::Abort(()) => StoreError::Conflict(label.clone()),
             })?;
-        self.db.flush()?;
         Ok(())
     }
 
@@ -648,10 +664,10 @@ impl Store {
         self.outbox.len()
     }
 
-    /// A mail was sent: it leaves the outbox.
+    /// A mail was sent: it leaves the outbox (durable at the next flush; a
+    /// crash before it sends the mail again: at least once).
     pub fn outbox_sent(&self, key: u64) -> Result<(), StoreError> {
         self.outbox.remove(key.to_be_bytes())?;
-        self.db.flush()?;
         Ok(())
     }
 
@@ -669,7 +685,6 @@ impl Store {
                 self.outbox.remove(key.to_be_bytes())?;
             }
         }
-        self.db.flush()?;
         Ok(())
     }
 

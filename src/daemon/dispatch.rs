@@ -212,18 +212,13 @@ fn help(
             &format!("{reason} Help already sent to {from} lately"),
         ));
     }
-    let mut games = Vec::new();
-    for id in ctx.store.ids()? {
-        let record = ctx.store.record(&id)?;
-        if record
-            .setup
-            .players
-            .iter()
-            .any(|p| p.email.eq_ignore_ascii_case(from))
-        {
-            games.push(id.0);
-        }
-    }
+    // From the address index: no game is read.
+    let games: Vec<String> = ctx
+        .store
+        .games_of(from)?
+        .into_iter()
+        .map(|id| id.0)
+        .collect();
     let text = ctx.templates.render(
         "help.txt",
         &HelpContext {

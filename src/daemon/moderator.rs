@@ -307,6 +307,7 @@ pub fn run(
     }
     let mut batch = orders::Batch::default();
     let mut entries: Vec<LogEntry> = Vec::new();
+    let mut replaced_from = String::new();
     let mut game = loaded.game.clone_box();
     let mut outbox: Vec<OutMail> = Vec::new();
     let all = |batch: &mut orders::Batch, text: String| {
@@ -453,6 +454,7 @@ pub fn run(
         ModCommand::Replace { player, address } => {
             let seat = seat_named(ctx, id, player).map_err(invalid)?;
             let old = meta.address(&record, seat).to_string();
+            replaced_from = old.clone();
             if meta.addresses.len() < names.len() {
                 meta.addresses.resize(names.len(), String::new());
             }
@@ -610,10 +612,15 @@ pub fn run(
         None,
         now,
     )?);
+    let readdress = match cmd {
+        ModCommand::Replace { address, .. } => Some((replaced_from.clone(), address.clone())),
+        _ => None,
+    };
     Ok(ModOutcome {
         change: Change {
             update: Some(update),
             outbox,
+            readdress,
             ..Change::default()
         },
         output,

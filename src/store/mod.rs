@@ -277,6 +277,8 @@ pub struct Change {
     pub receipt: Option<(String, Receipt)>,
     /// Mails to send.
     pub outbox: Vec<OutMail>,
+    /// A seat of this game changes hands: (old address, new address).
+    pub readdress: Option<(String, String)>,
     /// A help reply sent to this address at this time (rate limit).
     pub help_sent: Option<(String, DateTime<Utc>)>,
 }
@@ -352,6 +354,18 @@ pub struct Store {
     outbox: sled::Tree,
     help: sled::Tree,
     clock: sled::Tree,
+    players: sled::Tree,
+}
+
+/// sled's page cache: 8 MiB.
+const CACHE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The address index key: the address, then the game.
+fn player_key(address: &str, id: &GameId) -> Vec<u8> {
+    let mut k = address.trim().to_ascii_lowercase().into_bytes();
+    k.push(0);
+    k.extend_from_slice(id.0.as_bytes());
+    k
 }
 
 /// The scheduler's index key: when, then which game.
@@ -396,8 +410,14 @@ fn corrupt(id: &GameId, e: impl std::fmt::Display) -> StoreError {
 impl Store {
     /// Opens (or creates) the database in folder `path`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let db = sled::open(path)?;
+        // sled's page cache defaults to 1 GiB; the daemon reads a few games
+        // a cycle, so a small cache keeps it lean with many games stored.
+        let db = sled::Config::new()
+            .path(path)
+            .cache_capacity(CACHE_BYTES)
+            .open()?;
         Ok(Store {
+            players: db.open_tree("players")?,
             games: db.open_tree("games")?,
             log: db.open_tree("log")?,
             snapshots: db.open_tree("snapshots")?,
@@ -529,6 +549,7 @@ impl Store {
         const OUTBOX: usize = 5;
         const HELP: usize = 6;
         const CLOCK: usize = 7;
+        const PLAYERS: usize = 8;
         let mut removes: Vec<(usize, Vec<u8>)> = Vec::new();
         if let Some(n) = &change.new_game {
             let id = &n.record.id;
@@ -540,6 +561,9 @@ impl Store {
             };
             writes.push((SNAPSHOTS, id.0.clone().into_bytes(), ser(&label, &snap)?));
             writes.push((META, meta_key(id), ser(&label, &n.meta)?));
+            for p in &n.record.setup.players {
+                writes.push((PLAYERS, player_key(&p.email, id), Vec::new()));
+            }
             if let Some(at) = n.meta.clock.next_fire {
                 writes.push((CLOCK, clock_key(at, id), Vec::new()));
             }
@@ -576,6 +600,10 @@ impl Store {
                 writes.push((CLOCK, clock_key(at, &u.id), Vec::new()));
             }
             guard = Some((u.id.0.clone().into_bytes(), u.base_seq));
+            if let Some((old, new)) = &change.readdress {
+                removes.push((PLAYERS, player_key(old, &u.id)));
+                writes.push((PLAYERS, player_key(new, &u.id), Vec::new()));
+            }
         }
         if let Some((mid, r)) = &change.receipt {
             writes.push((RECEIPTS, mid.clone().into_bytes(), ser(&label, r)?));
@@ -601,6 +629,7 @@ impl Store {
             self.outbox.clone(),
             self.help.clone(),
             self.clock.clone(),
+            self.players.clone(),
         ];
         trees[..]
             .transaction(|t| {
@@ -627,6 +656,24 @@ impl Store {
                 TransactionError::Abort(()) => StoreError::Conflict(label.clone()),
             })?;
         Ok(())
+    }
+
+    /// The games in which `address` plays, from the address index.
+    pub fn games_of(&self, address: &str) -> Result<Vec<GameId>, StoreError> {
+        let mut prefix = address.trim().to_ascii_lowercase().into_bytes();
+        prefix.push(0);
+        let mut out = Vec::new();
+        for item in self.players.scan_prefix(&prefix) {
+            let (k, _) = item?;
+            out.push(GameId(
+                String::from_utf8_lossy(&k[prefix.len()..]).into_owned(),
+            ));
+        }
+        out.sort_by_key(|id| {
+            let (kind, n) = id.0.rsplit_once('-').unwrap_or((&id.0, "0"));
+            (kind.to_string(), n.parse::<u64>().unwrap_or(0))
+        });
+        Ok(out)
     }
 
     /// Games the scheduler must look at by `now`: a range scan of the index,

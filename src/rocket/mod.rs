@@ -101,16 +101,21 @@ pub struct Tile {
     pub to: Dir,
 }
 
-/// What stands on one hex during play.
+/// What stands on one hex during play. Empty fields are left out of a
+/// saved game: most hexes are empty, and this halves a snapshot.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cell {
     /// The line whose track (or merger joint) this is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub track: Option<LineId>,
     /// The tile laid here, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tile: Option<Tile>,
     /// A player's station.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub station: Option<Seat>,
     /// A locomotive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locomotive: Option<LineId>,
 }
 

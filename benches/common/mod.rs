@@ -1,0 +1,191 @@
+//! Helpers shared by the bench binaries: random-game policy, games set up
+//! through the public API, statistics and child processes.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use stationmaster::engine::rng::SplitMix64;
+use stationmaster::engine::{PlayerSetup, Setup};
+use stationmaster::rocket::Order;
+
+/// A Rocket setup of `players` players called p0, p1, … with addresses
+/// `{prefix}p0@example.test`, …
+pub fn setup(players: usize, seed: u64, prefix: &str) -> Setup {
+    Setup {
+        kind: "rocket".into(),
+        players: (0..players)
+            .map(|i| PlayerSetup {
+                name: format!("p{i}"),
+                email: format!("{prefix}p{i}@example.test"),
+            })
+            .collect(),
+        options: Vec::new(),
+        seed,
+    }
+}
+
+/// The policy of `tests/rocket_playouts.rs`: an order kind first
+/// (extensions twice as likely, so games end by track and shares), then an
+/// order of that kind. Returns the index into `legal`.
+pub fn pick(rng: &mut SplitMix64, legal: &[Order]) -> usize {
+    let kind = |o: &Order| match o {
+        Order::Extend { .. } => 0u8,
+        Order::Token { .. } => 1,
+        Order::Station { from: None, .. } => 2,
+        Order::Station { from: Some(_), .. } => 3,
+        Order::Veto => 4,
+        Order::NoVeto => 5,
+        Order::Bid { .. } => 6,
+        Order::Pass => 7,
+        // System orders (a deadline's skip) are never listed as legal.
+        #[allow(unreachable_patterns)]
+        _ => 8,
+    };
+    let mut present = [false; 9];
+    for o in legal {
+        present[usize::from(kind(o))] = true;
+    }
+    let mut weighted = [0u8; 11];
+    let mut n = 0;
+    for (k, p) in present.iter().enumerate() {
+        if *p {
+            weighted[n] = k as u8;
+            n += 1;
+        }
+    }
+    if present[0] {
+        weighted[n] = 0;
+        weighted[n + 1] = 0;
+        n += 2;
+    }
+    let k = weighted[rng.below(n)];
+    let count = legal.iter().filter(|o| kind(o) == k).count();
+    let nth = rng.below(count);
+    legal
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| kind(o) == k)
+        .nth(nth)
+        .map(|(i, _)| i)
+        .expect("an order of the kind")
+}
+
+/// Sorted copy's median.
+pub fn median(v: &[Duration]) -> Duration {
+    let mut s = v.to_vec();
+    s.sort();
+    s[s.len() / 2]
+}
+
+/// The `p` quantile (0 to 1) of `v`.
+pub fn quantile(v: &[Duration], p: f64) -> Duration {
+    let mut s = v.to_vec();
+    s.sort();
+    s[((s.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Milliseconds.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Microseconds.
+pub fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// A child run: its wall time, exit status, output and peak resident memory.
+pub struct ChildRun {
+    /// From spawn to exit.
+    pub wall: Duration,
+    /// Peak resident set size in KiB (the kernel's VmHWM / ru_maxrss).
+    pub peak_kib: u64,
+    /// How the peak was read.
+    pub method: &'static str,
+    /// Its standard output.
+    pub stdout: String,
+    /// Its standard error.
+    pub stderr: String,
+}
+
+/// Runs `program args` and measures its peak resident memory: under
+/// `/usr/bin/time -v` if present (GNU time reports the kernel's
+/// `ru_maxrss`), else by reading `VmHWM` from `/proc/PID/status` every
+/// millisecond until it exits (the last reading before exit).
+pub fn run_measured(program: &Path, args: &[&str], cwd: &Path) -> ChildRun {
+    let gnu_time = Path::new("/usr/bin/time");
+    if gnu_time.exists() {
+        let start = Instant::now();
+        let out = Command::new(gnu_time)
+            .arg("-v")
+            .arg(program)
+            .args(args)
+            .current_dir(cwd)
+            .env("RUST_LOG", "stationmaster=warn")
+            .output()
+            .expect("/usr/bin/time runs");
+        let wall = start.elapsed();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if let Some(kib) = stderr
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes):"))
+            .and_then(|v| v.trim().parse().ok())
+        {
+            assert!(
+                out.status.success(),
+                "{} failed: {stderr}",
+                program.display()
+            );
+            return ChildRun {
+                wall,
+                peak_kib: kib,
+                method: "/usr/bin/time -v (ru_maxrss)",
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr,
+            };
+        }
+    }
+    let start = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .env("RUST_LOG", "stationmaster=warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the child starts");
+    let status_path = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_path)
+            && let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kib);
+        }
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let wall = start.elapsed();
+    let out = child.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "{} failed: {stderr}",
+        program.display()
+    );
+    ChildRun {
+        wall,
+        peak_kib: peak,
+        method: "VmHWM from /proc/PID/status, read every 1 ms",
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+    }
+}

@@ -1,0 +1,682 @@
+//! Daemon benchmark: 1,000 order mails spread over 100 games, through real
+//! IMAP and SMTP on loopback, against a baseline in the same run that moves
+//! the same mails through the same servers with the same crates and does
+//! nothing else.
+//!
+//! Run with `cargo bench --bench daemon`, as root (it installs and starts
+//! the loopback stack of `.ci/mailstack.sh` in a temp dir, and stops it at
+//! the end). OpenSMTPD runs once per machine, so if a stack is already up
+//! (`pgrep -x dovecot` or `pgrep -x smtpd`) the bench waits for it to go,
+//! polling every 10 s for up to 30 minutes, and never touches it. The last
+//! line gives Stationmaster's time as a multiple of the baseline's.
+//!
+//! Method, per round (`SM_BENCH_ROUNDS`, default 2; the second round runs
+//! Stationmaster first, so neither side always goes first):
+//! - Set-up, not timed: 100 4-player games made by `daemon::create_game`
+//!   (welcome mails to a memory outbox). For each game, 10 orders per round
+//!   are planned on a typed twin of the game (the random policy of
+//!   `tests/rocket_playouts.rs`), each from a player the game then awaits,
+//!   with that player's key from `Store::meta`. One order per mail, as a
+//!   reply carrying the key in its subject tag, sent to the plus address.
+//! - The mails are delivered into gm's INBOX by SMTP (OpenSMTPD, LMTP,
+//!   Dovecot) in 10 waves of one mail per game, each wave waited for, so
+//!   each game's orders arrive in order. Not timed.
+//! - Stationmaster (timed): `Daemon::process` with the real `Imap` inbound
+//!   and `Smtp` outbound (both connected beforehand) until a cycle fetches
+//!   nothing. Each cycle reads at most 100 unseen mails, handles each (key
+//!   check, rules, reports rendered for every player, one sled transaction,
+//!   `\Seen` flag), then sends the outbox, one SMTP connection per mail.
+//! - Baseline (timed): the same mails delivered again the same way, then a
+//!   minimal responder with the same crates: IMAP (`imap`) SELECT, UID
+//!   SEARCH UNSEEN, UID FETCH of at most 100, parse each with `mail_parser`,
+//!   send as many replies as Stationmaster sent in that round (one to each
+//!   player of the mail's game), each as large as Stationmaster's average
+//!   mail, with lettre's `send_raw` (one connection per mail, as
+//!   Stationmaster's `Smtp`), then flag the batch `\Seen`; until nothing is
+//!   unseen.
+//! - Between phases the bench waits until OpenSMTPD has delivered every
+//!   reply, so no phase pays for the other's queue.
+//! - A dry run on a copy of the store with in-memory transports (not part
+//!   of the ratio) gives the number and size of Stationmaster's mails for
+//!   the baseline, checks that every planned order applies, and shows the
+//!   time Stationmaster spends without any network.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use common::{ms, pick};
+use lettre::address::{Address, Envelope};
+use lettre::{SmtpTransport, Transport};
+use mail_parser::MessageParser;
+use stationmaster::clock::ClockSettings;
+use stationmaster::config::{
+    Config, InboundConfig, InboundKind, OutboundConfig, OutboundKind, Security,
+};
+use stationmaster::daemon::{self, Daemon};
+use stationmaster::engine::registry::BoardSource;
+use stationmaster::engine::rng::SplitMix64;
+use stationmaster::engine::{Game, Seat, Setup};
+use stationmaster::mail::templates::Templates;
+use stationmaster::mail::transport::{Imap, MemoryInbound, MemoryOutbound, Smtp};
+use stationmaster::rocket::{Board, Rocket};
+use stationmaster::store::{GameId, Store};
+use tempfile::TempDir;
+
+const TARGET: f64 = 1.25;
+const GAMES: usize = 100;
+const PLAYERS: usize = 4;
+const ORDERS_PER_GAME: usize = 10;
+/// gm's INBOX: Stationmaster's mailbox on the stack.
+const ADDRESS: &str = "gm@example.test";
+const POLL: Duration = Duration::from_millis(50);
+const PATIENCE: Duration = Duration::from_secs(300);
+
+// ------------------------------------------------------------- the stack
+
+/// A stack this bench started; stopped when dropped (and only then).
+struct Stack {
+    script: PathBuf,
+    dir: TempDir,
+    imap: u16,
+    smtp: u16,
+    maildir_root: PathBuf,
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        eprintln!("daemon bench: stopping the mail stack it started");
+        let _ = Command::new(&self.script)
+            .arg("stop")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+fn running(name: &str) -> bool {
+    Command::new("pgrep")
+        .args(["-x", name])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// Installs the stack, waits until no other is running, starts one.
+fn start_stack() -> Stack {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/mailstack.sh");
+    let status = Command::new(&script)
+        .arg("install")
+        .status()
+        .expect("runs .ci/mailstack.sh install");
+    assert!(status.success(), ".ci/mailstack.sh install failed");
+    let deadline = Instant::now() + Duration::from_secs(30 * 60);
+    let mut said = false;
+    loop {
+        if running("dovecot") || running("smtpd") {
+            assert!(
+                Instant::now() < deadline,
+                "another mail stack has been running for 30 minutes (pgrep -x dovecot / smtpd); giving up"
+            );
+            if !said {
+                eprintln!(
+                    "daemon bench: another mail stack is running (dovecot or smtpd); waiting for it to stop (every 10 s, up to 30 min)"
+                );
+                said = true;
+            }
+            std::thread::sleep(Duration::from_secs(10));
+            continue;
+        }
+        let dir = TempDir::new().expect("temp dir");
+        let out = start_command(&script, dir.path())
+            .output()
+            .expect("runs .ci/mailstack.sh start");
+        if !out.status.success() {
+            // Someone else may have started theirs in between: wait again.
+            eprintln!(
+                "daemon bench: the stack did not start: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            assert!(Instant::now() < deadline, "no mail stack after 30 minutes");
+            std::thread::sleep(Duration::from_secs(10));
+            continue;
+        }
+        let mut vars = HashMap::new();
+        for word in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+            if let Some((k, v)) = word.split_once('=') {
+                vars.insert(k.to_string(), v.to_string());
+            }
+        }
+        let port = |name: &str| -> u16 {
+            vars.get(name)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("mailstack printed no {name}"))
+        };
+        return Stack {
+            imap: port("SM_IMAP_PORT"),
+            smtp: port("SM_SMTP_PORT"),
+            maildir_root: PathBuf::from(
+                vars.get("SM_MAILDIR_ROOT")
+                    .expect("mailstack printed no SM_MAILDIR_ROOT"),
+            ),
+            script,
+            dir,
+        };
+    }
+}
+
+/// `.ci/mailstack.sh start DIR`, in a private mount namespace (with
+/// `unshare`, if present) whose `/etc/resolv.conf` begins `lookup file
+/// bind`. OpenSMTPD looks up the name of every client that connects
+/// (127.0.0.1 here) with its own resolver, which asks DNS first; on a
+/// machine whose DNS server drops some queries, one connection in a few
+/// dozen then waits the resolver's 5 s timeout, which would swamp both
+/// sides of the comparison. With `lookup file bind` the answer comes from
+/// `/etc/hosts` at once. Nothing else changes, and nothing outside the
+/// stack's processes sees the file.
+fn start_command(script: &Path, dir: &Path) -> Command {
+    let original = std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default();
+    let unshare = Path::new("/usr/bin/unshare");
+    if !unshare.exists() || original.is_empty() {
+        let mut c = Command::new(script);
+        c.arg("start").arg(dir);
+        return c;
+    }
+    let resolv = dir.join("resolv.conf");
+    std::fs::write(&resolv, format!("lookup file bind\n{original}")).expect("resolv.conf written");
+    let mut c = Command::new(unshare);
+    c.args(["--mount", "--propagation", "private", "sh", "-c"])
+        .arg("mount --bind \"$1\" /etc/resolv.conf && exec \"$2\" start \"$3\"")
+        .arg("sh")
+        .arg(&resolv)
+        .arg(script)
+        .arg(dir);
+    c
+}
+
+type Session = imap::Session<imap::Connection>;
+
+fn imap_login(port: u16) -> Session {
+    let client = imap::ClientBuilder::new("127.0.0.1", port)
+        .mode(imap::ConnectionMode::Plaintext)
+        .connect()
+        .expect("IMAP connects");
+    client
+        .login("gm", "gmpw")
+        .map_err(|e| e.0)
+        .expect("IMAP login")
+}
+
+fn unseen(s: &mut Session) -> usize {
+    s.select("INBOX").expect("select");
+    s.uid_search("UNSEEN").expect("search").len()
+}
+
+fn smtp(port: u16) -> SmtpTransport {
+    SmtpTransport::builder_dangerous("127.0.0.1")
+        .port(port)
+        .timeout(Some(Duration::from_secs(30)))
+        .build()
+}
+
+fn send_raw(t: &SmtpTransport, from: &str, to: &str, bytes: &[u8]) {
+    let from: Address = from.parse().expect("address");
+    let to: Address = to.parse().expect("address");
+    t.send_raw(
+        &Envelope::new(Some(from), vec![to]).expect("envelope"),
+        bytes,
+    )
+    .expect("SMTP takes the mail");
+}
+
+/// Mail files delivered to the players (everyone but gm).
+fn delivered(root: &Path) -> usize {
+    let Ok(users) = std::fs::read_dir(root) else {
+        return 0;
+    };
+    users
+        .flatten()
+        .filter(|u| u.file_name() != "gm")
+        .map(|u| {
+            ["new", "cur"]
+                .iter()
+                .map(|sub| {
+                    std::fs::read_dir(u.path().join("Maildir").join(sub))
+                        .map(|d| d.count())
+                        .unwrap_or(0)
+                })
+                .sum::<usize>()
+        })
+        .sum()
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < PATIENCE, "gave up waiting for {what}");
+        std::thread::sleep(POLL);
+    }
+}
+
+// ------------------------------------------------------------- the mails
+
+/// One planned order mail.
+struct OrderMail {
+    from: String,
+    to: String,
+    bytes: Vec<u8>,
+}
+
+/// Plans `rounds * ORDERS_PER_GAME` orders for each game on a typed twin;
+/// returns the mails of each round, in waves (order k of every game).
+fn plan(store: &Store, ids: &[GameId], setups: &[Setup], rounds: usize) -> Vec<Vec<OrderMail>> {
+    let mut per_game: Vec<Vec<(Seat, String)>> = Vec::new();
+    for (g, setup) in setups.iter().enumerate() {
+        let mut twin = Rocket::new(Board::embedded().expect("board"), setup).expect("game");
+        let mut rng = SplitMix64::new(g as u64 ^ 0x5eed);
+        let mut orders = Vec::new();
+        for _ in 0..rounds * ORDERS_PER_GAME {
+            let awaited = twin.awaiting();
+            assert!(!awaited.is_empty(), "a planned game ended early");
+            let seat = awaited[rng.below(awaited.len())].seat;
+            let legal = twin.legal_orders(seat);
+            let order = legal[pick(&mut rng, &legal)].clone();
+            orders.push((seat, twin.order_text(&order)));
+            twin.apply(seat, &order).expect("legal");
+        }
+        per_game.push(orders);
+    }
+    let keys: Vec<Vec<String>> = ids
+        .iter()
+        .map(|id| store.meta(id).expect("meta").tokens)
+        .collect();
+    (0..rounds)
+        .map(|r| {
+            let mut mails = Vec::new();
+            for k in r * ORDERS_PER_GAME..(r + 1) * ORDERS_PER_GAME {
+                for (g, (id, orders)) in ids.iter().zip(&per_game).enumerate() {
+                    let (seat, line) = &orders[k];
+                    let s = seat.index();
+                    let token = &keys[g][s];
+                    let from = format!("g{g}-p{s}@example.test");
+                    let to = format!("gm+{id}.{token}@example.test");
+                    let bytes = format!(
+                        "From: p{s} <{from}>\r\nTo: Stationmaster <{to}>\r\n\
+                         Subject: Re: [{id} {token}] Waiting for p{s}\r\n\
+                         Message-ID: <bench.{g}.{k}@example.test>\r\n\
+                         Date: Sat, 21 Nov 2026 18:00:30 +0000\r\nMIME-Version: 1.0\r\n\
+                         Content-Type: text/plain; charset=utf-8\r\n\r\n{line}\r\n\r\n-- \r\np{s}, playing {id}\r\n"
+                    )
+                    .into_bytes();
+                    mails.push(OrderMail { from, to, bytes });
+                }
+            }
+            mails
+        })
+        .collect()
+}
+
+/// Delivers `mails` into gm's INBOX in waves of one mail per game, each
+/// wave waited for.
+fn deliver(stack: &Stack, mails: &[OrderMail], counter: &mut Session) {
+    let t = smtp(stack.smtp);
+    let before = unseen(counter);
+    for (w, wave) in mails.chunks(GAMES).enumerate() {
+        for m in wave {
+            send_raw(&t, &m.from, &m.to, &m.bytes);
+        }
+        let want = before + (w + 1) * GAMES;
+        wait_for("the order mails in gm's INBOX", || unseen(counter) >= want);
+    }
+}
+
+// ------------------------------------------------------------- the runs
+
+struct Timed {
+    total: Duration,
+    /// Of `total`, the time spent sending (baseline only).
+    sending: Duration,
+    fetched: usize,
+    sent: usize,
+}
+
+fn stationmaster(d: &mut Daemon, now: DateTime<Utc>) -> Timed {
+    let stop = AtomicBool::new(false);
+    let (mut fetched, mut sent, mut applied) = (0, 0, 0);
+    let t = Instant::now();
+    loop {
+        let r = d.process(now, &stop).expect("a cycle");
+        assert_eq!(r.failed, 0, "a mail could not be sent");
+        fetched += r.fetched;
+        sent += r.sent;
+        applied += r.applied;
+        if r.fetched == 0 && r.sent == 0 {
+            break;
+        }
+    }
+    let total = t.elapsed();
+    assert_eq!(applied, fetched, "every order mail changes its game");
+    Timed {
+        total,
+        sending: Duration::ZERO,
+        fetched,
+        sent,
+    }
+}
+
+/// The minimal responder: fetch, parse, reply `replies` times in all (to
+/// the game's players), `size` bytes each.
+fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize) -> Timed {
+    let mut s = imap_login(stack.imap);
+    let t_smtp = smtp(stack.smtp);
+    let parser = MessageParser::default();
+    let filler: String = "  .     .     .     .     .     .     .     .     .     .\r\n"
+        .chars()
+        .cycle()
+        .take(size)
+        .collect();
+    let (mut fetched, mut sent) = (0usize, 0usize);
+    let mut sending = Duration::ZERO;
+    let t = Instant::now();
+    loop {
+        s.select("INBOX").expect("select");
+        let mut uids: Vec<u32> = s
+            .uid_search("UNSEEN")
+            .expect("search")
+            .into_iter()
+            .collect();
+        uids.sort_unstable();
+        uids.truncate(100);
+        if uids.is_empty() {
+            break;
+        }
+        let set = uids
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let fetches = s.uid_fetch(&set, "(UID BODY.PEEK[])").expect("fetch");
+        for f in fetches.iter() {
+            let Some(body) = f.body() else { continue };
+            let m = parser.parse(body).expect("a mail");
+            let from = m
+                .from()
+                .and_then(|a| a.first())
+                .and_then(|a| a.address())
+                .expect("a sender")
+                .to_string();
+            let subject = m.subject().unwrap_or_default().to_string();
+            let mid = m.message_id().unwrap_or_default().to_string();
+            let text = m.body_text(0).unwrap_or_default().into_owned();
+            // The game's players, from the sender's address `gG-pS@…`.
+            let (game, _) = from.split_once("-p").expect("a bench address");
+            // This mail's share of the replies, spread evenly.
+            let due = replies * (fetched + 1) / mails_in - replies * fetched / mails_in;
+            for j in 0..due {
+                let to = format!("{game}-p{}@example.test", j % PLAYERS);
+                let mut reply = format!(
+                    "From: Stationmaster <{ADDRESS}>\r\nTo: {to}\r\nSubject: {subject}\r\n\
+                     Message-ID: <baseline.{fetched}.{j}@example.test>\r\nIn-Reply-To: <{mid}>\r\n\
+                     Date: Sat, 21 Nov 2026 18:01:00 +0000\r\nMIME-Version: 1.0\r\n\
+                     Content-Type: text/plain; charset=utf-8\r\n\r\n> {}\r\n",
+                    text.trim()
+                );
+                // As large as Stationmaster's average mail.
+                reply.push_str(&filler[..size.saturating_sub(reply.len())]);
+                let ts = Instant::now();
+                send_raw(&t_smtp, ADDRESS, &to, reply.as_bytes());
+                sending += ts.elapsed();
+                sent += 1;
+            }
+            fetched += 1;
+        }
+        s.uid_store(&set, "+FLAGS (\\Seen)").expect("store");
+    }
+    let total = t.elapsed();
+    let _ = s.logout();
+    Timed {
+        total,
+        sending,
+        fetched,
+        sent,
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).expect("copy");
+        }
+    }
+}
+
+fn main() {
+    if !is_root() {
+        eprintln!(
+            "daemon bench: must run as root: it installs and starts the loopback mail stack of .ci/mailstack.sh (Dovecot and OpenSMTPD drop privileges themselves)"
+        );
+        std::process::exit(1);
+    }
+    let rounds: usize = std::env::var("SM_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2)
+        .max(1);
+    let mails_per_round = GAMES * ORDERS_PER_GAME;
+    println!(
+        "daemon: {mails_per_round} order mails over {GAMES} games of {PLAYERS} players ({ORDERS_PER_GAME} each), one order a mail, per round; {rounds} round(s)"
+    );
+    println!(
+        "  through the loopback stack of .ci/mailstack.sh: OpenSMTPD -> LMTP -> Dovecot, read over IMAP"
+    );
+    println!(
+        "  stationmaster = Daemon::process with Imap in and Smtp out until a cycle fetches nothing"
+    );
+    println!(
+        "  baseline = IMAP fetch + mail_parser + lettre send_raw of as many replies, as large, to the same players"
+    );
+
+    let work = TempDir::new().expect("temp dir");
+    let db = work.path().join("db");
+    let now: DateTime<Utc> = DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
+        .expect("time")
+        .with_timezone(&Utc);
+    let later = now + chrono::Duration::minutes(1);
+    let mut config = Config::default();
+    config.mail.address = ADDRESS.into();
+    config.store.path = db.clone();
+    config.store.archive = work.path().join("archive");
+
+    // The games, made as the daemon makes them; welcome mails to memory.
+    let setups: Vec<Setup> = (0..GAMES)
+        .map(|g| common::setup(PLAYERS, g as u64, &format!("g{g}-")))
+        .collect();
+    let round_mails = {
+        let store = Store::open(&db).expect("store");
+        let mut d = Daemon::new(
+            store,
+            config.clone(),
+            Templates::load(None).expect("templates"),
+            BoardSource::embedded(),
+            Box::new(MemoryInbound::new()),
+            Box::new(MemoryOutbound::new()),
+        );
+        let ids: Vec<GameId> = setups
+            .iter()
+            .map(|s| {
+                daemon::create_game(&d.ctx(), s, ClockSettings::default(), Vec::new(), now)
+                    .expect("created")
+            })
+            .collect();
+        d.process(now, &AtomicBool::new(false))
+            .expect("welcome mails");
+        plan(d.store(), &ids, &setups, rounds)
+    };
+
+    // Dry run on a copy, in memory: how many mails, how large, all applied.
+    let dry_db = work.path().join("dry");
+    copy_dir(&db, &dry_db);
+    let mut dry_config = config.clone();
+    dry_config.store.path = dry_db.clone();
+    let inbox = MemoryInbound::new();
+    let outbox = MemoryOutbound::new();
+    let mut dry = Daemon::new(
+        Store::open(&dry_db).expect("store"),
+        dry_config,
+        Templates::load(None).expect("templates"),
+        BoardSource::embedded(),
+        Box::new(inbox.clone()),
+        Box::new(outbox.clone()),
+    );
+    let mut out_count = Vec::new();
+    let mut out_size = Vec::new();
+    let mut dry_time = Duration::ZERO;
+    for mails in &round_mails {
+        for m in mails {
+            inbox.push(m.bytes.clone());
+        }
+        let r = stationmaster(&mut dry, later);
+        assert_eq!(r.fetched, mails.len());
+        dry_time += r.total;
+        let sent = outbox.take();
+        assert_eq!(sent.len(), r.sent);
+        out_count.push(sent.len());
+        out_size.push(sent.iter().map(|m| m.bytes.len()).sum::<usize>() / sent.len().max(1));
+    }
+    drop(dry);
+    println!(
+        "  dry run (in-memory transports, no network): {} mails in, {} out (average {} bytes) in {:.2} s: {:.2} ms a mail in",
+        mails_per_round * rounds,
+        out_count.iter().sum::<usize>(),
+        out_size.iter().sum::<usize>() / rounds,
+        dry_time.as_secs_f64(),
+        ms(dry_time) / (mails_per_round * rounds) as f64
+    );
+
+    // The stack.
+    let stack = start_stack();
+    println!(
+        "  mail stack up in {} (imap {}, smtp {})",
+        stack.dir.path().display(),
+        stack.imap,
+        stack.smtp
+    );
+    let mut counter = imap_login(stack.imap);
+    let imap_cfg = InboundConfig {
+        kind: InboundKind::Imap,
+        host: "127.0.0.1".into(),
+        port: stack.imap,
+        security: Security::Plain,
+        user: "gm".into(),
+        password: "gmpw".into(),
+        ..InboundConfig::default()
+    };
+    let smtp_cfg = OutboundConfig {
+        kind: OutboundKind::Smtp,
+        host: "127.0.0.1".into(),
+        port: stack.smtp,
+        security: Security::Plain,
+        ..OutboundConfig::default()
+    };
+    config.inbound = imap_cfg.clone();
+    config.outbound = smtp_cfg.clone();
+    let mut d = Daemon::new(
+        Store::open(&db).expect("store"),
+        config.clone(),
+        Templates::load(None).expect("templates"),
+        BoardSource::embedded(),
+        Box::new(Imap::connect(&imap_cfg).expect("imap")),
+        Box::new(Smtp::connect(&smtp_cfg).expect("smtp")),
+    );
+
+    let mut expected_delivered = 0;
+    let (mut sm_total, mut base_total) = (Duration::ZERO, Duration::ZERO);
+    let mut base_sending = Duration::ZERO;
+    for (r, mails) in round_mails.iter().enumerate() {
+        let mut results: [Option<Timed>; 2] = [None, None];
+        let order: [usize; 2] = if r % 2 == 0 { [0, 1] } else { [1, 0] };
+        for side in order {
+            deliver(&stack, mails, &mut counter);
+            let timed = if side == 0 {
+                baseline(&stack, mails.len(), out_count[r], out_size[r])
+            } else {
+                stationmaster(&mut d, later)
+            };
+            assert_eq!(timed.fetched, mails.len(), "every mail fetched");
+            assert_eq!(
+                timed.sent, out_count[r],
+                "as many mails sent as in the dry run"
+            );
+            expected_delivered += timed.sent;
+            wait_for("OpenSMTPD to deliver every reply", || {
+                delivered(&stack.maildir_root) >= expected_delivered
+            });
+            results[side] = Some(timed);
+        }
+        let [Some(b), Some(s)] = results else {
+            unreachable!()
+        };
+        println!(
+            "  round {}: baseline {:.2} s, stationmaster {:.2} s ({} first): {:.2}x; per mail in: {:.1} ms vs {:.1} ms",
+            r + 1,
+            b.total.as_secs_f64(),
+            s.total.as_secs_f64(),
+            if order[0] == 0 {
+                "baseline"
+            } else {
+                "stationmaster"
+            },
+            s.total.as_secs_f64() / b.total.as_secs_f64(),
+            ms(b.total) / mails.len() as f64,
+            ms(s.total) / mails.len() as f64,
+        );
+        base_total += b.total;
+        base_sending += b.sending;
+        sm_total += s.total;
+    }
+    let _ = counter.logout();
+    drop(d);
+    drop(stack);
+
+    let ratio = sm_total.as_secs_f64() / base_total.as_secs_f64();
+    let n = mails_per_round * rounds;
+    let out: usize = out_count.iter().sum();
+    // The baseline had it sent one reply a mail instead of one a player.
+    let one_each = base_total - base_sending + base_sending.mul_f64(n as f64 / out as f64);
+    println!(
+        "  baseline split: {:.2} s reading (IMAP, parse, flags), {:.2} s sending {out} mails ({:.2} ms each); with one reply a mail it would take {:.2} s, and stationmaster {:.2}x that",
+        (base_total - base_sending).as_secs_f64(),
+        base_sending.as_secs_f64(),
+        ms(base_sending) / out as f64,
+        one_each.as_secs_f64(),
+        sm_total.as_secs_f64() / one_each.as_secs_f64()
+    );
+    println!(
+        "  all rounds: {n} mails in, {out} out; baseline {:.2} s, stationmaster {:.2} s; Stationmaster's own work over the baseline: {:.1} ms a mail in",
+        base_total.as_secs_f64(),
+        sm_total.as_secs_f64(),
+        (ms(sm_total) - ms(base_total)) / n as f64,
+    );
+    println!(
+        "daemon: {n} order mails over IMAP and SMTP: stationmaster {:.2} s, baseline {:.2} s: {ratio:.2}x baseline (target {TARGET}x): {:.2}x target",
+        sm_total.as_secs_f64(),
+        base_total.as_secs_f64(),
+        ratio / TARGET
+    );
+}

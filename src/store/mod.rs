@@ -711,10 +711,11 @@ impl Store {
         self.outbox.len()
     }
 
-    /// A mail was sent: it leaves the outbox (durable at the next flush; a
-    /// crash before it sends the mail again: at least once).
+    /// A mail was sent: it leaves the outbox, durably at once, so that a
+    /// crash can send again only the one mail in flight.
     pub fn outbox_sent(&self, key: u64) -> Result<(), StoreError> {
         self.outbox.remove(key.to_be_bytes())?;
+        self.db.flush()?;
         Ok(())
     }
 

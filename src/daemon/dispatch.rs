@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::report::{self, MailContext, ReplySection};
 use super::{Ctx, DaemonError, orders};
 use crate::engine::{OrderRejected, Seat};
-use crate::mail::compose::{self, Draft};
+use crate::mail::compose::Draft;
 use crate::mail::ingest::{self, Incoming};
 use crate::store::{Change, GameId, Receipt, StoreError};
 
@@ -277,13 +277,7 @@ fn answer(
         references,
         ..Draft::default()
     };
-    let message_id = super::message_id(ctx, "stationmaster", "reply")?;
-    Ok(compose::compose(
-        &draft,
-        &ctx.config.mail,
-        &message_id,
-        now,
-    )?)
+    super::compose_mail(ctx, "stationmaster", "reply", &draft, now)
 }
 
 #[derive(Serialize)]
@@ -341,8 +335,7 @@ fn intruder(
         text,
         ..Draft::default()
     };
-    let message_id = super::message_id(ctx, &id.0, "alert")?;
-    let mail = compose::compose(&draft, &ctx.config.mail, &message_id, now)?;
+    let mail = super::compose_mail(ctx, &id.0, "alert", &draft, now)?;
     if let Some(change) = &mut handled.change {
         change.outbox.push(mail);
         change.help_sent = Some((key, now));
@@ -684,13 +677,9 @@ fn moderate(
         references,
         ..Draft::default()
     };
-    let message_id = super::message_id(ctx, &id.0, "modreply")?;
-    change.outbox.push(compose::compose(
-        &draft,
-        &ctx.config.mail,
-        &message_id,
-        now,
-    )?);
+    change
+        .outbox
+        .push(super::compose_mail(ctx, &id.0, "modreply", &draft, now)?);
     let summary = format!("moderator {from}: {} command(s)", out.len());
     change.receipt = Some((
         mid,

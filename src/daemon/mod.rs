@@ -101,6 +101,24 @@ pub fn message_id(ctx: &Ctx<'_>, game: &str, what: &str) -> Result<String, Daemo
     ))
 }
 
+/// Composes `draft` from our address with a fresh Message-ID (see
+/// [`message_id`]): every mail the daemon sends goes through here.
+pub fn compose_mail(
+    ctx: &Ctx<'_>,
+    game: &str,
+    what: &str,
+    draft: &crate::mail::compose::Draft,
+    now: DateTime<Utc>,
+) -> Result<crate::mail::OutMail, DaemonError> {
+    let id = message_id(ctx, game, what)?;
+    Ok(crate::mail::compose::compose(
+        draft,
+        &ctx.config.mail,
+        &id,
+        now,
+    )?)
+}
+
 /// Creates a game: its record, each player's secret token, and a welcome
 /// mail to each player (with their first report), in one commit.
 pub fn create_game(

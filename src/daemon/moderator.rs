@@ -241,13 +241,7 @@ pub fn welcome(
         reply_to: Some(report::reply_address(&ctx.config.mail.address, id, token)),
         ..Draft::default()
     };
-    let message_id = super::message_id(ctx, &id.0, "modkey")?;
-    Ok(compose::compose(
-        &draft,
-        &ctx.config.mail,
-        &message_id,
-        now,
-    )?)
+    super::compose_mail(ctx, &id.0, "modkey", &draft, now)
 }
 
 fn seat_named(ctx: &Ctx<'_>, id: &GameId, name: &str) -> Result<Seat, String> {
@@ -482,13 +476,7 @@ pub fn run(
                 ),
                 ..Draft::default()
             };
-            let message_id = super::message_id(ctx, &id.0, "replaced")?;
-            outbox.push(compose::compose(
-                &draft,
-                &ctx.config.mail,
-                &message_id,
-                now,
-            )?);
+            outbox.push(super::compose_mail(ctx, &id.0, "replaced", &draft, now)?);
             output = format!(
                 "{player}'s seat now goes to {address} with a new key (welcome mail queued)."
             );

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::{Ctx, DaemonError};
 use crate::engine::{AnyGame, Seat, Status};
 use crate::mail::OutMail;
-use crate::mail::compose::{self, Draft};
+use crate::mail::compose::Draft;
 use crate::store::{GameId, GameMeta, GameRecord, LogEntry};
 
 /// The reply section: what the player's own mail did.
@@ -244,11 +244,5 @@ pub fn player_mail(
         references,
         reply_to: Some(reply_address(&ctx.config.mail.address, id, &token)),
     };
-    let message_id = super::message_id(ctx, &id.0, "report")?;
-    Ok(compose::compose(
-        &draft,
-        &ctx.config.mail,
-        &message_id,
-        now,
-    )?)
+    super::compose_mail(ctx, &id.0, "report", &draft, now)
 }

@@ -10,7 +10,7 @@ use super::{Ctx, DEADLINE_SOURCE, DaemonError, orders};
 use crate::clock::Policy;
 use crate::engine::{SKIP_ORDER, Seat, WaitKind};
 use crate::mail::OutMail;
-use crate::mail::compose::{self, Draft};
+use crate::mail::compose::Draft;
 use crate::store::{Change, GameId};
 
 /// Every moderator of a game: its own and the site's.
@@ -43,13 +43,7 @@ pub fn to_moderators(
             ),
             ..Draft::default()
         };
-        let message_id = super::message_id(ctx, &id.0, "mod")?;
-        out.push(compose::compose(
-            &draft,
-            &ctx.config.mail,
-            &message_id,
-            now,
-        )?);
+        out.push(super::compose_mail(ctx, &id.0, "mod", &draft, now)?);
     }
     Ok(out)
 }

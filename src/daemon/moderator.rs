@@ -251,29 +251,19 @@ fn seat_named(ctx: &Ctx<'_>, id: &GameId, name: &str) -> Result<Seat, String> {
         .seat_named(name)
 }
 
+/// A log entry for moderator `by`'s act.
 fn act_entry(
-    seq: u64,
-    turn: u32,
     by: &str,
     text: &str,
     why: Option<&str>,
     kind: EntryKind,
+    turn: u32,
     now: DateTime<Utc>,
 ) -> LogEntry {
-    LogEntry {
-        seq,
-        turn,
-        at: now,
-        seat: Seat(0),
-        player: format!("moderator {by}"),
-        order: text.to_string(),
-        events: Vec::new(),
-        source: Some(format!("moderator {by}")),
-        kind,
-        why: why.map(str::to_string),
-        prev: String::new(),
-        hash: String::new(),
-    }
+    let who = format!("moderator {by}");
+    let mut entry = LogEntry::act(Seat(0), who.clone(), text.to_string(), who, kind, now, turn);
+    entry.why = why.map(str::to_string);
+    entry
 }
 
 /// Runs one command of moderator `by` on game `id`.
@@ -392,15 +382,7 @@ pub fn run(
         ModCommand::Skip => {
             let mut change = scheduler::skip_awaited(ctx, id, by, now)?;
             if let Some(u) = &mut change.update {
-                u.entries.push(act_entry(
-                    u.base_seq + u.entries.len() as u64 + 1,
-                    turn,
-                    by,
-                    "skip",
-                    why,
-                    EntryKind::Act,
-                    now,
-                ));
+                u.push(act_entry(by, "skip", why, EntryKind::Act, turn, now));
             }
             return Ok(ModOutcome {
                 change,
@@ -421,12 +403,11 @@ pub fn run(
                 .map(|e| format!("{}: {}", e.player, e.order))
                 .collect();
             let entry = act_entry(
-                loaded.seq + 1,
-                turn,
                 by,
                 &format!("undo {n}"),
                 why,
                 EntryKind::Undo { count: *n },
+                turn,
                 now,
             );
             let mut with = log.clone();
@@ -581,12 +562,11 @@ pub fn run(
         now,
         Some(&source),
     )?;
-    update.entries.extend(entries);
+    for entry in entries {
+        update.push(entry);
+    }
     if let Some(text) = text {
-        let seq = loaded.seq + update.entries.len() as u64 + 1;
-        update
-            .entries
-            .push(act_entry(seq, turn, by, &text, why, EntryKind::Act, now));
+        update.push(act_entry(by, &text, why, EntryKind::Act, turn, now));
     }
     if update.meta.paused.is_some() || update.meta.aborted {
         update.meta.clock.next_fire = None;

@@ -273,21 +273,16 @@ fn run(
     // What the clock did goes into the turn log too, after any orders.
     let turn = game.turn_number();
     for (seat, text) in acts {
-        let seq = update.base_seq + update.entries.len() as u64 + 1;
-        update.entries.push(crate::store::LogEntry {
-            seq,
-            turn,
-            at: now,
+        let player = names.get(seat.index()).cloned().unwrap_or_default();
+        update.push(crate::store::LogEntry::act(
             seat,
-            player: names.get(seat.index()).cloned().unwrap_or_default(),
-            order: text,
-            events: Vec::new(),
-            source: Some(source.clone()),
-            kind: crate::store::EntryKind::Act,
-            why: None,
-            prev: String::new(),
-            hash: String::new(),
-        });
+            player,
+            text,
+            source.clone(),
+            crate::store::EntryKind::Act,
+            now,
+            turn,
+        ));
     }
     if changed {
         outbox.extend(super::reports(

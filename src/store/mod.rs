@@ -106,6 +106,33 @@ pub enum EntryKind {
 }
 
 impl LogEntry {
+    /// An entry that is not an order (an act, or an undo), numbered when
+    /// it is pushed onto a [`GameUpdate`].
+    pub fn act(
+        seat: Seat,
+        player: String,
+        text: String,
+        source: String,
+        kind: EntryKind,
+        at: DateTime<Utc>,
+        turn: u32,
+    ) -> LogEntry {
+        LogEntry {
+            seq: 0,
+            turn,
+            at,
+            seat,
+            player,
+            order: text,
+            events: Vec::new(),
+            source: Some(source),
+            kind,
+            why: None,
+            prev: String::new(),
+            hash: String::new(),
+        }
+    }
+
     /// The entry's hash given the one before: SHA-256 over `prev` and the
     /// entry's JSON with `prev` and `hash` left empty.
     pub fn chain_hash(&self, prev: &str) -> String {
@@ -879,6 +906,14 @@ impl Store {
             entries: entries.len(),
             last_hash: prev,
         })
+    }
+}
+
+impl GameUpdate {
+    /// Appends `entry` as the update's next log entry, numbering it.
+    pub fn push(&mut self, mut entry: LogEntry) {
+        entry.seq = self.base_seq + self.entries.len() as u64 + 1;
+        self.entries.push(entry);
     }
 }
 

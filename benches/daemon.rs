@@ -10,6 +10,9 @@
 //! polling every 10 s for up to 30 minutes, and never touches it. The last
 //! line gives Stationmaster's time as a multiple of the baseline's.
 //!
+//! `SM_BENCH_DRY_ONLY=1` runs only the dry run below (no network, no
+//! root needed), e.g. under `perf record`.
+//!
 //! Method, per round (`SM_BENCH_ROUNDS`, default 2; the second round runs
 //! Stationmaster first, so neither side always goes first):
 //! - Set-up, not timed: 100 4-player games made by `daemon::create_game`
@@ -467,7 +470,10 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn main() {
-    if !is_root() {
+    // `SM_BENCH_DRY_ONLY=1`: only the dry run (no network, no root), to
+    // profile Stationmaster's own work.
+    let dry_only = std::env::var("SM_BENCH_DRY_ONLY").is_ok_and(|v| v == "1");
+    if !dry_only && !is_root() {
         eprintln!(
             "daemon bench: must run as root: it installs and starts the loopback mail stack of .ci/mailstack.sh (Dovecot and OpenSMTPD drop privileges themselves)"
         );
@@ -568,6 +574,9 @@ fn main() {
         dry_time.as_secs_f64(),
         ms(dry_time) / (mails_per_round * rounds) as f64
     );
+    if dry_only {
+        return;
+    }
 
     // The stack.
     let stack = start_stack();

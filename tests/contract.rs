@@ -151,12 +151,11 @@ fn the_same_setup_and_orders_give_the_same_game_byte_for_byte() {
             for (seat, line) in &played {
                 b.apply_line(*seat, line).unwrap();
             }
-            let sa = serde_json::to_string(&a.snapshot()).unwrap();
-            let sb = serde_json::to_string(&b.snapshot()).unwrap();
-            assert_eq!(sa, sb, "seed {seed}");
+            let sa = a.snapshot();
+            assert_eq!(sa, b.snapshot(), "seed {seed}");
             // A snapshot reads back to the same game, which plays on the same.
             let mut c = registry::from_snapshot(kind.name(), &a.snapshot()).unwrap();
-            assert_eq!(serde_json::to_string(&c.snapshot()).unwrap(), sa);
+            assert_eq!(c.snapshot(), sa);
             let more = play(&mut *a, seed + 1000, 20);
             for (seat, line) in &more {
                 c.apply_line(*seat, line).unwrap();
@@ -233,5 +232,101 @@ fn a_refused_batch_stores_nothing() {
     assert!(matches!(
         store.load(&GameId("rocket-9".into())),
         Err(StoreError::NoSuchGame(_))
+    ));
+}
+
+/// Plays `n` random orders of game `id` through the store.
+fn play_stored(store: &Store, id: &GameId, seed: u64, n: usize) {
+    let now = Utc.with_ymd_and_hms(2026, 11, 21, 18, 0, 0).unwrap();
+    let mut rng = SplitMix64::new(seed);
+    for _ in 0..n {
+        let loaded = store.load(id).unwrap();
+        let Status::Active(awaited) = loaded.game.status() else {
+            break;
+        };
+        let seat = awaited[0].seat;
+        let legal = loaded.game.legal_order_lines(seat);
+        let line = legal[rng.below(legal.len())].clone();
+        apply(store, id, seat, &[line], now).unwrap();
+    }
+}
+
+/// A database of the first format (the initial state inside the record,
+/// the sequence number and hash inside the snapshot) is brought up to date
+/// when it is opened: the game loads as it was, its log still verifies, and
+/// play goes on.
+#[test]
+fn a_database_of_the_first_format_is_upgraded_on_open() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let now = Utc.with_ymd_and_hms(2026, 11, 21, 18, 0, 0).unwrap();
+    let (id, state, entries) = {
+        let store = Store::open(dir.path()).unwrap();
+        let id = store
+            .create(
+                &setup(GameKind::Rocket, 3, 8),
+                &BoardSource::embedded(),
+                now,
+            )
+            .unwrap();
+        play_stored(&store, &id, 8, 30);
+        let state = store.load(&id).unwrap().game.snapshot();
+        let entries = store.log(&id).unwrap();
+        (id, state, entries)
+    };
+    // Rewrite it as the first format wrote it, with sled itself.
+    {
+        let db = sled::open(dir.path()).unwrap();
+        let key = id.0.as_bytes();
+        let (games, initial, snapshots, heads, meta) = (
+            db.open_tree("games").unwrap(),
+            db.open_tree("initial").unwrap(),
+            db.open_tree("snapshots").unwrap(),
+            db.open_tree("heads").unwrap(),
+            db.open_tree("meta").unwrap(),
+        );
+        let mut record: serde_json::Value =
+            serde_json::from_slice(&games.get(key).unwrap().unwrap()).unwrap();
+        let start: serde_json::Value =
+            serde_json::from_slice(&initial.get(key).unwrap().unwrap()).unwrap();
+        record["initial"] = start;
+        games
+            .insert(key, serde_json::to_vec(&record).unwrap())
+            .unwrap();
+        let head: serde_json::Value =
+            serde_json::from_slice(&heads.get(key).unwrap().unwrap()).unwrap();
+        let current: serde_json::Value =
+            serde_json::from_slice(&snapshots.get(key).unwrap().unwrap()).unwrap();
+        let old = serde_json::json!({
+            "seq": head["seq"], "state": current, "last_hash": head["last_hash"],
+        });
+        snapshots
+            .insert(key, serde_json::to_vec(&old).unwrap())
+            .unwrap();
+        initial.clear().unwrap();
+        heads.clear().unwrap();
+        meta.remove("format").unwrap();
+        db.flush().unwrap();
+    }
+    let store = Store::open(dir.path()).unwrap();
+    let loaded = store.load(&id).unwrap();
+    assert_eq!(loaded.game.snapshot(), state);
+    assert_eq!(loaded.seq, entries.len() as u64);
+    assert_eq!(store.log(&id).unwrap(), entries);
+    assert!(matches!(
+        store.verify(&id).unwrap(),
+        stationmaster::store::Verified::Good { .. }
+    ));
+    play_stored(&store, &id, 9, 10);
+    assert!(store.log(&id).unwrap().len() > entries.len());
+    assert!(matches!(
+        store.verify(&id).unwrap(),
+        stationmaster::store::Verified::Good { .. }
+    ));
+    // Opening it again changes nothing more.
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert!(matches!(
+        store.verify(&id).unwrap(),
+        stationmaster::store::Verified::Good { .. }
     ));
 }

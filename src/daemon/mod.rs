@@ -135,10 +135,9 @@ pub fn create_game(
         crate::mail::compose::check_address(m)?;
     }
     clock.check().map_err(DaemonError::Invalid)?;
-    let record = ctx.store.prepare(setup, ctx.boards, now)?;
+    let (record, game) = ctx.store.prepare(setup, ctx.boards, now)?;
     let n = setup.players.len();
     let tokens = (0..n).map(|_| new_token()).collect::<Result<Vec<_>, _>>()?;
-    let game = crate::engine::registry::from_snapshot(&setup.kind, &record.initial)?;
     let mut meta = GameMeta {
         tokens,
         queued: vec![Vec::new(); n],
@@ -155,6 +154,7 @@ pub fn create_game(
         outbox.push(moderator::welcome(ctx, &record.id, &m, &token, now)?);
         meta.moderator_tokens.insert(m.to_ascii_lowercase(), token);
     }
+    let map = report::Map::of(&*game);
     for s in 0..n {
         let mail = MailContext {
             welcome: true,
@@ -166,6 +166,7 @@ pub fn create_game(
             &record,
             &meta,
             &*game,
+            &map,
             Seat(s as u8),
             mail,
             None,
@@ -174,7 +175,11 @@ pub fn create_game(
     }
     let id = record.id.clone();
     ctx.store.commit(&Change {
-        new_game: Some(NewGame { record, meta }),
+        new_game: Some(NewGame {
+            record,
+            initial: game.snapshot(),
+            meta,
+        }),
         outbox,
         ..Change::default()
     })?;
@@ -298,6 +303,7 @@ fn reports(
     let record = ctx.store.record(id)?;
     let new_seq = update.base_seq + update.entries.len() as u64;
     let mut out = Vec::new();
+    let map = report::Map::of(game);
     for s in 0..record.setup.players.len() {
         let seat = Seat(s as u8);
         let last = update.meta.reported.get(s).copied().unwrap_or(0);
@@ -332,6 +338,7 @@ fn reports(
             &record,
             &update.meta,
             game,
+            &map,
             seat,
             mail,
             threading,

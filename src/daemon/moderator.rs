@@ -447,7 +447,16 @@ pub fn run(
                 ..MailContext::default()
             };
             outbox.push(report::player_mail(
-                ctx, id, &record, &meta, &*game, seat, mail, None, now,
+                ctx,
+                id,
+                &record,
+                &meta,
+                &*game,
+                &report::Map::of(&*game),
+                seat,
+                mail,
+                None,
+                now,
             )?);
             let draft = Draft {
                 to: old.clone(),

@@ -181,8 +181,26 @@ pub fn reply_address(address: &str, game: &GameId, token: &str) -> String {
     }
 }
 
-/// A mail to player `seat`, with the map and hints from their view and
-/// whatever sections `ctx_mail` fills in.
+/// A game's map as text and HTML, drawn once for all the reports on the
+/// same state: it holds nothing private ([`crate::engine::Game::render_map`]),
+/// and it is most of the work of a report.
+pub struct Map {
+    text: String,
+    html: String,
+}
+
+impl Map {
+    /// The map of `game` as it stands.
+    pub fn of(game: &dyn AnyGame) -> Map {
+        Map {
+            text: game.render_map(),
+            html: game.render_map_html(),
+        }
+    }
+}
+
+/// A mail to player `seat`, with `map` (of `game`), the status and hints
+/// from their view, and whatever sections `mail` fills in.
 #[allow(clippy::too_many_arguments)]
 pub fn player_mail(
     ctx: &Ctx<'_>,
@@ -190,6 +208,7 @@ pub fn player_mail(
     record: &GameRecord,
     meta: &GameMeta,
     game: &dyn AnyGame,
+    map: &Map,
     seat: Seat,
     mut mail: MailContext,
     threading: Option<(String, Vec<String>)>,
@@ -207,8 +226,9 @@ pub fn player_mail(
         .iter()
         .map(|p| p.name.clone())
         .collect();
-    mail.map = game.render(Some(seat));
-    mail.map_html = game.render_html(Some(seat));
+    let status = game.render_status(Some(seat));
+    mail.map = crate::engine::page_text(&map.text, &status);
+    mail.map_html = crate::engine::page_html(&map.html, &status);
     mail.deadlines = deadline_lines(game, meta, Some(seat), now);
     mail.hints = game
         .hints(seat)

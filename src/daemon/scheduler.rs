@@ -205,6 +205,7 @@ fn run(
     }
 
     // Reminders to players who still owe input.
+    let mut map = None;
     for (seat, lead) in meta.clock.reminders_due(now) {
         if let Some(w) = meta.clock.waits.iter_mut().find(|w| w.seat == seat) {
             w.reminded.push(lead.0);
@@ -224,7 +225,16 @@ fn run(
                 ..MailContext::default()
             };
             outbox.push(report::player_mail(
-                ctx, id, &record, &meta, &*game, seat, mail, None, now,
+                ctx,
+                id,
+                &record,
+                &meta,
+                &*game,
+                map.get_or_insert_with(|| report::Map::of(&*game)),
+                seat,
+                mail,
+                None,
+                now,
             )?);
         }
     }
@@ -296,6 +306,7 @@ fn run(
         )?);
     } else {
         // Notes without a change go to their players alone.
+        let mut map = None;
         for (seat, note) in to_players {
             let mail = MailContext {
                 notes: vec![note],
@@ -307,6 +318,7 @@ fn run(
                 &record,
                 &update.meta,
                 &*game,
+                map.get_or_insert_with(|| report::Map::of(&*game)),
                 seat,
                 mail,
                 None,

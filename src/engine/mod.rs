@@ -195,12 +195,18 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// amounts are shown only to whom they belong.
     fn describe(&self, event: &Self::Event, viewer: Option<Seat>) -> String;
 
-    /// The map and status block as `viewer` may see them.
-    fn render(&self, viewer: Option<Seat>) -> String;
+    /// The board as text. It holds nothing private, so it is the same for
+    /// every reader and a report to every player draws it once.
+    fn render_map(&self) -> String;
 
-    /// The map and status as one HTML fragment (a `<pre>`, coloured) for
-    /// the HTML part of a mail.
-    fn render_html(&self, viewer: Option<Seat>) -> String;
+    /// The board as HTML for the HTML part of a mail: the text of
+    /// [`Game::render_map`], escaped, with coloured `<span>`s (no `<pre>`
+    /// around it).
+    fn render_map_html(&self) -> String;
+
+    /// The status block below the map as `viewer` may see it (`None`: a
+    /// spectator): private amounts only to whom they belong.
+    fn render_status(&self, viewer: Option<Seat>) -> String;
 
     /// The documented JSON view as `viewer` may see it.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
@@ -265,14 +271,25 @@ pub trait AnyGame: Send + Sync {
     fn hints(&self, seat: Seat) -> Vec<String>;
     /// Events (as stored in [`Applied::events`]) as sentences for `viewer`.
     fn describe_events(&self, events: &[serde_json::Value], viewer: Option<Seat>) -> Vec<String>;
-    /// The map and status block for `viewer`.
-    fn render(&self, viewer: Option<Seat>) -> String;
+    /// See [`Game::render_map`].
+    fn render_map(&self) -> String;
+    /// See [`Game::render_map_html`].
+    fn render_map_html(&self) -> String;
+    /// See [`Game::render_status`].
+    fn render_status(&self, viewer: Option<Seat>) -> String;
+    /// The map and status block for `viewer`, as text.
+    fn render(&self, viewer: Option<Seat>) -> String {
+        page_text(&self.render_map(), &self.render_status(viewer))
+    }
     /// The map and status for `viewer` as an HTML `<pre>`.
-    fn render_html(&self, viewer: Option<Seat>) -> String;
+    fn render_html(&self, viewer: Option<Seat>) -> String {
+        page_html(&self.render_map_html(), &self.render_status(viewer))
+    }
     /// The JSON view for `viewer`.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
-    /// The whole state, for a snapshot.
-    fn snapshot(&self) -> serde_json::Value;
+    /// The whole state as JSON text, for a snapshot;
+    /// [`registry::from_snapshot`] reads it back.
+    fn snapshot(&self) -> String;
     /// Engine self-check; see [`Game::check_invariants`].
     fn check_invariants(&self) -> Result<(), String>;
     /// A copy, to try orders on without touching the original.
@@ -354,20 +371,26 @@ impl<G: Game> AnyGame for G {
             .collect()
     }
 
-    fn render(&self, viewer: Option<Seat>) -> String {
-        Game::render(self, viewer)
+    fn render_map(&self) -> String {
+        Game::render_map(self)
     }
 
-    fn render_html(&self, viewer: Option<Seat>) -> String {
-        Game::render_html(self, viewer)
+    fn render_map_html(&self) -> String {
+        Game::render_map_html(self)
+    }
+
+    fn render_status(&self, viewer: Option<Seat>) -> String {
+        Game::render_status(self, viewer)
     }
 
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
         Game::view_json(self, viewer)
     }
 
-    fn snapshot(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    fn snapshot(&self) -> String {
+        // A game's state is plain data (no maps with non-string keys), which
+        // serde_json always writes.
+        serde_json::to_string(self).unwrap_or_default()
     }
 
     fn check_invariants(&self) -> Result<(), String> {
@@ -377,6 +400,38 @@ impl<G: Game> AnyGame for G {
     fn clone_box(&self) -> Box<dyn AnyGame> {
         Box::new(self.clone())
     }
+}
+
+/// The opening tag of the HTML `<pre>` that holds a map and status block.
+const PRE: &str = "<pre style=\"font-family: Menlo, Consolas, 'DejaVu Sans Mono', monospace; font-size: 12px; line-height: 1.25\">";
+
+/// A map and a status block as one text, as a mail shows them.
+pub fn page_text(map: &str, status: &str) -> String {
+    let mut out = String::with_capacity(map.len() + status.len() + 1);
+    out.push_str(map);
+    out.push('\n');
+    out.push_str(status);
+    out
+}
+
+/// A map drawn by [`Game::render_map_html`] and a status block as one HTML
+/// `<pre>`.
+pub fn page_html(map_html: &str, status: &str) -> String {
+    let status = escape_html(status);
+    let mut out = String::with_capacity(PRE.len() + map_html.len() + status.len() + 7);
+    out.push_str(PRE);
+    out.push_str(map_html);
+    out.push('\n');
+    out.push_str(&status);
+    out.push_str("</pre>");
+    out
+}
+
+/// Text made safe inside HTML.
+pub fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// Looks a player up by name, without regard to case.

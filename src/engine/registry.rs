@@ -117,12 +117,9 @@ pub fn new_game(setup: &Setup, boards: &BoardSource) -> Result<Box<dyn AnyGame>,
 }
 
 /// Reads a game back from its snapshot.
-pub fn from_snapshot(
-    kind: &str,
-    snapshot: &serde_json::Value,
-) -> Result<Box<dyn AnyGame>, SetupError> {
+pub fn from_snapshot(kind: &str, snapshot: &str) -> Result<Box<dyn AnyGame>, SetupError> {
     match GameKind::from_name(kind)? {
-        GameKind::Rocket => serde_json::from_value::<Rocket>(snapshot.clone())
+        GameKind::Rocket => serde_json::from_str::<Rocket>(snapshot)
             .map(|g| Box::new(g) as Box<dyn AnyGame>)
             .map_err(|e| SetupError::Snapshot {
                 kind: kind.to_string(),

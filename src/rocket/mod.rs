@@ -506,12 +506,16 @@ impl Game for Rocket {
         event::describe(self, event, viewer)
     }
 
-    fn render(&self, viewer: Option<Seat>) -> String {
-        render::render(self, viewer)
+    fn render_map(&self) -> String {
+        render::map(self)
     }
 
-    fn render_html(&self, viewer: Option<Seat>) -> String {
-        render::render_html(self, viewer)
+    fn render_map_html(&self) -> String {
+        render::map_html(self)
+    }
+
+    fn render_status(&self, viewer: Option<Seat>) -> String {
+        render::status(self, viewer)
     }
 
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use super::board::{Good, LineId, PlaceKind, Terrain};
 use super::{LineStatus, Phase, Rocket};
-use crate::engine::Seat;
+use crate::engine::{Seat, escape_html};
 
 /// The widest line the map and status may print.
 pub const MAX_WIDTH: usize = 100;
@@ -177,32 +177,25 @@ pub(super) fn map(g: &Rocket) -> String {
     out
 }
 
-/// Escapes text for HTML.
-pub(super) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// The map and status as one HTML `<pre>`, the map coloured.
-pub(super) fn render_html(g: &Rocket, viewer: Option<Seat>) -> String {
-    let mut out = String::from(
-        "<pre style=\"font-family: Menlo, Consolas, 'DejaVu Sans Mono', monospace; font-size: 12px; line-height: 1.25\">",
-    );
+/// The map as HTML: escaped text, coloured pieces in `<span>`s, a line
+/// each (the `<pre>` around it is the engine's).
+pub(super) fn map_html(g: &Rocket) -> String {
+    let mut out = String::new();
     for line in map_segments(g) {
         for (text, colour) in line {
             match colour {
                 Some(c) if !text.trim().is_empty() => {
-                    let _ = write!(out, "<span style=\"color:{c}\">{}</span>", escape(&text));
+                    let _ = write!(
+                        out,
+                        "<span style=\"color:{c}\">{}</span>",
+                        escape_html(&text)
+                    );
                 }
-                _ => out.push_str(&escape(&text)),
+                _ => out.push_str(&escape_html(&text)),
             }
         }
         out.push('\n');
     }
-    out.push('\n');
-    out.push_str(&escape(&status(g, viewer)));
-    out.push_str("</pre>");
     out
 }
 
@@ -482,9 +475,4 @@ fn wrap(row: &str, indent: usize) -> String {
     out.push_str(current.trim_end());
     out.push('\n');
     out
-}
-
-/// The map, then the status block.
-pub(super) fn render(g: &Rocket, viewer: Option<Seat>) -> String {
-    format!("{}\n{}", map(g), status(g, viewer))
 }

@@ -12,10 +12,15 @@
 //! send) goes into one [`Change`], committed in one sled transaction by
 //! [`Store::commit`]. The outbox is drained afterwards, with retries.
 //!
-//! Trees: `games` (id → [`GameRecord`]), `log` (id, 0, sequence → [`LogEntry`]),
-//! `snapshots` (id → [`Snapshot`]), `meta` (counters, and `game:ID` →
-//! [`GameMeta`]), `receipts` (Message-ID → [`Receipt`]), `outbox`
-//! (number → [`OutboxItem`]), `help` (address → time of the last help reply).
+//! Trees: `games` (id → [`GameRecord`]), `initial` (id → the state after
+//! set-up), `log` (id, 0, sequence → [`LogEntry`]), `snapshots` (id → the
+//! current state), `heads` (id → [`Head`]: the last entry in the snapshot
+//! and its hash), `meta` (counters, the format, and `game:ID` →
+//! [`GameMeta`]), `receipts` (Message-ID → [`Receipt`]), `outbox` (number →
+//! [`OutboxItem`]), `help` (address → time of the last help reply), `clock`
+//! (when, id: the scheduler's index), `players` (address, id: the address
+//! index). Values are JSON; a state is the game's own JSON, read straight
+//! into the game's type.
 
 use std::path::Path;
 
@@ -47,9 +52,6 @@ pub struct GameRecord {
     pub setup: Setup,
     /// When it was created.
     pub created: DateTime<Utc>,
-    /// The state right after set-up, board included: replays start here, so
-    /// a later change to a board file never changes an existing game.
-    pub initial: serde_json::Value,
 }
 
 /// One accepted order.
@@ -270,6 +272,10 @@ impl OutboxItem {
 pub struct NewGame {
     /// Its record.
     pub record: GameRecord,
+    /// The state right after set-up, board included, as
+    /// [`AnyGame::snapshot`] writes it: replays start here, so a later
+    /// change to a board file never changes an existing game.
+    pub initial: String,
     /// Its tokens and the like.
     pub meta: GameMeta,
 }
@@ -284,8 +290,8 @@ pub struct GameUpdate {
     pub base_seq: u64,
     /// New log entries (numbered from `base_seq + 1`).
     pub entries: Vec<LogEntry>,
-    /// The state after them.
-    pub state: serde_json::Value,
+    /// The state after them, as [`AnyGame::snapshot`] writes it.
+    pub state: String,
     /// The bookkeeping after them.
     pub meta: GameMeta,
     /// When the scheduler was due to look at the game before this update
@@ -310,15 +316,15 @@ pub struct Change {
     pub help_sent: Option<(String, DateTime<Utc>)>,
 }
 
-/// The current state, as of the log entry `seq`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Snapshot {
+/// Where a game's log ends: the last entry its snapshot includes, and that
+/// entry's hash. Kept apart from the state (25 KB for Rocket) so that a
+/// commit checks the game has not moved on, and goes on with the hash
+/// chain, without reading the state.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Head {
     /// The last log entry included (0: none).
     pub seq: u64,
-    /// The game's state.
-    pub state: serde_json::Value,
-    /// The hash of the last log entry (the chain goes on from it).
-    #[serde(default)]
+    /// The hash of that entry (empty for none): the chain goes on from it.
     pub last_hash: String,
 }
 
@@ -375,7 +381,9 @@ pub struct Store {
     db: sled::Db,
     games: sled::Tree,
     log: sled::Tree,
+    initial: sled::Tree,
     snapshots: sled::Tree,
+    heads: sled::Tree,
     meta: sled::Tree,
     receipts: sled::Tree,
     outbox: sled::Tree,
@@ -383,6 +391,13 @@ pub struct Store {
     clock: sled::Tree,
     players: sled::Tree,
 }
+
+/// The layout of the trees that this code reads and writes (in `meta`
+/// under [`FORMAT_KEY`]). Format 1 kept the initial state inside the game's
+/// record, and the sequence number and last hash inside the snapshot;
+/// [`Store::open`] moves a format 1 database to format 2.
+const FORMAT: u64 = 2;
+const FORMAT_KEY: &[u8] = b"format";
 
 /// sled's page cache: 8 MiB.
 const CACHE_BYTES: u64 = 8 * 1024 * 1024;
@@ -443,18 +458,88 @@ impl Store {
             .path(path)
             .cache_capacity(CACHE_BYTES)
             .open()?;
-        Ok(Store {
+        let store = Store {
             players: db.open_tree("players")?,
             games: db.open_tree("games")?,
             log: db.open_tree("log")?,
+            initial: db.open_tree("initial")?,
             snapshots: db.open_tree("snapshots")?,
+            heads: db.open_tree("heads")?,
             meta: db.open_tree("meta")?,
             receipts: db.open_tree("receipts")?,
             outbox: db.open_tree("outbox")?,
             help: db.open_tree("help")?,
             clock: db.open_tree("clock")?,
             db,
-        })
+        };
+        store.upgrade()?;
+        Ok(store)
+    }
+
+    /// Brings a database written by an older Stationmaster to [`FORMAT`],
+    /// one game per transaction, so a crash in between leaves every game
+    /// either as it was or done (and a game that is done is not touched
+    /// again).
+    fn upgrade(&self) -> Result<(), StoreError> {
+        let format = self
+            .meta
+            .get(FORMAT_KEY)?
+            .and_then(|b| b.as_ref().try_into().ok())
+            .map(u64::from_be_bytes)
+            .unwrap_or(1);
+        if format >= FORMAT {
+            return Ok(());
+        }
+        /// A format 1 snapshot.
+        #[derive(Deserialize)]
+        struct SnapshotV1 {
+            seq: u64,
+            state: serde_json::Value,
+            #[serde(default)]
+            last_hash: String,
+        }
+        for item in self.games.iter() {
+            let (key, bytes) = item?;
+            if self.heads.contains_key(&key)? {
+                continue;
+            }
+            let id = GameId(String::from_utf8_lossy(&key).into_owned());
+            let mut record: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_slice(&bytes).map_err(|e| corrupt(&id, e))?;
+            let initial = record
+                .remove("initial")
+                .ok_or_else(|| corrupt(&id, "format 1 record without its initial state"))?;
+            let old: SnapshotV1 = match self.snapshots.get(&key)? {
+                Some(b) => serde_json::from_slice(&b).map_err(|e| corrupt(&id, e))?,
+                None => return Err(corrupt(&id, "no snapshot")),
+            };
+            let label = id.0.as_str();
+            let record = ser(label, &record)?;
+            let initial = ser(label, &initial)?;
+            let state = ser(label, &old.state)?;
+            let head = ser(
+                label,
+                &Head {
+                    seq: old.seq,
+                    last_hash: old.last_hash,
+                },
+            )?;
+            (&self.games, &self.initial, &self.snapshots, &self.heads)
+                .transaction(|(games, initial_tree, snapshots, heads)| {
+                    games.insert(&*key, record.as_slice())?;
+                    initial_tree.insert(&*key, initial.as_slice())?;
+                    snapshots.insert(&*key, state.as_slice())?;
+                    heads.insert(&*key, head.as_slice())?;
+                    Ok::<(), ConflictableTransactionError<()>>(())
+                })
+                .map_err(|e| match e {
+                    TransactionError::Storage(e) => StoreError::Db(e),
+                    TransactionError::Abort(()) => StoreError::Conflict(id.0.clone()),
+                })?;
+        }
+        self.meta.insert(FORMAT_KEY, &FORMAT.to_be_bytes())?;
+        self.db.flush()?;
+        Ok(())
     }
 
     /// Takes the next game id for `kind` (`KIND-N`); a number is never
@@ -477,22 +562,22 @@ impl Store {
         Ok(GameId(format!("{kind}-{n}")))
     }
 
-    /// Sets up a game under a fresh id: its record, ready to be committed in
-    /// a [`Change`] with its welcome mails.
+    /// Sets up a game under a fresh id: its record and the game at its
+    /// start, ready to be committed in a [`Change`] with its welcome mails.
     pub fn prepare(
         &self,
         setup: &Setup,
         boards: &BoardSource,
         now: DateTime<Utc>,
-    ) -> Result<GameRecord, StoreError> {
+    ) -> Result<(GameRecord, Box<dyn AnyGame>), StoreError> {
         let game = registry::new_game(setup, boards)?;
         let id = self.next_id(game.kind())?;
-        Ok(GameRecord {
+        let record = GameRecord {
             id,
             setup: setup.clone(),
             created: now,
-            initial: game.snapshot(),
-        })
+        };
+        Ok((record, game))
     }
 
     /// Creates a game with no tokens and no mail, and returns its id.
@@ -502,7 +587,7 @@ impl Store {
         boards: &BoardSource,
         now: DateTime<Utc>,
     ) -> Result<GameId, StoreError> {
-        let record = self.prepare(setup, boards, now)?;
+        let (record, game) = self.prepare(setup, boards, now)?;
         let id = record.id.clone();
         let n = setup.players.len();
         let meta = GameMeta {
@@ -512,7 +597,11 @@ impl Store {
             ..GameMeta::default()
         };
         self.commit(&Change {
-            new_game: Some(NewGame { record, meta }),
+            new_game: Some(NewGame {
+                record,
+                initial: game.snapshot(),
+                meta,
+            }),
             ..Change::default()
         })?;
         Ok(id)
@@ -577,16 +666,16 @@ impl Store {
         const HELP: usize = 6;
         const CLOCK: usize = 7;
         const PLAYERS: usize = 8;
+        const INITIAL: usize = 9;
+        const HEADS: usize = 10;
         let mut removes: Vec<(usize, Vec<u8>)> = Vec::new();
         if let Some(n) = &change.new_game {
             let id = &n.record.id;
-            writes.push((GAMES, id.0.clone().into_bytes(), ser(&label, &n.record)?));
-            let snap = Snapshot {
-                seq: 0,
-                state: n.record.initial.clone(),
-                last_hash: String::new(),
-            };
-            writes.push((SNAPSHOTS, id.0.clone().into_bytes(), ser(&label, &snap)?));
+            let key = id.0.clone().into_bytes();
+            writes.push((GAMES, key.clone(), ser(&label, &n.record)?));
+            writes.push((INITIAL, key.clone(), n.initial.clone().into_bytes()));
+            writes.push((SNAPSHOTS, key.clone(), n.initial.clone().into_bytes()));
+            writes.push((HEADS, key, ser(&label, &Head::default())?));
             writes.push((META, meta_key(id), ser(&label, &n.meta)?));
             for p in &n.record.setup.players {
                 writes.push((PLAYERS, player_key(&p.email, id), Vec::new()));
@@ -599,12 +688,7 @@ impl Store {
         if let Some(u) = &change.update {
             // The chain goes on from the last entry's hash (the guard below
             // makes sure nobody wrote in between).
-            let mut prev = match self.snapshots.get(u.id.0.as_bytes())? {
-                Some(b) => serde_json::from_slice::<Snapshot>(&b)
-                    .map(|s| s.last_hash)
-                    .unwrap_or_default(),
-                None => String::new(),
-            };
+            let mut prev = self.head(&u.id)?.last_hash;
             for e in &u.entries {
                 let mut e = e.clone();
                 e.prev = prev.clone();
@@ -612,13 +696,13 @@ impl Store {
                 prev = e.hash.clone();
                 writes.push((LOG, log_key(&u.id, e.seq), ser(&label, &e)?));
             }
-            let seq = u.base_seq + u.entries.len() as u64;
-            let snap = Snapshot {
-                seq,
-                state: u.state.clone(),
+            let head = Head {
+                seq: u.base_seq + u.entries.len() as u64,
                 last_hash: prev,
             };
-            writes.push((SNAPSHOTS, u.id.0.clone().into_bytes(), ser(&label, &snap)?));
+            let key = u.id.0.clone().into_bytes();
+            writes.push((SNAPSHOTS, key.clone(), u.state.clone().into_bytes()));
+            writes.push((HEADS, key, ser(&label, &head)?));
             writes.push((META, meta_key(&u.id), ser(&label, &u.meta)?));
             if let Some(at) = u.old_fire {
                 removes.push((CLOCK, clock_key(at, &u.id)));
@@ -657,15 +741,17 @@ impl Store {
             self.help.clone(),
             self.clock.clone(),
             self.players.clone(),
+            self.initial.clone(),
+            self.heads.clone(),
         ];
         trees[..]
             .transaction(|t| {
                 if let Some((key, base)) = &guard {
                     // Only on top of the snapshot the change was computed on.
-                    let current = t[SNAPSHOTS]
+                    let current = t[HEADS]
                         .get(key.as_slice())?
-                        .and_then(|b| serde_json::from_slice::<Snapshot>(&b).ok())
-                        .map(|s| s.seq);
+                        .and_then(|b| serde_json::from_slice::<Head>(&b).ok())
+                        .map(|h| h.seq);
                     if current != Some(*base) {
                         return Err(ConflictableTransactionError::Abort(()));
                     }
@@ -787,20 +873,34 @@ impl Store {
         serde_json::from_slice(&bytes).map_err(|e| corrupt(id, e))
     }
 
+    /// Where game `id`'s log ends.
+    pub fn head(&self, id: &GameId) -> Result<Head, StoreError> {
+        let bytes = self
+            .heads
+            .get(id.0.as_bytes())?
+            .ok_or_else(|| StoreError::NoSuchGame(id.0.clone()))?;
+        serde_json::from_slice(&bytes).map_err(|e| corrupt(id, e))
+    }
+
     /// Game `id` at its snapshot.
     pub fn load(&self, id: &GameId) -> Result<Loaded, StoreError> {
         let record = self.record(id)?;
-        let bytes = self
-            .snapshots
-            .get(id.0.as_bytes())?
-            .ok_or_else(|| corrupt(id, "no snapshot"))?;
-        let snapshot: Snapshot = serde_json::from_slice(&bytes).map_err(|e| corrupt(id, e))?;
-        let game = registry::from_snapshot(&record.setup.kind, &snapshot.state)?;
+        let head = self.head(id)?;
+        let state = self.state(&self.snapshots, id, "snapshot")?;
+        let game = registry::from_snapshot(&record.setup.kind, &state)?;
         Ok(Loaded {
             record,
             game,
-            seq: snapshot.seq,
+            seq: head.seq,
         })
+    }
+
+    /// A stored state (a snapshot, or the initial state) as JSON text.
+    fn state(&self, tree: &sled::Tree, id: &GameId, what: &str) -> Result<String, StoreError> {
+        let bytes = tree
+            .get(id.0.as_bytes())?
+            .ok_or_else(|| corrupt(id, format!("no {what}")))?;
+        String::from_utf8(bytes.to_vec()).map_err(|e| corrupt(id, format!("{what}: {e}")))
     }
 
     /// The game's log, oldest first.
@@ -845,7 +945,8 @@ impl Store {
         entries: &[LogEntry],
     ) -> Result<Box<dyn AnyGame>, StoreError> {
         let record = self.record(id)?;
-        let mut game = registry::from_snapshot(&record.setup.kind, &record.initial)?;
+        let initial = self.state(&self.initial, id, "initial state")?;
+        let mut game = registry::from_snapshot(&record.setup.kind, &initial)?;
         for entry in effective_orders(entries) {
             game.apply_line(entry.seat, &entry.order).map_err(|e| {
                 corrupt(

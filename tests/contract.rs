@@ -165,6 +165,58 @@ fn the_same_setup_and_orders_give_the_same_game_byte_for_byte() {
     }
 }
 
+/// The HTML map shows exactly the text map: with its tags taken out and
+/// its entities read, every line is the text line (the text trims trailing
+/// blanks). And the whole page is the map and the status block.
+#[test]
+fn the_html_map_says_what_the_text_map_says() {
+    for kind in GameKind::ALL {
+        for seed in 0..10 {
+            let mut g =
+                registry::new_game(&setup(kind, 4, seed), &BoardSource::embedded()).unwrap();
+            play(&mut *g, seed, 40 * seed as usize);
+            let text = g.render_map();
+            let html = g.render_map_html();
+            let mut plain = String::new();
+            let mut in_tag = false;
+            for c in html.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' if in_tag => in_tag = false,
+                    _ if !in_tag => plain.push(c),
+                    _ => {}
+                }
+            }
+            let plain = plain
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&");
+            let lines: Vec<&str> = plain.lines().map(str::trim_end).collect();
+            assert_eq!(lines, text.lines().collect::<Vec<_>>(), "seed {seed}");
+            // No two spans of one colour with only blanks between them.
+            let spans: Vec<(&str, &str)> = html
+                .split("<span style=\"color:")
+                .skip(1)
+                .filter_map(|p| {
+                    let (colour, rest) = p.split_once('"')?;
+                    Some((colour, rest.split_once("</span>")?.1))
+                })
+                .collect();
+            for w in spans.windows(2) {
+                assert!(
+                    !(w[0].0 == w[1].0 && w[0].1.trim().is_empty()),
+                    "seed {seed}: two {} spans side by side",
+                    w[0].0
+                );
+            }
+            let seat = Some(Seat(0));
+            assert_eq!(g.render(seat), format!("{text}\n{}", g.render_status(seat)));
+            assert!(g.render_html(seat).starts_with("<pre"));
+            assert!(g.render_html(seat).contains(&html));
+        }
+    }
+}
+
 #[test]
 fn the_store_snapshot_is_what_replaying_the_log_gives() {
     let dir = tempfile::TempDir::new().unwrap();

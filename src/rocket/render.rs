@@ -178,22 +178,50 @@ pub(super) fn map(g: &Rocket) -> String {
 }
 
 /// The map as HTML: escaped text, coloured pieces in `<span>`s, a line
-/// each (the `<pre>` around it is the engine's).
+/// each (the `<pre>` around it is the engine's). Neighbouring pieces of one
+/// colour share a span, with the blanks between them: a row of sea is one
+/// span, not one per hex, which keeps the mail small.
 pub(super) fn map_html(g: &Rocket) -> String {
     let mut out = String::new();
     for line in map_segments(g) {
-        for (text, colour) in line {
+        let mut run: Option<(&str, String)> = None;
+        let mut blanks = String::new();
+        let close = |out: &mut String, run: &mut Option<(&str, String)>| {
+            if let Some((c, text)) = run.take() {
+                let _ = write!(
+                    out,
+                    "<span style=\"color:{c}\">{}</span>",
+                    escape_html(&text)
+                );
+            }
+        };
+        for (text, colour) in &line {
+            let blank = text.trim().is_empty();
             match colour {
-                Some(c) if !text.trim().is_empty() => {
-                    let _ = write!(
-                        out,
-                        "<span style=\"color:{c}\">{}</span>",
-                        escape_html(&text)
-                    );
+                _ if blank && run.is_some() => blanks.push_str(text),
+                Some(c) if !blank => match &mut run {
+                    Some((rc, t)) if rc == c => {
+                        t.push_str(&blanks);
+                        t.push_str(text);
+                        blanks.clear();
+                    }
+                    _ => {
+                        close(&mut out, &mut run);
+                        out.push_str(&blanks);
+                        blanks.clear();
+                        run = Some((c, text.clone()));
+                    }
+                },
+                _ => {
+                    close(&mut out, &mut run);
+                    out.push_str(&blanks);
+                    blanks.clear();
+                    out.push_str(&escape_html(text));
                 }
-                _ => out.push_str(&escape_html(&text)),
             }
         }
+        close(&mut out, &mut run);
+        out.push_str(&blanks);
         out.push('\n');
     }
     out

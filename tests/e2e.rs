@@ -1248,14 +1248,14 @@ impl Drop for Daemon {
 ///   arrive twice (never more often), and its copies must be identical
 ///   apart from the headers the servers add.
 ///
-/// Where the kill lands: a cycle handles (and commits, and flags done)
-/// every fetched mail before it sends anything, so by the first reply all
-/// 12 mails are handled and the kill hits the drain of the outbox (28
-/// mails). On the Debian stack OpenSMTPD answers about 17 connections in a
-/// burst at once and holds the next one's greeting for about 5 s, so the
-/// kill reliably finds the daemon waiting there, with 17 sent and 11 left
-/// for the restart. The test prints these numbers rather than relying on
-/// them.
+/// Where the kill lands: a cycle sends each reply as soon as the change
+/// that made it is durable, while it goes on handling the next mails, and
+/// flags the mails done only at the end of the cycle. So the kill at the
+/// first reply finds the daemon in mid-batch: some changes committed (and
+/// their replies in the outbox), the rest not yet, and no mail flagged
+/// done. The restart fetches all 12 again, skips those whose receipt is
+/// stored, handles the others, and sends what the outbox holds. The test
+/// prints these numbers rather than relying on them.
 fn crash_safety(w: &mut World) {
     let log_before = w.log();
     let batch: [(&'static str, &str); 12] = [

@@ -478,6 +478,27 @@ fn smtp_in_imap_out_over_plain_loopback() {
 }
 
 #[test]
+fn a_batch_of_mails_is_marked_done_at_once() {
+    let Some(st) = stack() else { return };
+    let subjects: Vec<String> = (0..3).map(|i| unique(&format!("batch{i}"))).collect();
+    for s in &subjects {
+        send_plain(&st, &mail("bob@example.test", "alice@example.test", s));
+    }
+    let mut imap = Imap::connect(&imap_cfg(st.imap, Security::Plain, "alice", "alicepw")).unwrap();
+    let handles: Vec<String> = subjects
+        .iter()
+        .map(|s| wait_for(&mut imap, s).handle)
+        .collect();
+    imap.done_all(&handles).unwrap();
+    for s in &subjects {
+        assert_gone(&mut imap, s);
+    }
+    // Nothing to mark is fine; a handle that is no UID is refused.
+    imap.done_all(&[]).unwrap();
+    assert!(imap.done_all(&["x".to_string()]).is_err());
+}
+
+#[test]
 fn plus_addresses_and_the_stationmaster_alias_reach_gm() {
     let Some(st) = stack() else { return };
     let s1 = unique("plus");

@@ -1,7 +1,8 @@
 //! The daemon: poll the inbound transport, handle each mail (authenticate,
 //! apply orders, answer), commit everything a mail causes in one
-//! transaction, mark the mail done, and drain the outbox to the outbound
-//! transport with retries.
+//! transaction, send the replies (from a second thread, as soon as they are
+//! durable, while the next mails are handled), mark the mails done, and
+//! drain the outbox to the outbound transport with retries.
 //!
 //! Exactly once: a mail's Message-ID receipt is committed with its effects
 //! and its outgoing mail; a mail is marked done only after that commit; a
@@ -19,7 +20,8 @@ pub mod orders;
 pub mod report;
 pub mod scheduler;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -32,7 +34,8 @@ use crate::mail::compose::ComposeError;
 use crate::mail::templates::{TemplateError, Templates};
 use crate::mail::{Inbound, Outbound, TransportError};
 use crate::store::{
-    BatchRejected, Change, GameId, GameMeta, GameUpdate, LogEntry, NewGame, Store, StoreError,
+    BatchRejected, Change, GameId, GameMeta, GameUpdate, LogEntry, NewGame, OutboxItem, Store,
+    StoreError,
 };
 use report::MailContext;
 
@@ -351,6 +354,46 @@ fn reports(
     Ok(out)
 }
 
+/// While fewer mails than this wait for the sender, a cycle makes its
+/// changes durable and hands their mail over at once (see
+/// [`Daemon::process`]); a mail's reports to four players keep the sender
+/// busy meanwhile.
+const HAND_OVER_BELOW: usize = 4;
+
+/// Sends one mail of the outbox and takes it out, durably at once, so that
+/// a crash can send again only the mail in flight. A failure is recorded
+/// for a later try with a growing delay, or the mail is given up (not
+/// transient, or `[daemon] send_attempts` reached). True if it was sent.
+fn deliver(
+    store: &Store,
+    outbound: &mut dyn Outbound,
+    config: &Config,
+    key: u64,
+    mut item: OutboxItem,
+    now: DateTime<Utc>,
+) -> Result<bool, DaemonError> {
+    match outbound.send(&item.mail()) {
+        Ok(()) => {
+            store.outbox_sent(key)?;
+            Ok(true)
+        }
+        Err(e) => {
+            item.attempts += 1;
+            item.last_error = Some(e.to_string());
+            if !e.is_transient() || item.attempts >= config.daemon.send_attempts {
+                tracing::error!(to = ?item.to, error = %e, attempts = item.attempts, "mail given up");
+                store.outbox_retry(key, None)?;
+            } else {
+                let delay = 30i64.saturating_mul(1 << item.attempts.min(7));
+                item.next_try = now + chrono::Duration::seconds(delay.min(3600));
+                tracing::warn!(to = ?item.to, error = %e, retry_in = delay, "mail not sent; will retry");
+                store.outbox_retry(key, Some(&item))?;
+            }
+            Ok(false)
+        }
+    }
+}
+
 /// What one poll cycle did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CycleReport {
@@ -413,9 +456,17 @@ impl Daemon {
         }
     }
 
-    /// One cycle: fetch and handle every waiting mail, then drain the outbox.
-    /// `stop` is checked between mails, so a signal ends the cycle after
-    /// the mail in hand.
+    /// One cycle: fetch and handle every waiting mail, send what it causes,
+    /// mark the mails done, run the scheduler, and drain the outbox. `stop`
+    /// is checked between mails, so a signal ends the cycle after the mail
+    /// in hand.
+    ///
+    /// Replies go out while later mails are handled: a second thread sends
+    /// each mail the moment the change that made it is durable. Changes are
+    /// committed one by one and made durable together (one flush) whenever
+    /// the sender has next to nothing left to send, so the flushes are few
+    /// while the mail server is the bottleneck, and a reply never waits
+    /// long. A mail is marked done after the cycle's last flush.
     pub fn process(
         &mut self,
         now: DateTime<Utc>,
@@ -424,64 +475,118 @@ impl Daemon {
         let mut report = CycleReport::default();
         let mails = self.inbound.fetch()?;
         report.fetched = mails.len();
-        // Each mail's change is committed as it is handled; one flush makes
-        // them all durable, and only then are the mails marked done.
         let mut handled_mails = Vec::new();
         let mut touched: Vec<GameId> = Vec::new();
-        for raw in mails {
-            if stop.load(Ordering::SeqCst) {
-                break;
-            }
-            let outcome = {
-                let ctx = self.ctx();
-                dispatch::handle(&ctx, &raw.bytes, now)
-            };
-            match outcome {
-                Ok(handled) => {
-                    tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
-                    if let Some(change) = &handled.change {
-                        match self.store.commit_unflushed(change) {
-                            Ok(()) => {
-                                if let Some(u) = &change.update
-                                    && !touched.contains(&u.id)
-                                {
-                                    touched.push(u.id.clone());
-                                }
+        let Daemon {
+            store,
+            config,
+            templates,
+            boards,
+            inbound,
+            outbound,
+        } = self;
+        let ctx = Ctx {
+            store,
+            config,
+            templates,
+            boards,
+        };
+        let waiting = AtomicUsize::new(0);
+        let (sent, failed) = std::thread::scope(|scope| -> Result<(usize, usize), DaemonError> {
+            let (to_sender, from_handler) = mpsc::channel::<Vec<(u64, OutboxItem)>>();
+            let sender = std::thread::Builder::new()
+                .name("sender".to_string())
+                .spawn_scoped(scope, || {
+                    let mut tally = (0, 0);
+                    for batch in from_handler {
+                        for (key, item) in batch {
+                            if stop.load(Ordering::SeqCst) {
+                                // Left in the outbox for the next run.
+                                return Ok(tally);
                             }
-                            Err(StoreError::Conflict(game)) => {
-                                // Someone changed the game meanwhile: leave
-                                // the mail for the next cycle.
-                                tracing::warn!(%game, "game changed while a mail was handled; will retry");
-                                continue;
+                            if deliver(store, outbound.as_mut(), config, key, item, now)? {
+                                tally.0 += 1;
+                            } else {
+                                tally.1 += 1;
                             }
-                            Err(e) => return Err(e.into()),
+                            waiting.fetch_sub(1, Ordering::SeqCst);
                         }
                     }
-                    if handled.changed_game {
-                        report.applied += 1;
-                    } else {
-                        report.skipped += 1;
+                    Ok::<_, DaemonError>(tally)
+                })
+                .map_err(|e| {
+                    DaemonError::Invalid(format!("cannot start the sending thread: {e}"))
+                })?;
+            // Committed but not yet durable: not to be sent yet.
+            let mut unflushed: Vec<(u64, OutboxItem)> = Vec::new();
+            let hand_over = |unflushed: &mut Vec<(u64, OutboxItem)>| -> Result<(), DaemonError> {
+                store.flush()?;
+                if !unflushed.is_empty() {
+                    waiting.fetch_add(unflushed.len(), Ordering::SeqCst);
+                    // A sender that stopped early has dropped its end: the
+                    // mails stay in the outbox.
+                    let _ = to_sender.send(std::mem::take(unflushed));
+                }
+                Ok(())
+            };
+            for raw in mails {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                match dispatch::handle(&ctx, &raw.bytes, now) {
+                    Ok(handled) => {
+                        tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
+                        if let Some(change) = &handled.change {
+                            match store.commit_unflushed(change) {
+                                Ok(items) => {
+                                    unflushed.extend(items);
+                                    if let Some(u) = &change.update
+                                        && !touched.contains(&u.id)
+                                    {
+                                        touched.push(u.id.clone());
+                                    }
+                                }
+                                Err(StoreError::Conflict(game)) => {
+                                    // Someone changed the game meanwhile:
+                                    // leave the mail for the next cycle.
+                                    tracing::warn!(%game, "game changed while a mail was handled; will retry");
+                                    continue;
+                                }
+                                Err(e) => return Err(e.into()),
+                            }
+                        }
+                        if handled.changed_game {
+                            report.applied += 1;
+                        } else {
+                            report.skipped += 1;
+                        }
+                    }
+                    Err(e) => {
+                        // An internal error: the mail stays, the operator is told.
+                        tracing::error!(mail = %raw.handle, error = %e, "mail could not be handled; it stays in the inbox");
+                        continue;
                     }
                 }
-                Err(e) => {
-                    // An internal error: the mail stays, the operator is told.
-                    tracing::error!(mail = %raw.handle, error = %e, "mail could not be handled; it stays in the inbox");
-                    continue;
+                handled_mails.push(raw.handle);
+                if !unflushed.is_empty() && waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW {
+                    hand_over(&mut unflushed)?;
                 }
             }
-            handled_mails.push(raw.handle);
-        }
-        self.store.flush()?;
-        for handle in &handled_mails {
-            self.inbound.done(handle)?;
-        }
+            hand_over(&mut unflushed)?;
+            drop(to_sender);
+            sender
+                .join()
+                .map_err(|_| DaemonError::Invalid("the sending thread panicked".to_string()))?
+        })?;
+        // Every change is durable now (the last hand-over flushed).
+        inbound.done_all(&handled_mails)?;
         for id in &touched {
             self.archive(id);
         }
         report.scheduled = self.schedule(now)?;
-        let (sent, failed) = self.drain(now)?;
-        report.sent = sent;
-        report.failed = failed;
+        let (more_sent, more_failed) = self.drain(now)?;
+        report.sent = sent + more_sent;
+        report.failed = failed + more_failed;
         Ok(report)
     }
 
@@ -525,26 +630,18 @@ impl Daemon {
     /// with growing delays, and given up after `[daemon] send_attempts`.
     pub fn drain(&mut self, now: DateTime<Utc>) -> Result<(usize, usize), DaemonError> {
         let (mut sent, mut failed) = (0, 0);
-        for (key, mut item) in self.store.outbox_due(now)? {
-            match self.outbound.send(&item.mail()) {
-                Ok(()) => {
-                    self.store.outbox_sent(key)?;
-                    sent += 1;
-                }
-                Err(e) => {
-                    failed += 1;
-                    item.attempts += 1;
-                    item.last_error = Some(e.to_string());
-                    if !e.is_transient() || item.attempts >= self.config.daemon.send_attempts {
-                        tracing::error!(to = ?item.to, error = %e, attempts = item.attempts, "mail given up");
-                        self.store.outbox_retry(key, None)?;
-                    } else {
-                        let delay = 30i64.saturating_mul(1 << item.attempts.min(7));
-                        item.next_try = now + chrono::Duration::seconds(delay.min(3600));
-                        tracing::warn!(to = ?item.to, error = %e, retry_in = delay, "mail not sent; will retry");
-                        self.store.outbox_retry(key, Some(&item))?;
-                    }
-                }
+        for (key, item) in self.store.outbox_due(now)? {
+            if deliver(
+                &self.store,
+                self.outbound.as_mut(),
+                &self.config,
+                key,
+                item,
+                now,
+            )? {
+                sent += 1;
+            } else {
+                failed += 1;
             }
         }
         self.store.flush()?;

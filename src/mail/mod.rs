@@ -94,10 +94,16 @@ pub trait Inbound {
     fn fetch(&mut self) -> Result<Vec<RawMail>, TransportError>;
     /// Marks a message as processed, so it is not fetched again.
     fn done(&mut self, handle: &str) -> Result<(), TransportError>;
+    /// Marks messages as processed: one by one with [`Inbound::done`],
+    /// unless the transport can do them all at once (IMAP: one command).
+    fn done_all(&mut self, handles: &[String]) -> Result<(), TransportError> {
+        handles.iter().try_for_each(|h| self.done(h))
+    }
 }
 
-/// Where mail goes.
-pub trait Outbound {
+/// Where mail goes. `Send`: the daemon sends from a thread of its own
+/// while it handles the next mails.
+pub trait Outbound: Send {
     /// Sends one message.
     fn send(&mut self, mail: &OutMail) -> Result<(), TransportError>;
 }

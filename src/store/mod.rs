@@ -646,10 +646,11 @@ impl Store {
 
     /// Commits a [`Change`] in one transaction, all of it or nothing, but
     /// durable only after the next [`Store::flush`]: the daemon commits a
-    /// cycle's mails this way and flushes once, before it marks any mail
-    /// done. A crash before the flush loses whole changes (never part of
-    /// one), and their mails, not marked done, come back.
-    pub fn commit_unflushed(&self, change: &Change) -> Result<(), StoreError> {
+    /// cycle's mails this way and flushes before it sends their replies or
+    /// marks any mail done. A crash before the flush loses whole changes
+    /// (never part of one), and their mails, not marked done, come back.
+    /// Returns the change's outbox items with their keys, in order.
+    pub fn commit_unflushed(&self, change: &Change) -> Result<Vec<(u64, OutboxItem)>, StoreError> {
         let label = change
             .update
             .as_ref()
@@ -719,14 +720,13 @@ impl Store {
         if let Some((mid, r)) = &change.receipt {
             writes.push((RECEIPTS, mid.clone().into_bytes(), ser(&label, r)?));
         }
+        let mut outgoing = Vec::with_capacity(change.outbox.len());
         for mail in &change.outbox {
             // Due at once: the first try happens in the same cycle.
             let item = OutboxItem::new(mail, DateTime::<Utc>::MIN_UTC);
-            writes.push((
-                OUTBOX,
-                self.db.generate_id()?.to_be_bytes().to_vec(),
-                ser(&label, &item)?,
-            ));
+            let key = self.db.generate_id()?;
+            writes.push((OUTBOX, key.to_be_bytes().to_vec(), ser(&label, &item)?));
+            outgoing.push((key, item));
         }
         if let Some((addr, at)) = &change.help_sent {
             writes.push((HELP, addr.clone().into_bytes(), ser(&label, at)?));
@@ -768,7 +768,7 @@ impl Store {
                 TransactionError::Storage(e) => StoreError::Db(e),
                 TransactionError::Abort(()) => StoreError::Conflict(label.clone()),
             })?;
-        Ok(())
+        Ok(outgoing)
     }
 
     /// The games in which `address` plays, from the address index.

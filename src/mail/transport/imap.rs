@@ -560,25 +560,41 @@ impl Inbound for Imap {
     }
 
     fn done(&mut self, handle: &str) -> Result<(), TransportError> {
-        let uid: u32 = handle
-            .trim()
-            .parse()
-            .ok()
-            .filter(|u| *u > 0)
-            .ok_or_else(|| self.refused(format!("{handle:?} is not an IMAP UID"), false))?;
+        self.done_all(&[handle.to_string()])
+    }
+
+    /// All the UIDs in one command (a UID set), so a cycle of a hundred
+    /// mails costs one round trip, not a hundred.
+    fn done_all(&mut self, handles: &[String]) -> Result<(), TransportError> {
+        let mut uids = handles
+            .iter()
+            .map(|handle| {
+                handle
+                    .trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|u| *u > 0)
+                    .ok_or_else(|| self.refused(format!("{handle:?} is not an IMAP UID"), false))
+            })
+            .collect::<Result<Vec<u32>, _>>()?;
+        if uids.is_empty() {
+            return Ok(());
+        }
+        uids.sort_unstable();
+        uids.dedup();
+        let set = uid_set(&uids);
         let processed = self.processed.clone();
         self.run(|s, me| {
             if me.fetched_validity.is_some() && me.validity != me.fetched_validity {
                 return Err(Failure::Ours(me.refused(
                     format!(
                         "mailbox {}: UIDVALIDITY changed since the fetch ({:?} -> {:?}); \
-                         UID {uid} is not marked, it will be fetched again",
+                         UID(s) {set} are not marked, they will be fetched again",
                         me.mailbox, me.fetched_validity, me.validity
                     ),
                     true,
                 )));
             }
-            let set = uid.to_string();
             match &processed {
                 Some(p) if me.has_move => s.uid_mv(&set, p)?,
                 Some(p) => {

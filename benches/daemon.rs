@@ -53,7 +53,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use common::{ms, pick};
+use common::{cpu_times, ms, pick};
 use lettre::address::{Address, Envelope};
 use lettre::{SmtpTransport, Transport};
 use mail_parser::MessageParser;
@@ -349,6 +349,10 @@ fn deliver(stack: &Stack, mails: &[OrderMail], counter: &mut Session) {
 
 struct Timed {
     total: Duration,
+    /// CPU time of this process (all threads) during `total`.
+    cpu_own: Duration,
+    /// CPU time of the whole machine (mail servers included) during `total`.
+    cpu_machine: Duration,
     /// Of `total`, the time spent sending (baseline only).
     sending: Duration,
     fetched: usize,
@@ -358,6 +362,7 @@ struct Timed {
 fn stationmaster(d: &mut Daemon, now: DateTime<Utc>) -> Timed {
     let stop = AtomicBool::new(false);
     let (mut fetched, mut sent, mut applied) = (0, 0, 0);
+    let cpu = cpu_times();
     let t = Instant::now();
     loop {
         let r = d.process(now, &stop).expect("a cycle");
@@ -370,9 +375,12 @@ fn stationmaster(d: &mut Daemon, now: DateTime<Utc>) -> Timed {
         }
     }
     let total = t.elapsed();
+    let (own, machine) = cpu_times();
     assert_eq!(applied, fetched, "every order mail changes its game");
     Timed {
         total,
+        cpu_own: own - cpu.0,
+        cpu_machine: machine - cpu.1,
         sending: Duration::ZERO,
         fetched,
         sent,
@@ -392,6 +400,7 @@ fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize) -> Time
         .collect();
     let (mut fetched, mut sent) = (0usize, 0usize);
     let mut sending = Duration::ZERO;
+    let cpu = cpu_times();
     let t = Instant::now();
     loop {
         s.select("INBOX").expect("select");
@@ -448,9 +457,12 @@ fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize) -> Time
         s.uid_store(&set, "+FLAGS (\\Seen)").expect("store");
     }
     let total = t.elapsed();
+    let (own, machine) = cpu_times();
     let _ = s.logout();
     Timed {
         total,
+        cpu_own: own - cpu.0,
+        cpu_machine: machine - cpu.1,
         sending,
         fetched,
         sent,
@@ -654,6 +666,13 @@ fn main() {
             s.total.as_secs_f64() / b.total.as_secs_f64(),
             ms(b.total) / mails.len() as f64,
             ms(s.total) / mails.len() as f64,
+        );
+        println!(
+            "    CPU: baseline {:.2} s in the bench process, {:.2} s on the whole machine; stationmaster {:.2} s, {:.2} s",
+            b.cpu_own.as_secs_f64(),
+            b.cpu_machine.as_secs_f64(),
+            s.cpu_own.as_secs_f64(),
+            s.cpu_machine.as_secs_f64(),
         );
         base_total += b.total;
         base_sending += b.sending;

@@ -53,7 +53,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use common::{cpu_times, ms, pick};
+use common::{cpu_by_process, cpu_split, cpu_times, ms, pick};
 use lettre::address::{Address, Envelope};
 use lettre::{SmtpTransport, Transport};
 use mail_parser::MessageParser;
@@ -353,6 +353,8 @@ struct Timed {
     cpu_own: Duration,
     /// CPU time of the whole machine (mail servers included) during `total`.
     cpu_machine: Duration,
+    /// Where the machine's CPU went, by kind of process.
+    cpu_split: String,
     /// Of `total`, the time spent sending (baseline only).
     sending: Duration,
     fetched: usize,
@@ -363,6 +365,7 @@ fn stationmaster(d: &mut Daemon, now: DateTime<Utc>) -> Timed {
     let stop = AtomicBool::new(false);
     let (mut fetched, mut sent, mut applied) = (0, 0, 0);
     let cpu = cpu_times();
+    let procs = cpu_by_process();
     let t = Instant::now();
     loop {
         let r = d.process(now, &stop).expect("a cycle");
@@ -381,6 +384,7 @@ fn stationmaster(d: &mut Daemon, now: DateTime<Utc>) -> Timed {
         total,
         cpu_own: own - cpu.0,
         cpu_machine: machine - cpu.1,
+        cpu_split: cpu_split(&procs, &cpu_by_process(), 8),
         sending: Duration::ZERO,
         fetched,
         sent,
@@ -401,6 +405,7 @@ fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize) -> Time
     let (mut fetched, mut sent) = (0usize, 0usize);
     let mut sending = Duration::ZERO;
     let cpu = cpu_times();
+    let procs = cpu_by_process();
     let t = Instant::now();
     loop {
         s.select("INBOX").expect("select");
@@ -463,6 +468,7 @@ fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize) -> Time
         total,
         cpu_own: own - cpu.0,
         cpu_machine: machine - cpu.1,
+        cpu_split: cpu_split(&procs, &cpu_by_process(), 8),
         sending,
         fetched,
         sent,
@@ -674,6 +680,8 @@ fn main() {
             s.cpu_own.as_secs_f64(),
             s.cpu_machine.as_secs_f64(),
         );
+        println!("    baseline phase, CPU by process: {}", b.cpu_split);
+        println!("    stationmaster phase, CPU by process: {}", s.cpu_split);
         base_total += b.total;
         base_sending += b.sending;
         sm_total += s.total;

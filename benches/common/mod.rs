@@ -228,3 +228,59 @@ pub fn cpu_times() -> (Duration, Duration) {
         .unwrap_or(0);
     (tick(own), tick(machine))
 }
+
+/// CPU time so far of every process and kernel thread, by process id:
+/// (name, ticks). The name is the command with any `/…` cut off, so all
+/// `kworker/…` threads count as one. From `/proc` (empty elsewhere).
+pub fn cpu_by_process() -> std::collections::HashMap<u32, (String, u64)> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let name = stat[open + 1..close]
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        let ticks = f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+            + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        out.insert(pid, (name, ticks));
+    }
+    out
+}
+
+/// The CPU each kind of process used between two [`cpu_by_process`]
+/// readings, largest first, as `name 1.23 s` (processes that started in
+/// between count whole; those that ended are missed).
+pub fn cpu_split(
+    before: &std::collections::HashMap<u32, (String, u64)>,
+    after: &std::collections::HashMap<u32, (String, u64)>,
+    top: usize,
+) -> String {
+    let mut by_name: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for (pid, (name, ticks)) in after {
+        let was = before
+            .get(pid)
+            .filter(|(n, _)| n == name)
+            .map_or(0, |(_, t)| *t);
+        *by_name.entry(name.as_str()).or_default() += ticks.saturating_sub(was);
+    }
+    let mut v: Vec<(&str, u64)> = by_name.into_iter().filter(|(_, t)| *t > 0).collect();
+    v.sort_by_key(|(_, t)| std::cmp::Reverse(*t));
+    v.iter()
+        .take(top)
+        .map(|(n, t)| format!("{n} {:.2} s", *t as f64 / 100.0))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

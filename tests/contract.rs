@@ -175,8 +175,7 @@ fn the_html_map_says_what_the_text_map_says() {
             let mut g =
                 registry::new_game(&setup(kind, 4, seed), &BoardSource::embedded()).unwrap();
             play(&mut *g, seed, 40 * seed as usize);
-            let text = g.render_map();
-            let html = g.render_map_html();
+            let stationmaster::engine::Map { text, html } = g.render_map();
             let mut plain = String::new();
             let mut in_tag = false;
             for c in html.chars() {

@@ -157,7 +157,7 @@ pub fn create_game(
         outbox.push(moderator::welcome(ctx, &record.id, &m, &token, now)?);
         meta.moderator_tokens.insert(m.to_ascii_lowercase(), token);
     }
-    let map = report::Map::of(&*game);
+    let map = game.render_map();
     for s in 0..n {
         let mail = MailContext {
             welcome: true,
@@ -306,7 +306,7 @@ fn reports(
     let record = ctx.store.record(id)?;
     let new_seq = update.base_seq + update.entries.len() as u64;
     let mut out = Vec::new();
-    let map = report::Map::of(game);
+    let map = game.render_map();
     for s in 0..record.setup.players.len() {
         let seat = Seat(s as u8);
         let last = update.meta.reported.get(s).copied().unwrap_or(0);

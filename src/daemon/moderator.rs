@@ -452,7 +452,7 @@ pub fn run(
                 &record,
                 &meta,
                 &*game,
-                &report::Map::of(&*game),
+                &game.render_map(),
                 seat,
                 mail,
                 None,

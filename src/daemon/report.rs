@@ -181,24 +181,6 @@ pub fn reply_address(address: &str, game: &GameId, token: &str) -> String {
     }
 }
 
-/// A game's map as text and HTML, drawn once for all the reports on the
-/// same state: it holds nothing private ([`crate::engine::Game::render_map`]),
-/// and it is most of the work of a report.
-pub struct Map {
-    text: String,
-    html: String,
-}
-
-impl Map {
-    /// The map of `game` as it stands.
-    pub fn of(game: &dyn AnyGame) -> Map {
-        Map {
-            text: game.render_map(),
-            html: game.render_map_html(),
-        }
-    }
-}
-
 /// A mail to player `seat`, with `map` (of `game`), the status and hints
 /// from their view, and whatever sections `mail` fills in.
 #[allow(clippy::too_many_arguments)]
@@ -208,7 +190,7 @@ pub fn player_mail(
     record: &GameRecord,
     meta: &GameMeta,
     game: &dyn AnyGame,
-    map: &Map,
+    map: &crate::engine::Map,
     seat: Seat,
     mut mail: MailContext,
     threading: Option<(String, Vec<String>)>,

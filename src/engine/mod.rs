@@ -195,14 +195,9 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// amounts are shown only to whom they belong.
     fn describe(&self, event: &Self::Event, viewer: Option<Seat>) -> String;
 
-    /// The board as text. It holds nothing private, so it is the same for
-    /// every reader and a report to every player draws it once.
-    fn render_map(&self) -> String;
-
-    /// The board as HTML for the HTML part of a mail: the text of
-    /// [`Game::render_map`], escaped, with coloured `<span>`s (no `<pre>`
-    /// around it).
-    fn render_map_html(&self) -> String;
+    /// The board, as text and as HTML. It holds nothing private, so it is
+    /// the same for every reader and a report to every player draws it once.
+    fn render_map(&self) -> Map;
 
     /// The status block below the map as `viewer` may see it (`None`: a
     /// spectator): private amounts only to whom they belong.
@@ -272,18 +267,16 @@ pub trait AnyGame: Send + Sync {
     /// Events (as stored in [`Applied::events`]) as sentences for `viewer`.
     fn describe_events(&self, events: &[serde_json::Value], viewer: Option<Seat>) -> Vec<String>;
     /// See [`Game::render_map`].
-    fn render_map(&self) -> String;
-    /// See [`Game::render_map_html`].
-    fn render_map_html(&self) -> String;
+    fn render_map(&self) -> Map;
     /// See [`Game::render_status`].
     fn render_status(&self, viewer: Option<Seat>) -> String;
     /// The map and status block for `viewer`, as text.
     fn render(&self, viewer: Option<Seat>) -> String {
-        page_text(&self.render_map(), &self.render_status(viewer))
+        page_text(&self.render_map().text, &self.render_status(viewer))
     }
     /// The map and status for `viewer` as an HTML `<pre>`.
     fn render_html(&self, viewer: Option<Seat>) -> String {
-        page_html(&self.render_map_html(), &self.render_status(viewer))
+        page_html(&self.render_map().html, &self.render_status(viewer))
     }
     /// The JSON view for `viewer`.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
@@ -371,12 +364,8 @@ impl<G: Game> AnyGame for G {
             .collect()
     }
 
-    fn render_map(&self) -> String {
+    fn render_map(&self) -> Map {
         Game::render_map(self)
-    }
-
-    fn render_map_html(&self) -> String {
-        Game::render_map_html(self)
     }
 
     fn render_status(&self, viewer: Option<Seat>) -> String {
@@ -402,6 +391,16 @@ impl<G: Game> AnyGame for G {
     }
 }
 
+/// A game's board drawn for a mail, by [`Game::render_map`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Map {
+    /// As text, lines of at most 100 columns.
+    pub text: String,
+    /// As HTML: the same text, escaped, with coloured `<span>`s, and no
+    /// `<pre>` around it ([`page_html`] adds that).
+    pub html: String,
+}
+
 /// The opening tag of the HTML `<pre>` that holds a map and status block.
 const PRE: &str = "<pre style=\"font-family: Menlo, Consolas, 'DejaVu Sans Mono', monospace; font-size: 12px; line-height: 1.25\">";
 
@@ -414,7 +413,7 @@ pub fn page_text(map: &str, status: &str) -> String {
     out
 }
 
-/// A map drawn by [`Game::render_map_html`] and a status block as one HTML
+/// A map's HTML ([`Map::html`]) and a status block as one HTML
 /// `<pre>`.
 pub fn page_html(map_html: &str, status: &str) -> String {
     let status = escape_html(status);

@@ -506,12 +506,8 @@ impl Game for Rocket {
         event::describe(self, event, viewer)
     }
 
-    fn render_map(&self) -> String {
+    fn render_map(&self) -> crate::engine::Map {
         render::map(self)
-    }
-
-    fn render_map_html(&self) -> String {
-        render::map_html(self)
     }
 
     fn render_status(&self, viewer: Option<Seat>) -> String {

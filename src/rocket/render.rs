@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use super::board::{Good, LineId, PlaceKind, Terrain};
 use super::{LineStatus, Phase, Rocket};
-use crate::engine::{Seat, escape_html};
+use crate::engine::{Map, Seat, escape_html};
 
 /// The widest line the map and status may print.
 pub const MAX_WIDTH: usize = 100;
@@ -166,65 +166,61 @@ fn map_segments(g: &Rocket) -> Vec<Vec<Seg>> {
     lines
 }
 
-/// The map as plain text.
-pub(super) fn map(g: &Rocket) -> String {
-    let mut out = String::new();
+/// The map as text and as HTML, from one drawing. In the HTML,
+/// neighbouring pieces of one colour share a span, with the blanks between
+/// them: a row of sea is one span, not one per hex, which keeps the mail
+/// small.
+pub(super) fn map(g: &Rocket) -> Map {
+    let mut text = String::new();
+    let mut html = String::new();
     for line in map_segments(g) {
-        let text: String = line.into_iter().map(|(t, _)| t).collect();
-        out.push_str(text.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-/// The map as HTML: escaped text, coloured pieces in `<span>`s, a line
-/// each (the `<pre>` around it is the engine's). Neighbouring pieces of one
-/// colour share a span, with the blanks between them: a row of sea is one
-/// span, not one per hex, which keeps the mail small.
-pub(super) fn map_html(g: &Rocket) -> String {
-    let mut out = String::new();
-    for line in map_segments(g) {
+        let start = text.len();
+        for (piece, _) in &line {
+            text.push_str(piece);
+        }
+        text.truncate(text[start..].trim_end().len() + start);
+        text.push('\n');
         let mut run: Option<(&str, String)> = None;
         let mut blanks = String::new();
         let close = |out: &mut String, run: &mut Option<(&str, String)>| {
-            if let Some((c, text)) = run.take() {
+            if let Some((c, piece)) = run.take() {
                 let _ = write!(
                     out,
                     "<span style=\"color:{c}\">{}</span>",
-                    escape_html(&text)
+                    escape_html(&piece)
                 );
             }
         };
-        for (text, colour) in &line {
-            let blank = text.trim().is_empty();
+        for (piece, colour) in &line {
+            let blank = piece.trim().is_empty();
             match colour {
-                _ if blank && run.is_some() => blanks.push_str(text),
+                _ if blank && run.is_some() => blanks.push_str(piece),
                 Some(c) if !blank => match &mut run {
                     Some((rc, t)) if rc == c => {
                         t.push_str(&blanks);
-                        t.push_str(text);
+                        t.push_str(piece);
                         blanks.clear();
                     }
                     _ => {
-                        close(&mut out, &mut run);
-                        out.push_str(&blanks);
+                        close(&mut html, &mut run);
+                        html.push_str(&blanks);
                         blanks.clear();
-                        run = Some((c, text.clone()));
+                        run = Some((c, piece.clone()));
                     }
                 },
                 _ => {
-                    close(&mut out, &mut run);
-                    out.push_str(&blanks);
+                    close(&mut html, &mut run);
+                    html.push_str(&blanks);
                     blanks.clear();
-                    out.push_str(&escape_html(text));
+                    html.push_str(&escape_html(piece));
                 }
             }
         }
-        close(&mut out, &mut run);
-        out.push_str(&blanks);
-        out.push('\n');
+        close(&mut html, &mut run);
+        html.push_str(&blanks);
+        html.push('\n');
     }
-    out
+    Map { text, html }
 }
 
 /// The key and the list of places, below the grid.

@@ -224,6 +224,12 @@ pub struct Receipt {
 }
 
 /// A mail waiting to be sent.
+///
+/// Stored as the length of a JSON head (4 bytes, big-endian), the head
+/// (everything but the message) and the message's own bytes: a report is
+/// 14 KB of text, and writing it as a JSON string escaped every quote and
+/// line end. Items stored as JSON by earlier versions (which begin with
+/// `{`, a length no item has) are still read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboxItem {
     /// The envelope sender.
@@ -233,7 +239,8 @@ pub struct OutboxItem {
     /// The Message-ID.
     pub message_id: String,
     /// The formatted message.
-    pub message: String,
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
     /// Failed attempts so far.
     pub attempts: u32,
     /// Not before this time.
@@ -249,7 +256,7 @@ impl OutboxItem {
             from: mail.from.clone(),
             to: mail.to.clone(),
             message_id: mail.message_id.clone(),
-            message: String::from_utf8_lossy(&mail.bytes).into_owned(),
+            bytes: mail.bytes.clone(),
             attempts: 0,
             next_try: now,
             last_error: None,
@@ -262,8 +269,53 @@ impl OutboxItem {
             from: self.from.clone(),
             to: self.to.clone(),
             message_id: self.message_id.clone(),
-            bytes: self.message.clone().into_bytes(),
+            bytes: self.bytes.clone(),
         }
+    }
+
+    /// The stored form (see [`OutboxItem`]).
+    fn encode(&self) -> Result<Vec<u8>, StoreError> {
+        let head = serde_json::to_vec(self).map_err(|e| StoreError::Corrupt {
+            game: String::new(),
+            message: format!("outbox item {}: {e}", self.message_id),
+        })?;
+        let len = u32::try_from(head.len()).map_err(|_| StoreError::Corrupt {
+            game: String::new(),
+            message: format!("outbox item {}: head too large", self.message_id),
+        })?;
+        let mut out = Vec::with_capacity(4 + head.len() + self.bytes.len());
+        out.extend_from_slice(&len.to_be_bytes());
+        out.extend_from_slice(&head);
+        out.extend_from_slice(&self.bytes);
+        Ok(out)
+    }
+
+    /// Reads the stored form back, or the JSON of earlier versions.
+    fn decode(stored: &[u8]) -> Result<OutboxItem, String> {
+        if stored.first() == Some(&b'{') {
+            #[derive(Deserialize)]
+            struct Json {
+                #[serde(flatten)]
+                item: OutboxItem,
+                message: String,
+            }
+            let json: Json = serde_json::from_slice(stored).map_err(|e| e.to_string())?;
+            return Ok(OutboxItem {
+                bytes: json.message.into_bytes(),
+                ..json.item
+            });
+        }
+        let (len, rest) = stored
+            .split_first_chunk::<4>()
+            .ok_or("outbox item shorter than its length")?;
+        let len = u32::from_be_bytes(*len) as usize;
+        if rest.len() < len {
+            return Err("outbox item shorter than its head".to_string());
+        }
+        let (head, message) = rest.split_at(len);
+        let mut item: OutboxItem = serde_json::from_slice(head).map_err(|e| e.to_string())?;
+        item.bytes = message.to_vec();
+        Ok(item)
     }
 }
 
@@ -725,7 +777,7 @@ impl Store {
             // Due at once: the first try happens in the same cycle.
             let item = OutboxItem::new(mail, DateTime::<Utc>::MIN_UTC);
             let key = self.db.generate_id()?;
-            writes.push((OUTBOX, key.to_be_bytes().to_vec(), ser(&label, &item)?));
+            writes.push((OUTBOX, key.to_be_bytes().to_vec(), item.encode()?));
             outgoing.push((key, item));
         }
         if let Some((addr, at)) = &change.help_sent {
@@ -810,10 +862,10 @@ impl Store {
         for item in self.outbox.iter() {
             let (k, v) = item?;
             let key = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
-            if let Ok(item) = serde_json::from_slice::<OutboxItem>(&v)
-                && item.next_try <= now
-            {
-                out.push((key, item));
+            match OutboxItem::decode(&v) {
+                Ok(item) if item.next_try <= now => out.push((key, item)),
+                Ok(_) => {}
+                Err(e) => tracing::error!(key, error = %e, "outbox item unreadable; left alone"),
             }
         }
         Ok(out)
@@ -836,11 +888,7 @@ impl Store {
     pub fn outbox_retry(&self, key: u64, item: Option<&OutboxItem>) -> Result<(), StoreError> {
         match item {
             Some(item) => {
-                let bytes = serde_json::to_vec(item).map_err(|e| StoreError::Corrupt {
-                    game: String::new(),
-                    message: e.to_string(),
-                })?;
-                self.outbox.insert(key.to_be_bytes(), bytes)?;
+                self.outbox.insert(key.to_be_bytes(), item.encode()?)?;
             }
             None => {
                 self.outbox.remove(key.to_be_bytes())?;
@@ -1062,5 +1110,42 @@ impl GameMeta {
                 .get(seat.index())
                 .map_or("", |p| p.email.as_str()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item() -> OutboxItem {
+        OutboxItem {
+            from: "sm@example.org".into(),
+            to: vec!["a@example.org".into()],
+            message_id: "m1@example.org".into(),
+            bytes: b"Subject: \"quoted\"\r\n\r\nmap\r\n\xc2\xa35\r\n".to_vec(),
+            attempts: 2,
+            next_try: DateTime::<Utc>::MIN_UTC,
+            last_error: Some("421 try later".into()),
+        }
+    }
+
+    #[test]
+    fn an_outbox_item_reads_back_as_it_was_stored() {
+        let item = item();
+        let stored = item.encode().unwrap();
+        // The message is stored as it is, after the head.
+        assert!(stored.ends_with(&item.bytes));
+        assert_eq!(OutboxItem::decode(&stored).unwrap(), item);
+        assert!(OutboxItem::decode(&stored[..3]).is_err());
+        assert!(OutboxItem::decode(&stored[..10]).is_err());
+    }
+
+    #[test]
+    fn an_outbox_item_of_the_json_format_is_still_read() {
+        let item = item();
+        let mut json = serde_json::to_value(&item).unwrap();
+        json["message"] = String::from_utf8(item.bytes.clone()).unwrap().into();
+        let stored = serde_json::to_vec(&json).unwrap();
+        assert_eq!(OutboxItem::decode(&stored).unwrap(), item);
     }
 }

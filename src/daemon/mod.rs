@@ -93,13 +93,21 @@ pub fn new_token() -> Result<String, DaemonError> {
 }
 
 /// A Message-ID for mail we send: the game, what the mail is, a number
-/// never handed out before by this database, and random letters, so that a
-/// fresh database never repeats an id a mail program has seen already.
+/// never handed out before by this database, and random letters drawn once
+/// per run of the program, so that a fresh database never repeats an id a
+/// mail program has seen already.
 pub fn message_id(ctx: &Ctx<'_>, game: &str, what: &str) -> Result<String, DaemonError> {
+    static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let run = match RUN.get() {
+        Some(r) => r,
+        None => {
+            let token = new_token()?;
+            RUN.get_or_init(|| token)
+        }
+    };
     Ok(format!(
-        "{game}.{what}.{}.{}@{}",
+        "{game}.{what}.{}.{run}@{}",
         ctx.store.unique()?,
-        new_token()?,
         crate::mail::compose::domain(&ctx.config.mail)
     ))
 }
@@ -360,37 +368,82 @@ fn reports(
 /// busy meanwhile.
 const HAND_OVER_BELOW: usize = 4;
 
-/// Sends one mail of the outbox and takes it out, durably at once, so that
-/// a crash can send again only the mail in flight. A failure is recorded
-/// for a later try with a growing delay, or the mail is given up (not
-/// transient, or `[daemon] send_attempts` reached). True if it was sent.
-fn deliver(
-    store: &Store,
-    outbound: &mut dyn Outbound,
-    config: &Config,
-    key: u64,
-    mut item: OutboxItem,
+/// A sent mail leaves the outbox at once, but durably only at the next
+/// flush, made after this many sent mails (and whenever the sender runs out
+/// of mail): a crash while sending can make the next run send again at most
+/// this many mails, each with the same Message-ID and bytes. A flush for
+/// every mail sent cost a fifth of the daemon's own work.
+pub const SENT_PER_FLUSH: usize = 8;
+
+/// Sends outbox mails one by one, keeping count of removals not yet made
+/// durable (see [`SENT_PER_FLUSH`]).
+struct Sending<'a> {
+    store: &'a Store,
+    outbound: &'a mut dyn Outbound,
+    config: &'a Config,
     now: DateTime<Utc>,
-) -> Result<bool, DaemonError> {
-    match outbound.send(&item.mail()) {
-        Ok(()) => {
-            store.outbox_sent(key)?;
-            Ok(true)
+    unflushed: usize,
+    sent: usize,
+    failed: usize,
+}
+
+impl<'a> Sending<'a> {
+    fn new(
+        store: &'a Store,
+        outbound: &'a mut dyn Outbound,
+        config: &'a Config,
+        now: DateTime<Utc>,
+    ) -> Self {
+        Sending {
+            store,
+            outbound,
+            config,
+            now,
+            unflushed: 0,
+            sent: 0,
+            failed: 0,
         }
-        Err(e) => {
-            item.attempts += 1;
-            item.last_error = Some(e.to_string());
-            if !e.is_transient() || item.attempts >= config.daemon.send_attempts {
-                tracing::error!(to = ?item.to, error = %e, attempts = item.attempts, "mail given up");
-                store.outbox_retry(key, None)?;
-            } else {
-                let delay = 30i64.saturating_mul(1 << item.attempts.min(7));
-                item.next_try = now + chrono::Duration::seconds(delay.min(3600));
-                tracing::warn!(to = ?item.to, error = %e, retry_in = delay, "mail not sent; will retry");
-                store.outbox_retry(key, Some(&item))?;
+    }
+
+    /// Sends one mail and takes it out of the outbox. A failure is
+    /// recorded for a later try with a growing delay, or the mail is given
+    /// up (not transient, or `[daemon] send_attempts` reached).
+    fn deliver(&mut self, key: u64, mut item: OutboxItem) -> Result<(), DaemonError> {
+        match self.outbound.send(&item.mail()) {
+            Ok(()) => {
+                self.store.outbox_sent(key)?;
+                self.sent += 1;
+                self.unflushed += 1;
+                if self.unflushed >= SENT_PER_FLUSH {
+                    self.flush()?;
+                }
             }
-            Ok(false)
+            Err(e) => {
+                self.failed += 1;
+                self.unflushed += 1;
+                item.attempts += 1;
+                item.last_error = Some(e.to_string());
+                if !e.is_transient() || item.attempts >= self.config.daemon.send_attempts {
+                    tracing::error!(to = ?item.to, error = %e, attempts = item.attempts, "mail given up");
+                    self.store.outbox_retry(key, None)?;
+                } else {
+                    let delay = 30i64.saturating_mul(1 << item.attempts.min(7));
+                    item.next_try = self.now + chrono::Duration::seconds(delay.min(3600));
+                    tracing::warn!(to = ?item.to, error = %e, retry_in = delay, "mail not sent; will retry");
+                    self.store.outbox_retry(key, Some(&item))?;
+                }
+            }
         }
+        Ok(())
+    }
+
+    /// Makes the removals so far durable.
+    fn flush(&mut self) -> Result<(), DaemonError> {
+        if self.unflushed > 0 {
+            self.store.flush()?;
+            self.unflushed = 0;
+        }
+        Ok(())
     }
 }
 
@@ -497,22 +550,23 @@ impl Daemon {
             let sender = std::thread::Builder::new()
                 .name("sender".to_string())
                 .spawn_scoped(scope, || {
-                    let mut tally = (0, 0);
-                    for batch in from_handler {
+                    let mut sending = Sending::new(store, outbound.as_mut(), config, now);
+                    'batches: for batch in from_handler {
                         for (key, item) in batch {
                             if stop.load(Ordering::SeqCst) {
                                 // Left in the outbox for the next run.
-                                return Ok(tally);
+                                break 'batches;
                             }
-                            if deliver(store, outbound.as_mut(), config, key, item, now)? {
-                                tally.0 += 1;
-                            } else {
-                                tally.1 += 1;
-                            }
+                            sending.deliver(key, item)?;
                             waiting.fetch_sub(1, Ordering::SeqCst);
                         }
+                        if waiting.load(Ordering::SeqCst) == 0 {
+                            // Nothing more to send for now.
+                            sending.flush()?;
+                        }
                     }
-                    Ok::<_, DaemonError>(tally)
+                    sending.flush()?;
+                    Ok::<_, DaemonError>((sending.sent, sending.failed))
                 })
                 .map_err(|e| {
                     DaemonError::Invalid(format!("cannot start the sending thread: {e}"))
@@ -629,23 +683,13 @@ impl Daemon {
     /// Sends what the outbox holds that is due; failures are retried later
     /// with growing delays, and given up after `[daemon] send_attempts`.
     pub fn drain(&mut self, now: DateTime<Utc>) -> Result<(usize, usize), DaemonError> {
-        let (mut sent, mut failed) = (0, 0);
+        let mut sending = Sending::new(&self.store, self.outbound.as_mut(), &self.config, now);
         for (key, item) in self.store.outbox_due(now)? {
-            if deliver(
-                &self.store,
-                self.outbound.as_mut(),
-                &self.config,
-                key,
-                item,
-                now,
-            )? {
-                sent += 1;
-            } else {
-                failed += 1;
-            }
+            sending.deliver(key, item)?;
         }
+        sending.flush()?;
         self.store.flush()?;
-        Ok((sent, failed))
+        Ok((sending.sent, sending.failed))
     }
 
     /// Polls until `stop` is set: process, then sleep `[daemon]

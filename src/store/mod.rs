@@ -876,11 +876,10 @@ impl Store {
         self.outbox.len()
     }
 
-    /// A mail was sent: it leaves the outbox, durably at once, so that a
-    /// crash can send again only the one mail in flight.
+    /// A mail was sent: it leaves the outbox, durably at the next
+    /// [`Store::flush`] (until then a crash sends it again).
     pub fn outbox_sent(&self, key: u64) -> Result<(), StoreError> {
         self.outbox.remove(key.to_be_bytes())?;
-        self.db.flush()?;
         Ok(())
     }
 

@@ -428,9 +428,19 @@ pub fn page_html(map_html: &str, status: &str) -> String {
 
 /// Text made safe inside HTML.
 pub fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(i) = rest.find(['&', '<', '>']) {
+        out.push_str(&rest[..i]);
+        out.push_str(match rest.as_bytes()[i] {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            _ => "&gt;",
+        });
+        rest = &rest[i + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Looks a player up by name, without regard to case.
@@ -466,4 +476,17 @@ pub fn check_options(
         }
     }
     Ok(on)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_escapes_the_three_characters_that_matter_in_text() {
+        assert_eq!(escape_html("a<b> & c"), "a&lt;b&gt; &amp; c");
+        assert_eq!(escape_html("<Lee>"), "&lt;Lee&gt;");
+        assert_eq!(escape_html("£5 …"), "£5 …");
+        assert_eq!(escape_html(""), "");
+    }
 }

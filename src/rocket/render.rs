@@ -6,6 +6,7 @@
 //! on the board. Column letters stand above and below, row numbers on both
 //! sides.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::board::{Good, LineId, PlaceKind, Terrain};
@@ -45,8 +46,9 @@ pub(super) fn station_letter(seat: Seat) -> char {
     (b'A' + seat.0) as char
 }
 
-/// A piece of map text and the colour it is drawn in (CSS), if any.
-type Seg = (String, Option<&'static str>);
+/// A piece of map text and the colour it is drawn in (CSS), if any. Most
+/// pieces are fixed text (sea, land, blanks), so they are not copied.
+type Seg = (Cow<'static, str>, Option<&'static str>);
 
 /// A CSS colour for a board colour name; yellow and light colours are
 /// darkened so they read on a white page.
@@ -70,61 +72,55 @@ const SEA: &str = "#5b9bd5";
 const WALES: &str = "#9e9e9e";
 const PLACE: &str = "#263238";
 
-fn cell(g: &Rocket, codes: &[String], i: usize) -> Vec<Seg> {
+/// The pieces of hex `i`, added to `line`.
+fn cell(g: &Rocket, codes: &[String], i: usize, line: &mut Vec<Seg>) {
     let b = g.board();
     let hex = b.hex_at(i);
     let c = g.cell(hex);
     let line_colour = |l: LineId| Some(css_colour(&b.line(l).colour));
-    let station = |text: String| -> Seg {
+    let station = || -> Seg {
         match c.station {
             Some(s) => (
-                text,
+                Cow::Owned(station_letter(s).to_string()),
                 Some(STATION_COLOURS[s.index() % STATION_COLOURS.len()]),
             ),
-            None => (text, None),
+            None => (Cow::Borrowed(" "), None),
         }
     };
-    let mark = c.station.map_or(' ', station_letter).to_string();
     match b.terrain(hex) {
-        Terrain::Sea => vec![("  ~  ".to_string(), Some(SEA))],
-        Terrain::Wales => vec![(" ### ".to_string(), Some(WALES))],
+        Terrain::Sea => line.push((Cow::Borrowed("  ~  "), Some(SEA))),
+        Terrain::Wales => line.push((Cow::Borrowed(" ### "), Some(WALES))),
         Terrain::Place(p) => {
             let place = b.place(p);
-            match place.kind {
+            line.push(match place.kind {
                 PlaceKind::Start(l) if c.locomotive.is_some() => {
-                    vec![(format!("@{}@", place.abbr), line_colour(l))]
+                    (format!("@{}@", place.abbr).into(), line_colour(l))
                 }
-                PlaceKind::Start(l) => vec![(format!("({})", place.abbr), line_colour(l))],
-                PlaceKind::City(_) => vec![(format!("[{}]", place.abbr), Some(PLACE))],
-                PlaceKind::Town => vec![(format!("<{}>", place.abbr), Some(PLACE))],
-            }
+                PlaceKind::Start(l) => (format!("({})", place.abbr).into(), line_colour(l)),
+                PlaceKind::City(_) => (format!("[{}]", place.abbr).into(), Some(PLACE)),
+                PlaceKind::Town => (format!("<{}>", place.abbr).into(), Some(PLACE)),
+            });
         }
         Terrain::Land => {
             if let Some(l) = c.locomotive {
                 let facing = g.line(l).facing.map_or("", |d| d.name()).to_lowercase();
-                vec![
-                    (
-                        format!("{:<4}", format!("{}{facing}", codes[l.index()])),
-                        line_colour(l),
-                    ),
-                    station(mark),
-                ]
+                line.push((
+                    format!("{:<4}", format!("{}{facing}", codes[l.index()])).into(),
+                    line_colour(l),
+                ));
+                line.push(station());
             } else if let Some(l) = c.track {
-                vec![
-                    (
-                        format!("={}=", codes[l.index()].to_lowercase()),
-                        line_colour(l),
-                    ),
-                    station(mark),
-                ]
+                line.push((
+                    format!("={}=", codes[l.index()].to_lowercase()).into(),
+                    line_colour(l),
+                ));
+                line.push(station());
             } else if c.station.is_some() {
-                vec![
-                    ("  ".to_string(), None),
-                    station(mark),
-                    ("  ".to_string(), None),
-                ]
+                line.push((Cow::Borrowed("  "), None));
+                line.push(station());
+                line.push((Cow::Borrowed("  "), None));
             } else {
-                vec![("  .  ".to_string(), None)]
+                line.push((Cow::Borrowed("  .  "), None));
             }
         }
     }
@@ -143,26 +139,27 @@ fn map_segments(g: &Rocket) -> Vec<Vec<Seg>> {
         }
         h.trim_end().to_string()
     };
-    lines.push(vec![(header.clone(), None)]);
+    lines.push(vec![(header.clone().into(), None)]);
     for r in 0..usize::from(b.rows) {
-        let mut line: Vec<Seg> = vec![(format!("{:>2} ", r + 1), None)];
+        let mut line: Vec<Seg> = Vec::with_capacity(3 * cols + 4);
+        line.push((format!("{:>2} ", r + 1).into(), None));
         if r % 2 == 1 {
-            line.push(("   ".to_string(), None));
+            line.push((Cow::Borrowed("   "), None));
         }
         for c in 0..cols {
-            line.extend(cell(g, &codes, r * cols + c));
-            line.push((" ".to_string(), None));
+            cell(g, &codes, r * cols + c, &mut line);
+            line.push((Cow::Borrowed(" "), None));
         }
         if r % 2 == 0 {
-            line.push(("   ".to_string(), None));
+            line.push((Cow::Borrowed("   "), None));
         }
-        line.push((format!("{}", r + 1), None));
+        line.push((format!("{}", r + 1).into(), None));
         lines.push(line);
     }
-    lines.push(vec![(header, None)]);
+    lines.push(vec![(header.into(), None)]);
     let mut rest = String::new();
     key(g, &codes, &mut rest);
-    lines.extend(rest.lines().map(|l| vec![(l.to_string(), None)]));
+    lines.extend(rest.lines().map(|l| vec![(l.to_string().into(), None)]));
     lines
 }
 
@@ -205,7 +202,7 @@ pub(super) fn map(g: &Rocket) -> Map {
                         close(&mut html, &mut run);
                         html.push_str(&blanks);
                         blanks.clear();
-                        run = Some((c, piece.clone()));
+                        run = Some((c, piece.to_string()));
                     }
                 },
                 _ => {

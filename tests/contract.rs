@@ -229,17 +229,7 @@ fn the_store_snapshot_is_what_replaying_the_log_gives() {
         )
         .unwrap();
     assert_eq!(id, GameId("rocket-1".into()));
-    let mut rng = SplitMix64::new(5);
-    for _ in 0..80 {
-        let loaded = store.load(&id).unwrap();
-        let Status::Active(awaited) = loaded.game.status() else {
-            break;
-        };
-        let seat = awaited[0].seat;
-        let legal = loaded.game.legal_order_lines(seat);
-        let line = legal[rng.below(legal.len())].clone();
-        apply(&store, &id, seat, &[line], now).unwrap();
-    }
+    play_stored(&store, &id, 5, 80);
     let log = store.log(&id).unwrap();
     assert!(log.len() >= 40);
     assert!(log.iter().enumerate().all(|(i, e)| e.seq == i as u64 + 1));

@@ -545,93 +545,99 @@ impl Daemon {
             boards,
         };
         let waiting = AtomicUsize::new(0);
-        let (sent, failed) = std::thread::scope(|scope| -> Result<(usize, usize), DaemonError> {
-            let (to_sender, from_handler) = mpsc::channel::<Vec<(u64, OutboxItem)>>();
-            let sender = std::thread::Builder::new()
-                .name("sender".to_string())
-                .spawn_scoped(scope, || {
-                    let mut sending = Sending::new(store, outbound.as_mut(), config, now);
-                    'batches: for batch in from_handler {
-                        for (key, item) in batch {
-                            if stop.load(Ordering::SeqCst) {
-                                // Left in the outbox for the next run.
-                                break 'batches;
+        // No mail, no sending thread (an idle poll stays cheap).
+        let (sent, failed) = if mails.is_empty() {
+            (0, 0)
+        } else {
+            std::thread::scope(|scope| -> Result<(usize, usize), DaemonError> {
+                let (to_sender, from_handler) = mpsc::channel::<Vec<(u64, OutboxItem)>>();
+                let sender = std::thread::Builder::new()
+                    .name("sender".to_string())
+                    .spawn_scoped(scope, || {
+                        let mut sending = Sending::new(store, outbound.as_mut(), config, now);
+                        'batches: for batch in from_handler {
+                            for (key, item) in batch {
+                                if stop.load(Ordering::SeqCst) {
+                                    // Left in the outbox for the next run.
+                                    break 'batches;
+                                }
+                                sending.deliver(key, item)?;
+                                waiting.fetch_sub(1, Ordering::SeqCst);
                             }
-                            sending.deliver(key, item)?;
-                            waiting.fetch_sub(1, Ordering::SeqCst);
+                            if waiting.load(Ordering::SeqCst) == 0 {
+                                // Nothing more to send for now.
+                                sending.flush()?;
+                            }
                         }
-                        if waiting.load(Ordering::SeqCst) == 0 {
-                            // Nothing more to send for now.
-                            sending.flush()?;
+                        sending.flush()?;
+                        Ok::<_, DaemonError>((sending.sent, sending.failed))
+                    })
+                    .map_err(|e| {
+                        DaemonError::Invalid(format!("cannot start the sending thread: {e}"))
+                    })?;
+                // Committed but not yet durable: not to be sent yet.
+                let mut unflushed: Vec<(u64, OutboxItem)> = Vec::new();
+                let hand_over =
+                    |unflushed: &mut Vec<(u64, OutboxItem)>| -> Result<(), DaemonError> {
+                        store.flush()?;
+                        if !unflushed.is_empty() {
+                            waiting.fetch_add(unflushed.len(), Ordering::SeqCst);
+                            // A sender that stopped early has dropped its end: the
+                            // mails stay in the outbox.
+                            let _ = to_sender.send(std::mem::take(unflushed));
                         }
+                        Ok(())
+                    };
+                for raw in mails {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
                     }
-                    sending.flush()?;
-                    Ok::<_, DaemonError>((sending.sent, sending.failed))
-                })
-                .map_err(|e| {
-                    DaemonError::Invalid(format!("cannot start the sending thread: {e}"))
-                })?;
-            // Committed but not yet durable: not to be sent yet.
-            let mut unflushed: Vec<(u64, OutboxItem)> = Vec::new();
-            let hand_over = |unflushed: &mut Vec<(u64, OutboxItem)>| -> Result<(), DaemonError> {
-                store.flush()?;
-                if !unflushed.is_empty() {
-                    waiting.fetch_add(unflushed.len(), Ordering::SeqCst);
-                    // A sender that stopped early has dropped its end: the
-                    // mails stay in the outbox.
-                    let _ = to_sender.send(std::mem::take(unflushed));
-                }
-                Ok(())
-            };
-            for raw in mails {
-                if stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                match dispatch::handle(&ctx, &raw.bytes, now) {
-                    Ok(handled) => {
-                        tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
-                        if let Some(change) = &handled.change {
-                            match store.commit_unflushed(change) {
-                                Ok(items) => {
-                                    unflushed.extend(items);
-                                    if let Some(u) = &change.update
-                                        && !touched.contains(&u.id)
-                                    {
-                                        touched.push(u.id.clone());
+                    match dispatch::handle(&ctx, &raw.bytes, now) {
+                        Ok(handled) => {
+                            tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
+                            if let Some(change) = &handled.change {
+                                match store.commit_unflushed(change) {
+                                    Ok(items) => {
+                                        unflushed.extend(items);
+                                        if let Some(u) = &change.update
+                                            && !touched.contains(&u.id)
+                                        {
+                                            touched.push(u.id.clone());
+                                        }
                                     }
+                                    Err(StoreError::Conflict(game)) => {
+                                        // Someone changed the game meanwhile:
+                                        // leave the mail for the next cycle.
+                                        tracing::warn!(%game, "game changed while a mail was handled; will retry");
+                                        continue;
+                                    }
+                                    Err(e) => return Err(e.into()),
                                 }
-                                Err(StoreError::Conflict(game)) => {
-                                    // Someone changed the game meanwhile:
-                                    // leave the mail for the next cycle.
-                                    tracing::warn!(%game, "game changed while a mail was handled; will retry");
-                                    continue;
-                                }
-                                Err(e) => return Err(e.into()),
+                            }
+                            if handled.changed_game {
+                                report.applied += 1;
+                            } else {
+                                report.skipped += 1;
                             }
                         }
-                        if handled.changed_game {
-                            report.applied += 1;
-                        } else {
-                            report.skipped += 1;
+                        Err(e) => {
+                            // An internal error: the mail stays, the operator is told.
+                            tracing::error!(mail = %raw.handle, error = %e, "mail could not be handled; it stays in the inbox");
+                            continue;
                         }
                     }
-                    Err(e) => {
-                        // An internal error: the mail stays, the operator is told.
-                        tracing::error!(mail = %raw.handle, error = %e, "mail could not be handled; it stays in the inbox");
-                        continue;
+                    handled_mails.push(raw.handle);
+                    if !unflushed.is_empty() && waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW {
+                        hand_over(&mut unflushed)?;
                     }
                 }
-                handled_mails.push(raw.handle);
-                if !unflushed.is_empty() && waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW {
-                    hand_over(&mut unflushed)?;
-                }
-            }
-            hand_over(&mut unflushed)?;
-            drop(to_sender);
-            sender
-                .join()
-                .map_err(|_| DaemonError::Invalid("the sending thread panicked".to_string()))?
-        })?;
+                hand_over(&mut unflushed)?;
+                drop(to_sender);
+                sender
+                    .join()
+                    .map_err(|_| DaemonError::Invalid("the sending thread panicked".to_string()))?
+            })?
+        };
         // Every change is durable now (the last hand-over flushed).
         inbound.done_all(&handled_mails)?;
         for id in &touched {

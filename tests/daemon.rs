@@ -3,7 +3,8 @@
 //! help, the veto queue, replays and retries. The end-to-end tests over real
 //! IMAP and SMTP servers are in `tests/e2e.rs`.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Duration, Utc};
 use mail_parser::MessageParser;
@@ -11,9 +12,9 @@ use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::registry::BoardSource;
 use stationmaster::engine::{PlayerSetup, Setup};
-use stationmaster::mail::OutMail;
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
+use stationmaster::mail::{OutMail, Outbound, TransportError};
 use stationmaster::store::{GameId, Store};
 use tempfile::TempDir;
 
@@ -62,6 +63,12 @@ fn config() -> Config {
 impl World {
     /// A 3-player game; seed 7 makes bob start.
     fn new() -> World {
+        World::sending_by(|outbox| Box::new(outbox))
+    }
+
+    /// The same, with the daemon's mail going out through `outbound`
+    /// (which is handed the world's memory outbox).
+    fn sending_by(outbound: impl FnOnce(MemoryOutbound) -> Box<dyn Outbound>) -> World {
         let dir = TempDir::new().unwrap();
         let store = Store::open(&dir.path().join("db")).unwrap();
         let inbox = MemoryInbound::new();
@@ -72,7 +79,7 @@ impl World {
             Templates::load(None).unwrap(),
             BoardSource::embedded(),
             Box::new(inbox.clone()),
-            Box::new(outbox.clone()),
+            outbound(outbox.clone()),
         );
         let now = DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
             .unwrap()
@@ -599,6 +606,76 @@ fn mail_that_cannot_be_sent_stays_in_the_outbox_and_goes_later() {
     w.now += Duration::minutes(5);
     let mails = w.process();
     assert_eq!(mails.len(), 3, "sent on a later cycle");
+    assert_eq!(w.daemon.store().outbox_len(), 0);
+}
+
+#[test]
+fn a_stop_signal_ends_the_cycle_and_what_is_left_goes_on_the_next_run() {
+    let mut w = World::new();
+    let token = w.tokens[World::seat("bob")].clone();
+    let subject = format!("Re: [{} {token}] Your turn", w.id);
+    let raw = w.raw("bob@example.org", &subject, "", "token manchester textiles");
+    w.inbox.push(raw);
+    // Stopped before the first mail: nothing handled, nothing sent, the
+    // mail stays in the inbox.
+    let r = w.daemon.process(w.now, &AtomicBool::new(true)).unwrap();
+    assert_eq!((r.fetched, r.applied, r.sent, r.scheduled), (1, 0, 0, 0));
+    assert_eq!(w.log_len(), 0);
+    assert!(w.outbox.take().is_empty());
+    // The next run handles it and sends the reports.
+    let mails = w.process();
+    assert_eq!(w.log_len(), 1);
+    assert_eq!(mails.len(), 3);
+    assert_eq!(w.daemon.store().outbox_len(), 0);
+}
+
+/// Sends into a memory outbox, and raises `stop` once `armed` is set and
+/// a mail has gone.
+struct StopAfterASend {
+    inner: MemoryOutbound,
+    armed: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Outbound for StopAfterASend {
+    fn send(&mut self, mail: &OutMail) -> Result<(), TransportError> {
+        self.inner.send(mail)?;
+        if self.armed.load(Ordering::SeqCst) {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_stop_signal_while_sending_leaves_the_rest_in_the_outbox() {
+    let armed = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (a, s) = (armed.clone(), stop.clone());
+    let mut w = World::sending_by(move |inner| {
+        Box::new(StopAfterASend {
+            inner,
+            armed: a,
+            stop: s,
+        })
+    });
+    armed.store(true, Ordering::SeqCst);
+    let token = w.tokens[World::seat("bob")].clone();
+    let subject = format!("Re: [{} {token}] Your turn", w.id);
+    let raw = w.raw("bob@example.org", &subject, "", "token manchester textiles");
+    w.inbox.push(raw);
+    let r = w.daemon.process(w.now, &stop).unwrap();
+    // The mail in hand is handled and done; one report went, two wait.
+    assert_eq!((r.fetched, r.applied, r.sent), (1, 1, 1));
+    assert_eq!(w.log_len(), 1);
+    assert_eq!(w.inbox.done_handles().len(), 1);
+    assert_eq!(w.outbox.take().len(), 1);
+    assert_eq!(w.daemon.store().outbox_len(), 2);
+    // The next run sends them, and applies nothing again.
+    armed.store(false, Ordering::SeqCst);
+    let mails = w.process();
+    assert_eq!(mails.len(), 2);
+    assert_eq!(w.log_len(), 1);
     assert_eq!(w.daemon.store().outbox_len(), 0);
 }
 

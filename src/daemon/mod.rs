@@ -94,8 +94,9 @@ pub fn new_token() -> Result<String, DaemonError> {
 
 /// A Message-ID for mail we send: the game, what the mail is, a number
 /// never handed out before by this database, and random letters drawn once
-/// per run of the program, so that a fresh database never repeats an id a
-/// mail program has seen already.
+/// per run of the program, so that a database never repeats an id, and a
+/// fresh one started in a later run does not repeat an id a mail program
+/// has seen already.
 pub fn message_id(ctx: &Ctx<'_>, game: &str, what: &str) -> Result<String, DaemonError> {
     static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let run = match RUN.get() {
@@ -511,8 +512,9 @@ impl Daemon {
 
     /// One cycle: fetch and handle every waiting mail, send what it causes,
     /// mark the mails done, run the scheduler, and drain the outbox. `stop`
-    /// is checked between mails, so a signal ends the cycle after the mail
-    /// in hand.
+    /// is checked between mails and between mails sent, so a signal ends
+    /// the cycle after the mail in hand (the scheduler and the drain are
+    /// left out); replies not yet sent wait in the outbox for the next run.
     ///
     /// Replies go out while later mails are handled: a second thread sends
     /// each mail the moment the change that made it is durable. Changes are
@@ -558,7 +560,8 @@ impl Daemon {
                         'batches: for batch in from_handler {
                             for (key, item) in batch {
                                 if stop.load(Ordering::SeqCst) {
-                                    // Left in the outbox for the next run.
+                                    // Left in the outbox for the next run
+                                    // (`process` does not drain after a stop).
                                     break 'batches;
                                 }
                                 sending.deliver(key, item)?;
@@ -575,73 +578,96 @@ impl Daemon {
                     .map_err(|e| {
                         DaemonError::Invalid(format!("cannot start the sending thread: {e}"))
                     })?;
-                // Committed but not yet durable: not to be sent yet.
-                let mut unflushed: Vec<(u64, OutboxItem)> = Vec::new();
-                let hand_over =
-                    |unflushed: &mut Vec<(u64, OutboxItem)>| -> Result<(), DaemonError> {
-                        store.flush()?;
-                        if !unflushed.is_empty() {
-                            waiting.fetch_add(unflushed.len(), Ordering::SeqCst);
-                            // A sender that stopped early has dropped its end: the
-                            // mails stay in the outbox.
-                            let _ = to_sender.send(std::mem::take(unflushed));
+                let handling = (|| -> Result<(), DaemonError> {
+                    // Committed but not yet durable: not to be sent yet.
+                    let mut unflushed: Vec<(u64, OutboxItem)> = Vec::new();
+                    let hand_over =
+                        |unflushed: &mut Vec<(u64, OutboxItem)>| -> Result<(), DaemonError> {
+                            store.flush()?;
+                            if !unflushed.is_empty() {
+                                waiting.fetch_add(unflushed.len(), Ordering::SeqCst);
+                                // A sender that stopped early has dropped its end: the
+                                // mails stay in the outbox.
+                                let _ = to_sender.send(std::mem::take(unflushed));
+                            }
+                            Ok(())
+                        };
+                    for raw in mails {
+                        // A sender that ended early failed: stop handling, so
+                        // that its error comes out now (the rest of the mail
+                        // stays in the inbox).
+                        if stop.load(Ordering::SeqCst) || sender.is_finished() {
+                            break;
                         }
-                        Ok(())
-                    };
-                for raw in mails {
-                    if stop.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    match dispatch::handle(&ctx, &raw.bytes, now) {
-                        Ok(handled) => {
-                            tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
-                            if let Some(change) = &handled.change {
-                                match store.commit_unflushed(change) {
-                                    Ok(items) => {
-                                        unflushed.extend(items);
-                                        if let Some(u) = &change.update
-                                            && !touched.contains(&u.id)
-                                        {
-                                            touched.push(u.id.clone());
+                        match dispatch::handle(&ctx, &raw.bytes, now) {
+                            Ok(handled) => {
+                                tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
+                                if let Some(change) = &handled.change {
+                                    match store.commit_unflushed(change) {
+                                        Ok(items) => {
+                                            unflushed.extend(items);
+                                            if let Some(u) = &change.update
+                                                && !touched.contains(&u.id)
+                                            {
+                                                touched.push(u.id.clone());
+                                            }
                                         }
+                                        Err(StoreError::Conflict(game)) => {
+                                            // Someone changed the game meanwhile:
+                                            // leave the mail for the next cycle.
+                                            tracing::warn!(%game, "game changed while a mail was handled; will retry");
+                                            continue;
+                                        }
+                                        Err(e) => return Err(e.into()),
                                     }
-                                    Err(StoreError::Conflict(game)) => {
-                                        // Someone changed the game meanwhile:
-                                        // leave the mail for the next cycle.
-                                        tracing::warn!(%game, "game changed while a mail was handled; will retry");
-                                        continue;
-                                    }
-                                    Err(e) => return Err(e.into()),
+                                }
+                                if handled.changed_game {
+                                    report.applied += 1;
+                                } else {
+                                    report.skipped += 1;
                                 }
                             }
-                            if handled.changed_game {
-                                report.applied += 1;
-                            } else {
-                                report.skipped += 1;
+                            Err(e) => {
+                                // An internal error: the mail stays, the operator is told.
+                                tracing::error!(mail = %raw.handle, error = %e, "mail could not be handled; it stays in the inbox");
+                                continue;
                             }
                         }
-                        Err(e) => {
-                            // An internal error: the mail stays, the operator is told.
-                            tracing::error!(mail = %raw.handle, error = %e, "mail could not be handled; it stays in the inbox");
-                            continue;
+                        handled_mails.push(raw.handle);
+                        if !unflushed.is_empty() && waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW
+                        {
+                            hand_over(&mut unflushed)?;
                         }
                     }
-                    handled_mails.push(raw.handle);
-                    if !unflushed.is_empty() && waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW {
-                        hand_over(&mut unflushed)?;
+                    hand_over(&mut unflushed)
+                })();
+                // The sender ends when its channel closes; it is joined here
+                // whatever happened, so its own error is not lost.
+                drop(to_sender);
+                let sending = sender.join().unwrap_or_else(|_| {
+                    Err(DaemonError::Invalid(
+                        "the sending thread panicked".to_string(),
+                    ))
+                });
+                match (handling, sending) {
+                    (Ok(()), sending) => sending,
+                    (Err(e), Ok(_)) => Err(e),
+                    (Err(e), Err(also)) => {
+                        tracing::error!(error = %also, "sending failed as well");
+                        Err(e)
                     }
                 }
-                hand_over(&mut unflushed)?;
-                drop(to_sender);
-                sender
-                    .join()
-                    .map_err(|_| DaemonError::Invalid("the sending thread panicked".to_string()))?
             })?
         };
         // Every change is durable now (the last hand-over flushed).
         inbound.done_all(&handled_mails)?;
         for id in &touched {
             self.archive(id);
+        }
+        if stop.load(Ordering::SeqCst) {
+            report.sent = sent;
+            report.failed = failed;
+            return Ok(report);
         }
         report.scheduled = self.schedule(now)?;
         let (more_sent, more_failed) = self.drain(now)?;

@@ -46,7 +46,8 @@ fn body(text: &str) -> Body {
 
 /// HTML with every character beyond ASCII written as a character
 /// reference (`£` as `&#163;`): the same page, but one that can go out as
-/// it is (see [`body`]).
+/// it is (see [`body`]). (Not inside `<style>`, `<script>` or comments,
+/// where references are not read; our templates put no such text there.)
 fn ascii_html(html: &str) -> std::borrow::Cow<'_, str> {
     if html.is_ascii() {
         return html.into();

@@ -19,8 +19,10 @@
 //! [`GameMeta`]), `receipts` (Message-ID → [`Receipt`]), `outbox` (number →
 //! [`OutboxItem`]), `help` (address → time of the last help reply), `clock`
 //! (when, id: the scheduler's index), `players` (address, id: the address
-//! index). Values are JSON; a state is the game's own JSON, read straight
-//! into the game's type.
+//! index). Values are JSON, but for an outbox item (a JSON head, then
+//! the message's bytes; see [`OutboxItem`]) and the counters and format in
+//! `meta` (big-endian numbers); a state is the game's own JSON, read
+//! straight into the game's type.
 
 use std::path::Path;
 

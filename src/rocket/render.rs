@@ -177,44 +177,41 @@ pub(super) fn map(g: &Rocket) -> Map {
         }
         text.truncate(text[start..].trim_end().len() + start);
         text.push('\n');
+        // The open span (its colour and text), and blanks after it that
+        // join it if the next piece has its colour.
         let mut run: Option<(&str, String)> = None;
         let mut blanks = String::new();
-        let close = |out: &mut String, run: &mut Option<(&str, String)>| {
+        let close = |html: &mut String, run: &mut Option<(&str, String)>, blanks: &mut String| {
             if let Some((c, piece)) = run.take() {
                 let _ = write!(
-                    out,
+                    html,
                     "<span style=\"color:{c}\">{}</span>",
                     escape_html(&piece)
                 );
             }
+            html.push_str(blanks);
+            blanks.clear();
         };
         for (piece, colour) in &line {
             let blank = piece.trim().is_empty();
-            match colour {
-                _ if blank && run.is_some() => blanks.push_str(piece),
-                Some(c) if !blank => match &mut run {
-                    Some((rc, t)) if rc == c => {
-                        t.push_str(&blanks);
-                        t.push_str(piece);
-                        blanks.clear();
-                    }
-                    _ => {
-                        close(&mut html, &mut run);
-                        html.push_str(&blanks);
-                        blanks.clear();
-                        run = Some((c, piece.to_string()));
-                    }
-                },
-                _ => {
-                    close(&mut html, &mut run);
-                    html.push_str(&blanks);
+            let colour = colour.filter(|_| !blank);
+            match (run.as_mut(), colour) {
+                (Some(_), None) if blank => blanks.push_str(piece),
+                (Some((open, text)), Some(c)) if *open == c => {
+                    text.push_str(&blanks);
+                    text.push_str(piece);
                     blanks.clear();
-                    html.push_str(&escape_html(piece));
+                }
+                (_, colour) => {
+                    close(&mut html, &mut run, &mut blanks);
+                    match colour {
+                        Some(c) => run = Some((c, piece.to_string())),
+                        None => html.push_str(&escape_html(piece)),
+                    }
                 }
             }
         }
-        close(&mut html, &mut run);
-        html.push_str(&blanks);
+        close(&mut html, &mut run, &mut blanks);
         html.push('\n');
     }
     Map { text, html }

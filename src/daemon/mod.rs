@@ -720,7 +720,6 @@ impl Daemon {
             sending.deliver(key, item)?;
         }
         sending.flush()?;
-        self.store.flush()?;
         Ok((sending.sent, sending.failed))
     }
 

@@ -496,6 +496,15 @@ fn ser<T: Serialize>(game: &str, value: &T) -> Result<Vec<u8>, StoreError> {
     })
 }
 
+/// A failed sled transaction: the storage's error, or an abort, which
+/// means game `game` changed under it.
+fn transaction_error(e: TransactionError<()>, game: &str) -> StoreError {
+    match e {
+        TransactionError::Storage(e) => StoreError::Db(e),
+        TransactionError::Abort(()) => StoreError::Conflict(game.to_string()),
+    }
+}
+
 fn corrupt(id: &GameId, e: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt {
         game: id.0.clone(),
@@ -586,10 +595,7 @@ impl Store {
                     heads.insert(&*key, head.as_slice())?;
                     Ok::<(), ConflictableTransactionError<()>>(())
                 })
-                .map_err(|e| match e {
-                    TransactionError::Storage(e) => StoreError::Db(e),
-                    TransactionError::Abort(()) => StoreError::Conflict(id.0.clone()),
-                })?;
+                .map_err(|e| transaction_error(e, &id.0))?;
         }
         self.meta.insert(FORMAT_KEY, &FORMAT.to_be_bytes())?;
         self.db.flush()?;
@@ -818,10 +824,7 @@ impl Store {
                 }
                 Ok(())
             })
-            .map_err(|e| match e {
-                TransactionError::Storage(e) => StoreError::Db(e),
-                TransactionError::Abort(()) => StoreError::Conflict(label.clone()),
-            })?;
+            .map_err(|e| transaction_error(e, &label))?;
         Ok(outgoing)
     }
 

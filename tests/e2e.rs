@@ -61,14 +61,9 @@ use mail_parser::MessageParser;
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// Says why the test did nothing, on the real stderr: libtest's capture
-/// would hide a `println!` of a passing test.
-macro_rules! skip {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
+#[macro_use]
+mod stack;
+use stack::{Stack, stack};
 
 /// The processor's address: gm's mailbox, which plus-addresses
 /// (`gm+rocket-1.KEY@example.test`) reach too.
@@ -78,43 +73,6 @@ const GAME: &str = "rocket-1";
 const PLAYERS: [&str; 3] = ["alice", "bob", "cecil"];
 const POLL: Duration = Duration::from_millis(100);
 const PATIENCE: Duration = Duration::from_secs(30);
-
-// ---------------------------------------------------------------- the stack
-
-struct Stack {
-    imap: u16,
-    smtp: u16,
-    maildir_root: Option<PathBuf>,
-}
-
-fn port_var(name: &str) -> Option<u16> {
-    let v = std::env::var(name).ok()?;
-    match v.trim().parse() {
-        Ok(p) => Some(p),
-        Err(_) => panic!("{name}={v:?} is not a port"),
-    }
-}
-
-/// The stack, or None (after saying so) when it is not running. With `CI`
-/// set, a missing stack fails the test.
-fn stack() -> Option<Stack> {
-    match (port_var("SM_IMAP_PORT"), port_var("SM_SMTP_PORT")) {
-        (Some(imap), Some(smtp)) => Some(Stack {
-            imap,
-            smtp,
-            maildir_root: std::env::var_os("SM_MAILDIR_ROOT").map(PathBuf::from),
-        }),
-        _ => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set but SM_IMAP_PORT / SM_SMTP_PORT are not: CI must start the mail \
-                 stack with `eval \"$(.ci/mailstack.sh start DIR)\"` before `cargo test`"
-            );
-            skip!("skipped: no mail stack (run .ci/mailstack.sh)");
-            None
-        }
-    }
-}
 
 // ---------------------------------------------------------------- reading mail
 

@@ -12,7 +12,7 @@
 //! mail by a unique subject.
 
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use stationmaster::config::{InboundConfig, InboundKind, OutboundConfig, OutboundKind, Security};
@@ -22,16 +22,11 @@ use stationmaster::mail::transport::{
 use stationmaster::mail::{Inbound, OutMail, Outbound, RawMail, TransportError};
 use tempfile::TempDir;
 
-// ---------------------------------------------------------------- helpers
+#[macro_use]
+mod stack;
+use stack::{Stack, stack};
 
-/// Says why a test did nothing, on the real stderr: libtest's capture would
-/// hide a `println!` of a passing test.
-macro_rules! skip {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
+// ---------------------------------------------------------------- helpers
 
 fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
@@ -105,47 +100,6 @@ fn smtp_cfg(port: u16, security: Security) -> OutboundConfig {
 }
 
 /// The loopback stack's ports, from the environment.
-struct Stack {
-    imap: u16,
-    smtp: u16,
-    submission: Option<u16>,
-    imaps: Option<u16>,
-    ca: Option<PathBuf>,
-    maildir_root: Option<PathBuf>,
-}
-
-fn port_var(name: &str) -> Option<u16> {
-    let v = std::env::var(name).ok()?;
-    match v.trim().parse() {
-        Ok(p) => Some(p),
-        Err(_) => panic!("{name}={v:?} is not a port"),
-    }
-}
-
-/// The stack, or None (after saying so) when it is not running. With `CI`
-/// set, a missing stack fails the test.
-fn stack() -> Option<Stack> {
-    match (port_var("SM_IMAP_PORT"), port_var("SM_SMTP_PORT")) {
-        (Some(imap), Some(smtp)) => Some(Stack {
-            imap,
-            smtp,
-            submission: port_var("SM_SUBMISSION_PORT"),
-            imaps: port_var("SM_IMAPS_PORT"),
-            ca: std::env::var_os("SM_CA").map(PathBuf::from),
-            maildir_root: std::env::var_os("SM_MAILDIR_ROOT").map(PathBuf::from),
-        }),
-        _ => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set but SM_IMAP_PORT / SM_SMTP_PORT are not: CI must start the mail \
-                 stack with `eval \"$(.ci/mailstack.sh start DIR)\"` before `cargo test`"
-            );
-            skip!("skipped: no mail stack (run .ci/mailstack.sh)");
-            None
-        }
-    }
-}
-
 /// Sends `m` with plain SMTP to the stack's OpenSMTPD.
 fn send_plain(st: &Stack, m: &OutMail) {
     let mut smtp = Smtp::connect(&smtp_cfg(st.smtp, Security::Plain)).unwrap();

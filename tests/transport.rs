@@ -253,6 +253,23 @@ fn eml_files_are_written_whole_and_a_resend_overwrites() {
 }
 
 #[test]
+fn temporary_files_a_killed_writer_left_are_removed_at_open() {
+    let t = TempDir::new().unwrap();
+    let dir = t.path().join("var/outbox");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A process id above the kernel's limit never runs.
+    let dead = dir.join(".report-1.eml.tmp.4194305.3");
+    let ours = dir.join(format!(".report-2.eml.tmp.{}.9", std::process::id()));
+    let mail_file = dir.join("report-3.eml");
+    for f in [&dead, &ours, &mail_file] {
+        std::fs::write(f, b"x").unwrap();
+    }
+    EmlFiles::open(&dir).unwrap();
+    assert!(!dead.exists(), "a dead writer's temporary file stays");
+    assert!(ours.exists() && mail_file.exists());
+}
+
+#[test]
 fn eml_file_names_are_safe_and_distinct() {
     let plain = EmlFiles::file_name("abc.1@example.test");
     assert_eq!(plain, "abc.1@example.test.eml");

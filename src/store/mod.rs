@@ -34,6 +34,8 @@ use crate::engine::registry::{self, BoardSource};
 use crate::engine::{AnyGame, OrderRejected, Seat, Setup, SetupError};
 use crate::mail::OutMail;
 
+pub mod recovery;
+
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -414,6 +416,14 @@ pub enum StoreError {
     /// The game could not be set up or read back.
     #[error(transparent)]
     Setup(#[from] SetupError),
+    /// The database folder cannot be prepared for opening.
+    #[error("the database folder {path}: {source}")]
+    Folder {
+        /// The file or folder.
+        path: String,
+        /// What went wrong.
+        source: std::io::Error,
+    },
     /// Stored data cannot be read.
     #[error("stored data of game {game} cannot be read: {message}")]
     Corrupt {
@@ -455,6 +465,16 @@ const FORMAT_KEY: &[u8] = b"format";
 
 /// sled's page cache: 8 MiB.
 const CACHE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Opens sled in `path`. sled's page cache defaults to 1 GiB; the daemon
+/// reads a few games a cycle, so a small cache keeps it lean with many
+/// games stored.
+fn open_sled(path: &Path) -> Result<sled::Db, sled::Error> {
+    sled::Config::new()
+        .path(path)
+        .cache_capacity(CACHE_BYTES)
+        .open()
+}
 
 /// The address index key: the address, then the game.
 fn player_key(address: &str, id: &GameId) -> Vec<u8> {
@@ -514,13 +534,13 @@ fn corrupt(id: &GameId, e: impl std::fmt::Display) -> StoreError {
 
 impl Store {
     /// Opens (or creates) the database in folder `path`.
+    ///
+    /// Before sled sees the folder, the traces of a crash that sled 0.34.7
+    /// would refuse to open are cleared (see [`recovery`]): a database is
+    /// never left unopenable by a crash of ours.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        // sled's page cache defaults to 1 GiB; the daemon reads a few games
-        // a cycle, so a small cache keeps it lean with many games stored.
-        let db = sled::Config::new()
-            .path(path)
-            .cache_capacity(CACHE_BYTES)
-            .open()?;
+        recovery::prepare(path)?;
+        let db = open_sled(path)?;
         let store = Store {
             players: db.open_tree("players")?,
             games: db.open_tree("games")?,

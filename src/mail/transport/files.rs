@@ -26,9 +26,15 @@ const MAX_STEM: usize = 150;
 
 impl EmlFiles {
     /// Opens the folder, creating it if missing.
+    /// Temporary files that a killed writer left are removed (see
+    /// [`remove_stale_temps`]).
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, TransportError> {
         let dir = dir.as_ref().to_path_buf();
         fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        let removed = remove_stale_temps(&dir)?;
+        if removed > 0 {
+            tracing::info!(dir = %dir.display(), removed, "removed temporary files left by a crash");
+        }
         Ok(EmlFiles { dir })
     }
 
@@ -85,6 +91,60 @@ fn temp_name(final_name: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     format!(".{final_name}.tmp.{}.{n}", std::process::id())
+}
+
+/// How old a temporary file of a process we cannot see must be to count as
+/// left by a crash.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The process id in a temporary name made by [`temp_name`].
+fn temp_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (_, tail) = rest.rsplit_once(".tmp.")?;
+    let (pid, n) = tail.split_once('.')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// True if process `pid` still runs, as far as this system tells; where
+/// it cannot tell (no `/proc`), None.
+fn process_alive(pid: u32) -> Option<bool> {
+    if !Path::new("/proc/self").exists() {
+        return None;
+    }
+    Some(Path::new(&format!("/proc/{pid}")).exists())
+}
+
+/// Removes the temporary files of [`write_atomic`] in `dir` that a killed
+/// process left: those of a process that no longer runs (or, where that
+/// cannot be told, older than an hour). Returns how many.
+pub(crate) fn remove_stale_temps(dir: &Path) -> Result<usize, TransportError> {
+    let mut removed = 0;
+    for entry in fs::read_dir(dir).map_err(|e| io_error(dir, e))? {
+        let entry = entry.map_err(|e| io_error(dir, e))?;
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(temp_pid) else {
+            continue;
+        };
+        let stale = match process_alive(pid) {
+            Some(alive) => !alive && pid != std::process::id(),
+            None => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age >= STALE_TEMP),
+        };
+        if stale {
+            let path = entry.path();
+            match fs::remove_file(&path) {
+                Ok(()) => removed += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_error(&path, e)),
+            }
+        }
+    }
+    Ok(removed)
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,

@@ -255,12 +255,22 @@ fn main() {
     // Rebuilds, on the full store.
     let mut rebuilds = Vec::new();
     for (id, n) in &finished {
-        let expected = d.store().load(id).expect("loads").game.snapshot();
+        let expected = d
+            .store()
+            .load(id)
+            .expect("loads")
+            .game
+            .snapshot()
+            .expect("writes");
         for _ in 0..REBUILDS {
             let t = Instant::now();
             let g = d.store().rebuild(id).expect("rebuilds");
             rebuilds.push(t.elapsed());
-            assert_eq!(g.snapshot(), expected, "{id}: the rebuild differs");
+            assert_eq!(
+                g.snapshot().expect("writes"),
+                expected,
+                "{id}: the rebuild differs"
+            );
         }
         assert!(*n > 0);
     }

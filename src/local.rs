@@ -18,6 +18,9 @@ pub enum LocalError {
     /// Mail, templates or set-up failed.
     #[error(transparent)]
     Daemon(#[from] DaemonError),
+    /// A game's stored data cannot be read.
+    #[error(transparent)]
+    Setup(#[from] crate::engine::SetupError),
     /// A `--player` argument is not `NAME=EMAIL`.
     #[error("--player {0}: write NAME=EMAIL, e.g. --player alice=alice@example.org")]
     PlayerArgument(String),
@@ -126,7 +129,7 @@ pub fn order(
                     format!(" (waiting order of {})", names[by.index()])
                 };
                 out.push_str(&format!("> {}{who}\n", a.order));
-                for sentence in game.describe_events(&a.events, Some(seat)) {
+                for sentence in game.describe_events(&a.events, Some(seat))? {
                     out.push_str(&format!("  {sentence}\n"));
                 }
             }
@@ -269,23 +272,21 @@ pub fn log(
         .collect();
     let loaded = store.load(id)?;
     if json {
-        let out: Vec<serde_json::Value> = entries
-            .iter()
-            .map(|e| {
-                let mut v = serde_json::to_value(e).unwrap_or_default();
-                let finished = matches!(loaded.game.status(), Status::Finished(_));
-                if !finished {
-                    // Amounts paid to players stay private until the end.
-                    v["events"] = serde_json::Value::Array(Vec::new());
-                }
-                v["text"] = serde_json::json!(loaded.game.describe_events(&e.events, None));
-                v
-            })
-            .collect();
+        let finished = matches!(loaded.game.status(), Status::Finished(_));
+        let mut out: Vec<serde_json::Value> = Vec::with_capacity(entries.len());
+        for e in &entries {
+            let mut v = serde_json::to_value(e).unwrap_or_default();
+            if !finished {
+                // Amounts paid to players stay private until the end.
+                v["events"] = serde_json::Value::Array(Vec::new());
+            }
+            v["text"] = serde_json::json!(loaded.game.describe_events(&e.events, None)?);
+            out.push(v);
+        }
         return Ok(serde_json::to_string_pretty(&out).unwrap_or_default());
     }
     let mut out = format!("{}\n", loaded.record.header());
-    out.push_str(&crate::daemon::report::history_lines(&*loaded.game, &entries, None).join("\n"));
+    out.push_str(&crate::daemon::report::history_lines(&*loaded.game, &entries, None)?.join("\n"));
     out.push('\n');
     Ok(out)
 }

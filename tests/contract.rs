@@ -151,17 +151,42 @@ fn the_same_setup_and_orders_give_the_same_game_byte_for_byte() {
             for (seat, line) in &played {
                 b.apply_line(*seat, line).unwrap();
             }
-            let sa = a.snapshot();
-            assert_eq!(sa, b.snapshot(), "seed {seed}");
+            let sa = a.snapshot().unwrap();
+            assert_eq!(sa, b.snapshot().unwrap(), "seed {seed}");
             // A snapshot reads back to the same game, which plays on the same.
-            let mut c = registry::from_snapshot(kind.name(), &a.snapshot()).unwrap();
-            assert_eq!(c.snapshot(), sa);
+            let mut c = registry::from_snapshot(kind.name(), a.state_version(), &sa).unwrap();
+            assert_eq!(c.snapshot().unwrap(), sa);
             let more = play(&mut *a, seed + 1000, 20);
             for (seat, line) in &more {
                 c.apply_line(*seat, line).unwrap();
             }
-            assert_eq!(a.snapshot(), c.snapshot());
+            assert_eq!(a.snapshot().unwrap(), c.snapshot().unwrap());
         }
+    }
+}
+
+#[test]
+fn a_state_of_a_newer_format_is_refused_with_a_clear_error() {
+    for kind in GameKind::ALL {
+        let game = registry::new_game(&setup(kind, 3, 1), &BoardSource::embedded()).unwrap();
+        let newer = game.state_version() + 1;
+        let err = match registry::from_snapshot(kind.name(), newer, &game.snapshot().unwrap()) {
+            Ok(_) => panic!("a state of format {newer} was read"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            err.contains("saved by a newer Stationmaster") && err.contains(&newer.to_string()),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn an_event_that_cannot_be_read_is_an_error_not_a_silence() {
+    for kind in GameKind::ALL {
+        let game = registry::new_game(&setup(kind, 3, 1), &BoardSource::embedded()).unwrap();
+        let garbage = [serde_json::json!({"type": "no_such_event", "x": 1})];
+        assert!(game.describe_events(&garbage, None).is_err());
     }
 }
 
@@ -236,7 +261,7 @@ fn the_store_snapshot_is_what_replaying_the_log_gives() {
     let rebuilt = store.rebuild(&id).unwrap();
     let loaded = store.load(&id).unwrap();
     assert_eq!(loaded.seq, log.len() as u64);
-    assert_eq!(rebuilt.snapshot(), loaded.game.snapshot());
+    assert_eq!(rebuilt.snapshot().unwrap(), loaded.game.snapshot().unwrap());
 }
 
 #[test]
@@ -267,8 +292,8 @@ fn a_refused_batch_stores_nothing() {
     }
     assert!(store.log(&id).unwrap().is_empty());
     assert_eq!(
-        store.load(&id).unwrap().game.snapshot(),
-        loaded.game.snapshot()
+        store.load(&id).unwrap().game.snapshot().unwrap(),
+        loaded.game.snapshot().unwrap()
     );
     assert!(matches!(
         store.load(&GameId("rocket-9".into())),
@@ -310,7 +335,7 @@ fn a_database_of_the_first_format_is_upgraded_on_open() {
             )
             .unwrap();
         play_stored(&store, &id, 8, 30);
-        let state = store.load(&id).unwrap().game.snapshot();
+        let state = store.load(&id).unwrap().game.snapshot().unwrap();
         let entries = store.log(&id).unwrap();
         (id, state, entries)
     };
@@ -350,7 +375,7 @@ fn a_database_of_the_first_format_is_upgraded_on_open() {
     }
     let store = Store::open(dir.path()).unwrap();
     let loaded = store.load(&id).unwrap();
-    assert_eq!(loaded.game.snapshot(), state);
+    assert_eq!(loaded.game.snapshot().unwrap(), state);
     assert_eq!(loaded.seq, entries.len() as u64);
     assert_eq!(store.log(&id).unwrap(), entries);
     assert!(matches!(

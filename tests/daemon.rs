@@ -698,3 +698,47 @@ fn html_only_mail_and_quoted_replies_are_read() {
     assert!(to(&mails, "cecil")[0].text.contains("> extend L&Y C5"));
     assert_eq!(w.log_len(), 3);
 }
+
+#[test]
+fn a_mail_without_a_message_id_is_known_by_the_sha256_of_its_bytes() {
+    use sha2::{Digest, Sha256};
+    let mut w = World::new();
+    let token = w.tokens[1].clone();
+    let raw = format!(
+        "From: bob@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\n\r\ntoken manchester textiles\r\n"
+    );
+    w.inbox.push(raw.clone());
+    assert_eq!(w.process().len(), 3);
+    let hex: String = Sha256::digest(raw.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let id = format!("no-message-id.{hex}@stationmaster");
+    assert!(w.daemon.store().receipt(&id).unwrap().is_some());
+    // Fetched again (a crash before it was marked done): nothing twice.
+    w.inbox.push(raw);
+    assert!(w.process().is_empty());
+    assert_eq!(w.log_len(), 1);
+}
+
+#[test]
+fn a_receipt_that_cannot_be_read_stops_the_mail_rather_than_applying_it_again() {
+    let dir = TempDir::new().unwrap();
+    let db = dir.path().join("db");
+    {
+        let raw = sled::open(&db).unwrap();
+        raw.open_tree("receipts")
+            .unwrap()
+            .insert("seen@example.org", &b"{not json"[..])
+            .unwrap();
+        raw.flush().unwrap();
+    }
+    let store = Store::open(&db).unwrap();
+    let err = store.receipt("seen@example.org").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the receipt of mail <seen@example.org>"),
+        "{err}"
+    );
+    assert!(store.receipt("other@example.org").unwrap().is_none());
+}

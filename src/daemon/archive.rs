@@ -51,7 +51,8 @@ pub fn write(
             "."
         }
     );
-    let mut log = report::history_lines(&*loaded.game, &entries, None);
+    let mut log = report::history_lines(&*loaded.game, &entries, None)
+        .map_err(crate::store::StoreError::from)?;
     for (line, e) in log.iter_mut().filter(|l| l.starts_with('#')).zip(&entries) {
         line.push_str(&format!("   [{}]", &e.hash[..e.hash.len().min(16)]));
     }

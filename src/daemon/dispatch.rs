@@ -4,8 +4,6 @@
 //! Nothing here writes: the caller commits the change, then marks the mail
 //! done.
 
-use std::hash::{Hash, Hasher};
-
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -26,12 +24,34 @@ pub(super) struct Handled {
     pub summary: String,
 }
 
-/// A stand-in Message-ID for mail without one: a hash of its bytes, so the
-/// same mail gets the same id every time it is fetched.
+/// A stand-in Message-ID for mail without one: the SHA-256 of its bytes,
+/// so the same mail gets the same id every time it is fetched, by every
+/// build of Stationmaster.
 fn fallback_id(raw: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(raw);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("no-message-id.{hex}@stationmaster")
+}
+
+/// The stand-in id that Stationmaster up to version 0.1 (November 2026)
+/// gave such a mail, with the standard library's `DefaultHasher`: looked
+/// up too, so that a mail handled before the change to SHA-256 is not
+/// handled again after it (its output is stable within one toolchain,
+/// which those builds and this one share).
+fn legacy_fallback_id(raw: &[u8]) -> String {
+    use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     raw.hash(&mut h);
     format!("no-message-id.{:016x}@stationmaster", h.finish())
+}
+
+/// True if the mail `raw` (id `mid`) has a receipt.
+fn handled_before(ctx: &Ctx<'_>, mid: &str, raw: &[u8], has_id: bool) -> Result<bool, DaemonError> {
+    if ctx.store.receipt(mid)?.is_some() {
+        return Ok(true);
+    }
+    Ok(!has_id && ctx.store.receipt(&legacy_fallback_id(raw))?.is_some())
 }
 
 fn receipt_only(mid: String, game: Option<String>, now: DateTime<Utc>, outcome: &str) -> Handled {
@@ -91,7 +111,7 @@ pub(super) fn handle(
         }
     };
     let mid = inc.message_id.clone().unwrap_or_else(|| fallback_id(raw));
-    if ctx.store.receipt(&mid)?.is_some() {
+    if handled_before(ctx, &mid, raw, inc.message_id.is_some())? {
         return Ok(Handled {
             change: None,
             changed_game: false,
@@ -487,7 +507,9 @@ fn authenticated(
             .into_iter()
             .filter(|e| history_turns.is_none_or(|(a, b)| e.turn >= a && e.turn <= b))
             .collect();
-        mail.history = Some(report::history_lines(&*loaded.game, &entries, Some(seat)));
+        mail.history = Some(
+            report::history_lines(&*loaded.game, &entries, Some(seat)).map_err(StoreError::from)?,
+        );
     }
     if lines.is_empty() && wants.is_empty() && absence.is_empty() {
         section

@@ -189,7 +189,7 @@ pub fn create_game(
     ctx.store.commit(&Change {
         new_game: Some(NewGame {
             record,
-            initial: game.snapshot(),
+            initial: game.snapshot()?,
             meta,
         }),
         outbox,
@@ -294,7 +294,8 @@ fn game_update(
         id: id.clone(),
         base_seq,
         entries,
-        state: game.snapshot(),
+        state: game.snapshot()?,
+        state_version: game.state_version(),
         meta,
         old_fire,
     })
@@ -326,7 +327,7 @@ fn reports(
         };
         entries.extend(update.entries.iter().filter(|e| e.seq > last).cloned());
         let mut mail = MailContext {
-            events: report::event_lines(game, &entries, Some(seat)),
+            events: report::event_lines(game, &entries, Some(seat)).map_err(StoreError::from)?,
             notes: batch
                 .notes
                 .iter()

@@ -493,7 +493,7 @@ pub fn run(
                     let mut t = String::new();
                     for (s, a) in &b.applied {
                         t.push_str(&format!("> {} ({})\n", a.order, names[s.index()]));
-                        for sentence in g.describe_events(&a.events, Some(seat)) {
+                        for sentence in g.describe_events(&a.events, Some(seat))? {
                             t.push_str(&format!("  {sentence}\n"));
                         }
                     }

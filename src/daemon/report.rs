@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{Ctx, DaemonError};
+use crate::engine::SetupError;
 use crate::engine::{AnyGame, Seat, Status};
 use crate::mail::OutMail;
 use crate::mail::compose::Draft;
@@ -99,19 +100,27 @@ pub fn headline(game: &dyn AnyGame) -> String {
 }
 
 /// Events of `entries` as `seat` reads them, each order first.
-pub fn event_lines(game: &dyn AnyGame, entries: &[LogEntry], seat: Option<Seat>) -> Vec<String> {
+pub fn event_lines(
+    game: &dyn AnyGame,
+    entries: &[LogEntry],
+    seat: Option<Seat>,
+) -> Result<Vec<String>, SetupError> {
     let mut out = Vec::new();
     for e in entries {
         out.push(format!("{}: {}", e.player, e.order));
-        for sentence in game.describe_events(&e.events, seat) {
+        for sentence in game.describe_events(&e.events, seat)? {
             out.push(format!("   {sentence}"));
         }
     }
-    out
+    Ok(out)
 }
 
 /// The history lines of a game (the whole log), for `seat`.
-pub fn history_lines(game: &dyn AnyGame, entries: &[LogEntry], seat: Option<Seat>) -> Vec<String> {
+pub fn history_lines(
+    game: &dyn AnyGame,
+    entries: &[LogEntry],
+    seat: Option<Seat>,
+) -> Result<Vec<String>, SetupError> {
     let mut out = Vec::new();
     for e in entries {
         out.push(format!(
@@ -121,14 +130,14 @@ pub fn history_lines(game: &dyn AnyGame, entries: &[LogEntry], seat: Option<Seat
             e.player,
             e.order
         ));
-        for sentence in game.describe_events(&e.events, seat) {
+        for sentence in game.describe_events(&e.events, seat)? {
             out.push(format!("    {sentence}"));
         }
     }
     if out.is_empty() {
         out.push("No orders yet.".to_string());
     }
-    out
+    Ok(out)
 }
 
 /// Who must act by when, one line per awaited player (`You` for the

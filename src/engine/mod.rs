@@ -146,6 +146,10 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
 
     /// The game's kind as used in `Setup::kind`, e.g. `rocket`.
     const KIND: &'static str;
+    /// The format of the game's JSON state ([`AnyGame::snapshot`]), stored
+    /// beside every saved state. Raise it when the shape changes, and teach
+    /// [`registry::from_snapshot`] to read the older one.
+    const STATE_VERSION: u32;
 
     /// The players' names in seat order.
     fn player_names(&self) -> Vec<String>;
@@ -264,8 +268,13 @@ pub trait AnyGame: Send + Sync {
     fn help(&self) -> String;
     /// The "You can:" hints for `seat`.
     fn hints(&self, seat: Seat) -> Vec<String>;
-    /// Events (as stored in [`Applied::events`]) as sentences for `viewer`.
-    fn describe_events(&self, events: &[serde_json::Value], viewer: Option<Seat>) -> Vec<String>;
+    /// Events (as stored in [`Applied::events`]) as sentences for `viewer`;
+    /// an event this version cannot read is an error, never left out.
+    fn describe_events(
+        &self,
+        events: &[serde_json::Value],
+        viewer: Option<Seat>,
+    ) -> Result<Vec<String>, SetupError>;
     /// See [`Game::render_map`].
     fn render_map(&self) -> Map;
     /// See [`Game::render_status`].
@@ -282,7 +291,9 @@ pub trait AnyGame: Send + Sync {
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
     /// The whole state as JSON text, for a snapshot;
     /// [`registry::from_snapshot`] reads it back.
-    fn snapshot(&self) -> String;
+    fn snapshot(&self) -> Result<String, SetupError>;
+    /// See [`Game::STATE_VERSION`].
+    fn state_version(&self) -> u32;
     /// Engine self-check; see [`Game::check_invariants`].
     fn check_invariants(&self) -> Result<(), String>;
     /// A copy, to try orders on without touching the original.
@@ -355,13 +366,24 @@ impl<G: Game> AnyGame for G {
         Game::hints(self, seat)
     }
 
-    fn describe_events(&self, events: &[serde_json::Value], viewer: Option<Seat>) -> Vec<String> {
-        events
-            .iter()
-            .filter_map(|v| serde_json::from_value::<G::Event>(v.clone()).ok())
-            .map(|e| self.describe(&e, viewer))
-            .filter(|s| !s.is_empty())
-            .collect()
+    fn describe_events(
+        &self,
+        events: &[serde_json::Value],
+        viewer: Option<Seat>,
+    ) -> Result<Vec<String>, SetupError> {
+        let mut out = Vec::new();
+        for v in events {
+            let event =
+                serde_json::from_value::<G::Event>(v.clone()).map_err(|e| SetupError::Event {
+                    kind: G::KIND.to_string(),
+                    message: format!("{e} in {v}"),
+                })?;
+            let sentence = self.describe(&event, viewer);
+            if !sentence.is_empty() {
+                out.push(sentence);
+            }
+        }
+        Ok(out)
     }
 
     fn render_map(&self) -> Map {
@@ -376,10 +398,15 @@ impl<G: Game> AnyGame for G {
         Game::view_json(self, viewer)
     }
 
-    fn snapshot(&self) -> String {
-        // A game's state is plain data (no maps with non-string keys), which
-        // serde_json always writes.
-        serde_json::to_string(self).unwrap_or_default()
+    fn snapshot(&self) -> Result<String, SetupError> {
+        serde_json::to_string(self).map_err(|e| SetupError::Unwritable {
+            kind: G::KIND.to_string(),
+            message: e.to_string(),
+        })
+    }
+
+    fn state_version(&self) -> u32 {
+        G::STATE_VERSION
     }
 
     fn check_invariants(&self) -> Result<(), String> {

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{AnyGame, Setup};
+use super::{AnyGame, Game, Setup};
 use crate::rocket::{self, Rocket};
 
 /// The games Stationmaster runs.
@@ -64,6 +64,35 @@ pub enum SetupError {
     /// The board file is missing or wrong.
     #[error(transparent)]
     Board(#[from] rocket::board::BoardError),
+    /// A game's state could not be written (a bug: states are plain data).
+    #[error("the state of this {kind} game cannot be written: {message}")]
+    Unwritable {
+        /// The game.
+        kind: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A logged event could not be read back.
+    #[error("an event in the log of this {kind} game cannot be read: {message}")]
+    Event {
+        /// The game.
+        kind: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A state saved by a newer Stationmaster.
+    #[error(
+        "this {kind} game was saved by a newer Stationmaster (state format {version}; \
+         this one reads up to {known}): run the newer version, or import its export"
+    )]
+    NewerState {
+        /// The game.
+        kind: String,
+        /// The stored state's format.
+        version: u32,
+        /// The newest format this build reads.
+        known: u32,
+    },
     /// A stored snapshot could not be read back.
     #[error("the stored state of this {kind} game cannot be read: {message}")]
     Snapshot {
@@ -116,9 +145,19 @@ pub fn new_game(setup: &Setup, boards: &BoardSource) -> Result<Box<dyn AnyGame>,
     }
 }
 
-/// Reads a game back from its snapshot.
-pub fn from_snapshot(kind: &str, snapshot: &str) -> Result<Box<dyn AnyGame>, SetupError> {
+/// Reads a game back from a state saved in format `version` (see
+/// [`Game::STATE_VERSION`]).
+pub fn from_snapshot(
+    kind: &str,
+    version: u32,
+    snapshot: &str,
+) -> Result<Box<dyn AnyGame>, SetupError> {
     match GameKind::from_name(kind)? {
+        GameKind::Rocket if version > Rocket::STATE_VERSION => Err(SetupError::NewerState {
+            kind: kind.to_string(),
+            version,
+            known: Rocket::STATE_VERSION,
+        }),
         GameKind::Rocket => serde_json::from_str::<Rocket>(snapshot)
             .map(|g| Box::new(g) as Box<dyn AnyGame>)
             .map_err(|e| SetupError::Snapshot {

@@ -447,6 +447,7 @@ impl Game for Rocket {
     type Order = Order;
     type Event = Event;
     const KIND: &'static str = "rocket";
+    const STATE_VERSION: u32 = 1;
 
     fn player_names(&self) -> Vec<String> {
         self.players.iter().map(|p| p.name.clone()).collect()

@@ -56,6 +56,16 @@ pub struct GameRecord {
     pub setup: Setup,
     /// When it was created.
     pub created: DateTime<Utc>,
+    /// The format of its initial state (see [`Game::STATE_VERSION`]).
+    ///
+    /// [`Game::STATE_VERSION`]: crate::engine::Game::STATE_VERSION
+    #[serde(default = "first_state_version")]
+    pub state_version: u32,
+}
+
+/// The state format of games stored before formats were recorded.
+fn first_state_version() -> u32 {
+    1
 }
 
 /// One accepted order.
@@ -348,6 +358,8 @@ pub struct GameUpdate {
     pub entries: Vec<LogEntry>,
     /// The state after them, as [`AnyGame::snapshot`] writes it.
     pub state: String,
+    /// Its format ([`AnyGame::state_version`]).
+    pub state_version: u32,
     /// The bookkeeping after them.
     pub meta: GameMeta,
     /// When the scheduler was due to look at the game before this update
@@ -376,12 +388,27 @@ pub struct Change {
 /// entry's hash. Kept apart from the state (25 KB for Rocket) so that a
 /// commit checks the game has not moved on, and goes on with the hash
 /// chain, without reading the state.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Head {
     /// The last log entry included (0: none).
     pub seq: u64,
     /// The hash of that entry (empty for none): the chain goes on from it.
     pub last_hash: String,
+    /// The format of the snapshot (see [`Game::STATE_VERSION`]).
+    ///
+    /// [`Game::STATE_VERSION`]: crate::engine::Game::STATE_VERSION
+    #[serde(default = "first_state_version")]
+    pub state_version: u32,
+}
+
+impl Default for Head {
+    fn default() -> Self {
+        Head {
+            seq: 0,
+            last_hash: String::new(),
+            state_version: first_state_version(),
+        }
+    }
 }
 
 /// A game read from the store.
@@ -429,6 +456,14 @@ pub enum StoreError {
     Corrupt {
         /// The game.
         game: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Stored data that belongs to no one game cannot be read.
+    #[error("{what} in the database cannot be read: {message}")]
+    Unreadable {
+        /// What it is.
+        what: String,
         /// What went wrong.
         message: String,
     },
@@ -516,12 +551,33 @@ fn ser<T: Serialize>(game: &str, value: &T) -> Result<Vec<u8>, StoreError> {
     })
 }
 
+/// Why a transaction of ours gave up.
+#[derive(Debug)]
+enum Abort {
+    /// The game moved on since the change was computed: try again.
+    Moved,
+    /// What the transaction must check cannot be read: trying again will
+    /// not help.
+    Unreadable(String),
+}
+
 /// A failed sled transaction: the storage's error, or an abort, which
 /// means game `game` changed under it.
-fn transaction_error(e: TransactionError<()>, game: &str) -> StoreError {
+fn transaction_error(e: TransactionError<Abort>, game: &str) -> StoreError {
     match e {
         TransactionError::Storage(e) => StoreError::Db(e),
-        TransactionError::Abort(()) => StoreError::Conflict(game.to_string()),
+        TransactionError::Abort(Abort::Moved) => StoreError::Conflict(game.to_string()),
+        TransactionError::Abort(Abort::Unreadable(message)) => StoreError::Corrupt {
+            game: game.to_string(),
+            message,
+        },
+    }
+}
+
+fn unreadable(what: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Unreadable {
+        what: what.to_string(),
+        message: e.to_string(),
     }
 }
 
@@ -605,6 +661,7 @@ impl Store {
                 &Head {
                     seq: old.seq,
                     last_hash: old.last_hash,
+                    state_version: first_state_version(),
                 },
             )?;
             (&self.games, &self.initial, &self.snapshots, &self.heads)
@@ -613,7 +670,7 @@ impl Store {
                     initial_tree.insert(&*key, initial.as_slice())?;
                     snapshots.insert(&*key, state.as_slice())?;
                     heads.insert(&*key, head.as_slice())?;
-                    Ok::<(), ConflictableTransactionError<()>>(())
+                    Ok::<(), ConflictableTransactionError<Abort>>(())
                 })
                 .map_err(|e| transaction_error(e, &id.0))?;
         }
@@ -656,6 +713,7 @@ impl Store {
             id,
             setup: setup.clone(),
             created: now,
+            state_version: game.state_version(),
         };
         Ok((record, game))
     }
@@ -679,7 +737,7 @@ impl Store {
         self.commit(&Change {
             new_game: Some(NewGame {
                 record,
-                initial: game.snapshot(),
+                initial: game.snapshot()?,
                 meta,
             }),
             ..Change::default()
@@ -696,19 +754,26 @@ impl Store {
     }
 
     /// The receipt of a mail, if it was handled.
+    ///
+    /// A receipt that cannot be read is an error, never "not handled": the
+    /// mail is then left alone rather than applied a second time.
     pub fn receipt(&self, message_id: &str) -> Result<Option<Receipt>, StoreError> {
-        Ok(self
-            .receipts
-            .get(message_id.as_bytes())?
-            .and_then(|b| serde_json::from_slice(&b).ok()))
+        match self.receipts.get(message_id.as_bytes())? {
+            Some(b) => serde_json::from_slice(&b)
+                .map(Some)
+                .map_err(|e| unreadable(&format!("the receipt of mail <{message_id}>"), e)),
+            None => Ok(None),
+        }
     }
 
     /// When the last help reply went to `address`.
     pub fn help_sent(&self, address: &str) -> Result<Option<DateTime<Utc>>, StoreError> {
-        Ok(self
-            .help
-            .get(address.as_bytes())?
-            .and_then(|b| serde_json::from_slice(&b).ok()))
+        match self.help.get(address.as_bytes())? {
+            Some(b) => serde_json::from_slice(&b)
+                .map(Some)
+                .map_err(|e| unreadable(&format!("the last help reply to {address}"), e)),
+            None => Ok(None),
+        }
     }
 
     /// Commits a [`Change`] in one transaction, all of it or nothing, and
@@ -756,7 +821,11 @@ impl Store {
             writes.push((GAMES, key.clone(), ser(&label, &n.record)?));
             writes.push((INITIAL, key.clone(), n.initial.clone().into_bytes()));
             writes.push((SNAPSHOTS, key.clone(), n.initial.clone().into_bytes()));
-            writes.push((HEADS, key, ser(&label, &Head::default())?));
+            let head = Head {
+                state_version: n.record.state_version,
+                ..Head::default()
+            };
+            writes.push((HEADS, key, ser(&label, &head)?));
             writes.push((META, meta_key(id), ser(&label, &n.meta)?));
             for p in &n.record.setup.players {
                 writes.push((PLAYERS, player_key(&p.email, id), Vec::new()));
@@ -780,6 +849,7 @@ impl Store {
             let head = Head {
                 seq: u.base_seq + u.entries.len() as u64,
                 last_hash: prev,
+                state_version: u.state_version,
             };
             let key = u.id.0.clone().into_bytes();
             writes.push((SNAPSHOTS, key.clone(), u.state.clone().into_bytes()));
@@ -828,12 +898,24 @@ impl Store {
             .transaction(|t| {
                 if let Some((key, base)) = &guard {
                     // Only on top of the snapshot the change was computed on.
-                    let current = t[HEADS]
-                        .get(key.as_slice())?
-                        .and_then(|b| serde_json::from_slice::<Head>(&b).ok())
-                        .map(|h| h.seq);
-                    if current != Some(*base) {
-                        return Err(ConflictableTransactionError::Abort(()));
+                    let current = match t[HEADS].get(key.as_slice())? {
+                        Some(b) => {
+                            serde_json::from_slice::<Head>(&b)
+                                .map_err(|e| {
+                                    ConflictableTransactionError::Abort(Abort::Unreadable(format!(
+                                        "its head: {e}"
+                                    )))
+                                })?
+                                .seq
+                        }
+                        None => {
+                            return Err(ConflictableTransactionError::Abort(Abort::Unreadable(
+                                "its head is missing".to_string(),
+                            )));
+                        }
+                    };
+                    if current != *base {
+                        return Err(ConflictableTransactionError::Abort(Abort::Moved));
                     }
                 }
                 for (tree, k) in &removes {
@@ -959,7 +1041,7 @@ impl Store {
         let record = self.record(id)?;
         let head = self.head(id)?;
         let state = self.state(&self.snapshots, id, "snapshot")?;
-        let game = registry::from_snapshot(&record.setup.kind, &state)?;
+        let game = registry::from_snapshot(&record.setup.kind, head.state_version, &state)?;
         Ok(Loaded {
             record,
             game,
@@ -1018,7 +1100,7 @@ impl Store {
     ) -> Result<Box<dyn AnyGame>, StoreError> {
         let record = self.record(id)?;
         let initial = self.state(&self.initial, id, "initial state")?;
-        let mut game = registry::from_snapshot(&record.setup.kind, &initial)?;
+        let mut game = registry::from_snapshot(&record.setup.kind, record.state_version, &initial)?;
         for entry in effective_orders(entries) {
             game.apply_line(entry.seat, &entry.order).map_err(|e| {
                 corrupt(
@@ -1070,7 +1152,7 @@ impl Store {
             )));
         }
         let rebuilt = self.replay(id, &entries)?;
-        if rebuilt.snapshot() != loaded.game.snapshot() {
+        if rebuilt.snapshot()? != loaded.game.snapshot()? {
             return Ok(Verified::Broken(
                 "replaying the log does not give the stored state".to_string(),
             ));

@@ -1,0 +1,93 @@
+//! A database written by an earlier Stationmaster opens and plays on.
+//!
+//! `tests/fixtures/db-format2/` is a sled database as Stationmaster wrote
+//! it on 2026-11-23 (store format 2, before game states carried a format
+//! version): game `rocket-1` after a veto round (README's script, seed 7),
+//! with a moderator, and game `rocket-2` just created. Beside it, what
+//! `show --json --as cecil` and `log --json` printed then.
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+const NOW: &str = "2026-11-21T18:00:00Z";
+
+fn sm(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("stationmaster").unwrap();
+    c.current_dir(dir)
+        .env_remove("STATIONMASTER_CONFIG")
+        .env("STATIONMASTER_NOW", NOW);
+    c
+}
+
+fn stdout(c: &mut Command) -> String {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// A copy of the fixture database in `var/db` of a new folder.
+fn copy_of_the_fixture() -> TempDir {
+    let dir = TempDir::new().unwrap();
+    let db = dir.path().join("var/db");
+    fs::create_dir_all(&db).unwrap();
+    for entry in fs::read_dir(fixture("db-format2")).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), db.join(entry.file_name())).unwrap();
+    }
+    dir
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap()
+}
+
+#[test]
+fn a_database_of_the_earlier_format_opens_shows_the_same_and_plays_on() {
+    let dir = copy_of_the_fixture();
+    let d = dir.path();
+    let view = stdout(sm(d).args(["show", "rocket-1", "--json", "--as", "cecil"]));
+    let expected = fs::read_to_string(fixture("db-format2.rocket-1.cecil.json")).unwrap();
+    assert_eq!(json(&view), json(&expected));
+    let log = stdout(sm(d).args(["log", "rocket-1", "--json"]));
+    let expected = fs::read_to_string(fixture("db-format2.rocket-1.log.json")).unwrap();
+    assert_eq!(json(&log), json(&expected));
+    assert!(stdout(sm(d).args(["verify", "rocket-1"])).contains("intact"));
+
+    // Play on: cecil's second action, then a new game beside the old ones.
+    stdout(sm(d).args([
+        "order",
+        "rocket-1",
+        "--as",
+        "cecil",
+        "token manchester steel",
+    ]));
+    assert!(stdout(sm(d).args(["verify", "rocket-1"])).contains("the log's 7 entries"));
+    let games = stdout(sm(d).arg("games"));
+    assert!(
+        games.contains("rocket-1") && games.contains("rocket-2"),
+        "{games}"
+    );
+    let id = stdout(sm(d).args([
+        "new",
+        "rocket",
+        "--player",
+        "ann=ann@example.org",
+        "--player",
+        "ben=ben@example.org",
+    ]));
+    assert_eq!(id.trim(), "rocket-3");
+}

@@ -845,9 +845,10 @@ fn rulings_07_orders_sent_during_a_veto_round() {
     );
     assert!(matches!(timing(&g, CECIL, "station B19"), Timing::Queue(_)));
     order(&mut g, CECIL, "pass");
-    // Settled: everything is for now again.
-    assert_eq!(timing(&g, BELA, "bid 1 E12"), Timing::Now);
+    // Settled: actions are for now again; a bid kept from the round lapses.
     assert_eq!(timing(&g, CECIL, "station B19"), Timing::Now);
+    let e = never(&g, BELA, "bid 1 E12");
+    assert!(e.message.contains("none is under way"), "{}", e.message);
 }
 
 // ===== Rulings 8: track tiles ====================================================

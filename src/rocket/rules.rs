@@ -798,7 +798,16 @@ impl Rocket {
                 high,
                 ..
             } => (extension, Some((order.as_slice(), *next, *high))),
-            Phase::Actions | Phase::Finished => return Timing::Now,
+            // A bid or pass kept from a question that closed without a
+            // round, or sent with no round under way, can never apply.
+            Phase::Actions | Phase::Finished => {
+                return match order {
+                    Order::Bid { .. } => self.bidder_check(seat, "bid").err(),
+                    Order::Pass => self.bidder_check(seat, "pass").err(),
+                    _ => None,
+                }
+                .map_or(Timing::Now, Timing::Never);
+            }
         };
         let veto_on = format!(
             "the veto on {}'s move to {}",
@@ -898,14 +907,14 @@ impl Rocket {
         let when = match (round, order) {
             (Some(_), Order::Pass) => "when your place in the veto round comes".to_string(),
             (Some(_), _) => {
-                "when your place in the veto round comes, if it still beats the high bid then"
+                "when your place in the veto round comes, if it is still high enough then"
                     .to_string()
             }
             (None, Order::Pass) => {
                 "if a veto round is called on it, when your place comes".to_string()
             }
             (None, _) => {
-                "if a veto round is called on it, when your place comes and if it still beats the high bid then".to_string()
+                "if a veto round is called on it, when your place comes and if it is still high enough then".to_string()
             }
         };
         Timing::Standing(format!(

@@ -133,10 +133,10 @@ pub fn order(
                     out.push_str(&format!("  {sentence}\n"));
                 }
             }
-            if !batch.queued.is_empty() {
-                out.push_str("These wait until the veto round ends, then apply in order:\n");
-                for line in &batch.queued {
-                    out.push_str(&format!("  {line}\n"));
+            if !batch.held.is_empty() {
+                out.push_str("Held for later (nobody else sees them):\n");
+                for h in &batch.held {
+                    out.push_str(&format!("  {}\n", h.describe()));
                 }
             }
             for (_, note) in batch.notes.iter().filter(|(s, _)| *s == seat) {

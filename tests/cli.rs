@@ -233,6 +233,48 @@ fn unknown_games_players_and_configs_are_one_line_errors() {
 }
 
 #[test]
+fn in_a_veto_question_orders_apply_wait_or_are_refused_at_once() {
+    let dir = TempDir::new().unwrap();
+    let game = new_game(&dir, 7);
+    let order = |who: &str, text: &str| {
+        sm(&dir)
+            .args(["order", &game, "--as", who, text])
+            .output()
+            .unwrap()
+    };
+    order("bob", "token manchester textiles\nextend ly b4");
+    order("cecil", "extend ly c5");
+    let before = json(&dir, &game, None);
+
+    // alice holds no L&Y share: her bid can never apply (exit 2).
+    let out = order("alice", "bid 1 c3");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Line 1 refused: bid 1 c3")
+            && err.contains("you have no part in a veto round on L&Y's move to C5")
+            && err.contains("(rulings 7)"),
+        "{err}"
+    );
+    assert_eq!(json(&dir, &game, None), before);
+
+    // cecil's early bid is held as his standing answer (exit 0).
+    let out = order("cecil", "bid 1 c5");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Held for later") && text.contains("bid 1 c5: kept as your standing answer"),
+        "{text}"
+    );
+    assert_eq!(json(&dir, &game, None), before);
+
+    // The mover calls the veto: applied at once.
+    let out = order("cecil", "veto");
+    assert!(out.status.success());
+    assert_eq!(json(&dir, &game, None)["phase"], "veto_round");
+}
+
+#[test]
 fn help_prints_the_grammar_and_the_legal_orders() {
     let dir = TempDir::new().unwrap();
     let game = new_game(&dir, 7);

@@ -509,7 +509,10 @@ fn orders_behind_a_veto_round_wait_and_apply_when_it_ends() {
     let mails = w.send("cecil", "extend ly c5\nstation f8");
     let cecil = to(&mails, "cecil")[0];
     assert!(
-        cecil.text.contains("These wait until the veto round ends"),
+        cecil.text.contains("Held for later")
+            && cecil.text.contains(
+                "station f8: waits until the veto on L&Y's move to C5 is settled, then applies as your next action."
+            ),
         "{}",
         cecil.text
     );
@@ -548,9 +551,9 @@ fn waiting_orders_that_became_illegal_are_dropped_and_the_player_told() {
     let mails = w.send("bob", "no veto");
     let cecil = to(&mails, "cecil")[0];
     assert!(
-        cecil
-            .text
-            .contains("Your waiting orders (extend ly c6) were not applied"),
+        cecil.text.contains(
+            "Your waiting order `extend ly c6` was not applied: You already extended L&Y"
+        ),
         "{}",
         cecil.text
     );
@@ -593,6 +596,250 @@ fn a_veto_round_by_mail() {
     assert_eq!(
         ly["board_shares"], 15,
         "cecil's bid share went back to the board"
+    );
+}
+
+/// bob's L&Y share, then cecil's L&Y move to C5: bob is asked about a
+/// veto; cecil (the mover) holds a share too; alice holds none.
+fn cecil_moves_ly(w: &mut World) {
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    w.send("cecil", "extend ly c5");
+    assert_eq!(w.json()["phase"], "veto_question");
+}
+
+#[test]
+fn the_mover_may_call_a_veto_on_their_own_move() {
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    let mails = w.send("cecil", "extend ly c5");
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil
+            .text
+            .contains("veto                 call a veto round on L&Y's move to C5"),
+        "the mover is offered the veto: {}",
+        cecil.text
+    );
+    let mails = w.send("cecil", "veto");
+    assert_eq!(w.json()["phase"], "veto_round", "applied at once, not held");
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil.text.contains("Applied.") && !cecil.text.contains("Held for later"),
+        "{}",
+        cecil.text
+    );
+    assert!(
+        to(&mails, "bob")[0].text.contains("bid N HEX"),
+        "bob bids first: {}",
+        to(&mails, "bob")[0].text
+    );
+    w.send("bob", "pass");
+    w.send("cecil", "pass");
+    assert_eq!(w.json()["phase"], "actions");
+}
+
+#[test]
+fn a_bid_sent_early_stands_hidden_and_applies_at_its_place() {
+    let mut w = World::new();
+    cecil_moves_ly(&mut w);
+    let before = w.json();
+    // cecil bids before any round is called: kept, and nobody else hears.
+    let mails = w.send("cecil", "bid 1 c5");
+    assert_eq!(mails.len(), 1, "only the sender is answered: {mails:#?}");
+    let text = &mails[0].text;
+    assert!(
+        text.contains("Held for later")
+            && text.contains("bid 1 c5: kept as your standing answer on L&Y's move to C5"),
+        "{text}"
+    );
+    assert!(!text.contains("Applied."), "{text}");
+    assert_eq!(w.json(), before, "the game did not change");
+    // Nothing shows it to others: the JSON view, bob's report and history.
+    for viewer in [None, Some(stationmaster::engine::Seat(1))] {
+        let v = w
+            .daemon
+            .store()
+            .load(&w.id)
+            .unwrap()
+            .game
+            .view_json(viewer)
+            .to_string();
+        assert!(!v.contains("bid 1"), "{v}");
+    }
+    let mails = w.send("bob", "map\nhistory");
+    assert!(!mails[0].text.contains("bid 1 C5"), "{}", mails[0].text);
+
+    // bob calls the round and bids 1 for C3; cecil's place comes and his
+    // standing bid (the active player need only equal) wins.
+    let mails = w.send("bob", "veto\nbid 1 c3");
+    let v = w.json();
+    assert_eq!(v["phase"], "actions");
+    let ly = v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == "L&Y")
+        .unwrap()
+        .clone();
+    assert_eq!(ly["locomotive"], "C5");
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil
+            .text
+            .contains("Your standing answer was applied: bid 1 C5."),
+        "{}",
+        cecil.text
+    );
+    assert!(
+        to(&mails, "alice")[0]
+            .text
+            .contains("cecil bids 1 share for C5"),
+        "once applied, the bid is public like any other: {}",
+        to(&mails, "alice")[0].text
+    );
+}
+
+#[test]
+fn a_standing_bid_lapses_when_no_round_is_called_and_the_player_is_told() {
+    let mut w = World::new();
+    cecil_moves_ly(&mut w);
+    w.send("cecil", "bid 1 c5\nstation f8");
+    let mails = w.send("bob", "no veto");
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil.text.contains(
+            "Your standing answer `bid 1 c5` was dropped: `bid` is for a veto round, and none is under way (rules, C2)."
+        ) && cecil
+            .text
+            .contains("Your waiting orders were applied: station F8."),
+        "{}",
+        cecil.text
+    );
+    assert!(
+        !to(&mails, "bob")[0].text.contains("standing"),
+        "{}",
+        to(&mails, "bob")[0].text
+    );
+    assert!(w.daemon.store().meta(&w.id).unwrap().queued[2].is_empty());
+}
+
+#[test]
+fn an_early_bid_that_no_longer_beats_the_high_bid_asks_again() {
+    let mut w = World::new();
+    cecil_moves_ly(&mut w);
+    w.send("bob", "no veto");
+    w.send("cecil", "token london steel");
+    w.send("alice", "token sheffield steel\ntoken sheffield leather");
+    w.send("bob", "extend ly d5");
+    w.send("cecil", "no veto");
+    w.send("bob", "token oxford brewing");
+    // cecil and bob hold 2 L&Y shares each; cecil moves it, bob is asked.
+    w.send("cecil", "extend ly e5");
+    let mails = w.send("cecil", "bid 1 e5");
+    assert_eq!(mails.len(), 1);
+    let mails = w.send("bob", "veto\nbid 2 d6");
+    let v = w.json();
+    assert_eq!(v["phase"], "veto_round");
+    assert_eq!(v["awaiting"][0]["player"], "cecil", "cecil is asked again");
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil.text.contains(
+            "Your standing answer `bid 1 e5` was not applied: A bid of 1: you must at least equal bob's bid of 2"
+        ) && cecil.text.contains("You are asked again."),
+        "{}",
+        cecil.text
+    );
+    assert!(cecil.text.contains("bid N HEX"), "{}", cecil.text);
+    w.send("cecil", "bid 2 e5");
+    assert_eq!(w.json()["phase"], "actions");
+}
+
+#[test]
+fn a_bid_from_a_player_with_no_part_in_the_round_is_refused_at_once() {
+    let mut w = World::new();
+    cecil_moves_ly(&mut w);
+    let before = w.json();
+    let mails = w.send("alice", "bid 1 c3");
+    assert_eq!(mails.len(), 1, "only alice hears of it");
+    let text = &mails[0].text;
+    assert!(
+        text.contains("Nothing was applied. Line 1 was refused:")
+            && text.contains(
+                "You hold no real L&Y shares, so you have no part in a veto round on L&Y's move to C5"
+            )
+            && text.contains("(rulings 7)"),
+        "{text}"
+    );
+    assert!(!text.contains("Held for later"), "{text}");
+    assert_eq!(w.json(), before);
+    assert!(
+        w.daemon.store().meta(&w.id).unwrap().queued[0].is_empty(),
+        "nothing held"
+    );
+    // Another player's action during the veto question: not their turn.
+    let mails = w.send("alice", "token london steel");
+    assert!(
+        mails[0].text.contains("It is cecil's turn, not yours"),
+        "{}",
+        mails[0].text
+    );
+}
+
+#[test]
+fn a_failing_waiting_order_drops_itself_and_what_came_after_it_in_its_mail() {
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    // The move is cecil's first action; the station is his second, the
+    // rest waits for his next turn.
+    w.send(
+        "cecil",
+        "extend ly c5\nstation f8\nstation f8\ntoken manchester steel",
+    );
+    // A second mail: its own batch.
+    let mails = w.send("cecil", "token london steel");
+    assert_eq!(mails.len(), 1, "only the sender is answered: {mails:#?}");
+    assert!(
+        mails[0].text.contains("Held for later"),
+        "{}",
+        mails[0].text
+    );
+
+    let mails = w.send("bob", "no veto");
+    assert!(
+        to(&mails, "cecil")[0]
+            .text
+            .contains("Your waiting orders were applied: station F8."),
+        "{}",
+        to(&mails, "cecil")[0].text
+    );
+    assert_eq!(w.json()["turn"]["active_player"], "alice");
+    w.send("alice", "token sheffield steel\ntoken sheffield leather");
+    let mails = w.send("bob", "token oxford brewing\ntoken oxford brewing");
+    let cecil = to(&mails, "cecil")[0];
+    assert!(
+        cecil
+            .text
+            .contains("Your waiting order `station f8` was not applied: F8 already has a station")
+            && cecil.text.contains(
+                "Dropped with it, as they came after it in the same mail: `token manchester steel`."
+            ),
+        "{}",
+        cecil.text
+    );
+    assert!(
+        cecil
+            .text
+            .contains("Your waiting orders were applied: token London steel."),
+        "the other mail's order still applies: {}",
+        cecil.text
+    );
+    let v = w.json();
+    assert_eq!(v["turn"]["active_player"], "cecil");
+    assert_eq!(v["turn"]["actions_left"], 1);
+    assert_eq!(
+        w.daemon.store().meta(&w.id).unwrap().queued[2],
+        Default::default(),
+        "nothing of cecil's waits any more"
     );
 }
 

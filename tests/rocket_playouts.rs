@@ -1,10 +1,10 @@
 //! Random playouts: complete games of 2, 3 and 4 players with random legal
 //! orders, checking after every order that pieces are conserved, that the
-//! legal orders and `apply` agree, that the game ends, and that the JSON view
-//! is valid JSON with the documented fields.
+//! legal orders, `apply` and `timing` agree, that the game ends, and that
+//! the JSON view is valid JSON with the documented fields.
 
 use stationmaster::engine::rng::SplitMix64;
-use stationmaster::engine::{Game, PlayerSetup, Seat, Setup, Status};
+use stationmaster::engine::{Game, PlayerSetup, Seat, Setup, Status, Timing};
 use stationmaster::rocket::{Board, Hex, LineId, Order, Rocket, TRACK_TILES};
 
 const GAMES_PER_COUNT: u64 = 1000;
@@ -162,6 +162,18 @@ fn playout(players: usize, seed: u64) -> (usize, u8) {
             let o = wild(&mut rng, &g);
             let who = Seat(rng.below(players) as u8);
             let is_legal = g.legal_orders(who).contains(&o);
+            // Only what is legal now is for now or never; what is held
+            // waits behind an interruption.
+            match g.timing(who, &o) {
+                Timing::Now => {}
+                Timing::Never(e) => {
+                    assert!(!is_legal, "seed {seed}: legal {o:?} by {who} never: {e}")
+                }
+                t @ (Timing::Queue(_) | Timing::Standing(_)) => assert!(
+                    !is_legal && g.interrupted(),
+                    "seed {seed}: {o:?} by {who} held ({t:?})"
+                ),
+            }
             let mut copy = g.clone();
             match copy.apply(who, &o) {
                 Ok(_) => assert!(
@@ -176,6 +188,11 @@ fn playout(players: usize, seed: u64) -> (usize, u8) {
         }
 
         let order = pick(&mut rng, &legal);
+        assert_eq!(
+            g.timing(seat, &order),
+            Timing::Now,
+            "seed {seed}: legal {order:?} of an awaited player is for now"
+        );
         let text = g.order_text(&order);
         assert_eq!(
             g.parse_order(seat, &text).as_ref(),

@@ -10,7 +10,7 @@
 mod common;
 
 use common::*;
-use stationmaster::engine::{Game, Seat, SetupError};
+use stationmaster::engine::{Game, RuleError, Seat, SetupError, Timing};
 use stationmaster::rocket::scoring::{Money, majority, per_place};
 use stationmaster::rocket::{
     Board, Dir, Event, Good, LineStatus, Order, PaymentCause, Phase, Rocket, Tile,
@@ -720,6 +720,135 @@ fn rulings_07_a_bid_must_name_a_hex_the_move_could_reach() {
     order(&mut g, BELA, "veto");
     let err = refused(&mut g, ANDI, "bid 1 F11");
     assert!(err.message.contains("E12, F12 or G13"), "{}", err.message);
+}
+
+/// When an order sent now could apply (`Game::timing`), by rulings 7.
+fn timing(g: &Rocket, seat: Seat, text: &str) -> Timing {
+    let o = g
+        .parse_order(seat, text)
+        .unwrap_or_else(|e| panic!("`{text}` does not parse: {e}"));
+    g.timing(seat, &o)
+}
+
+/// The rule and sentence of a `Never`, checked to be a clear refusal.
+fn never(g: &Rocket, seat: Seat, text: &str) -> RuleError {
+    match timing(g, seat, text) {
+        Timing::Never(e) => {
+            assert!(
+                e.message.ends_with('.') && e.message.split_whitespace().count() >= 4,
+                "`{text}`: not a clear sentence: {}",
+                e.message
+            );
+            assert!(
+                e.rule.contains("rules") || e.rule.contains("rulings"),
+                "`{text}`: no rule named: {}",
+                e.rule
+            );
+            e
+        }
+        t => panic!("`{text}` by {seat}: {t:?}, not never"),
+    }
+}
+
+/// Rulings 7 in a veto question: the mover may call the veto now; the
+/// mover's further actions wait behind it; a shareholder not asked (the
+/// mover, or one who answered) keeps a bid or pass as a standing answer;
+/// those asked answer first; other players' actions and a bid from a
+/// player without shares can never apply.
+#[test]
+fn rulings_07_orders_sent_during_a_veto_question() {
+    let mut g = veto_position(&[], &[]);
+    act(&mut g, "extend GWR F12");
+    assert_eq!(timing(&g, CECIL, "veto"), Timing::Now);
+    assert!(
+        matches!(timing(&g, CECIL, "station B19"), Timing::Queue(w) if w.contains("next action"))
+    );
+    assert!(matches!(
+        timing(&g, CECIL, "bid 2 G13"),
+        Timing::Standing(_)
+    ));
+    assert!(matches!(timing(&g, CECIL, "pass"), Timing::Standing(_)));
+    assert_eq!(
+        timing(&g, ANDI, "bid 1 E12"),
+        Timing::Now,
+        "asked: answer first"
+    );
+    assert_eq!(timing(&g, ANDI, "no veto"), Timing::Now);
+    let e = never(&g, ANDI, "token Manchester steel");
+    assert!(e.message.contains("It is Cecil's turn"), "{}", e.message);
+    // A standing bid that could never be paid or placed.
+    assert!(
+        never(&g, CECIL, "bid 3 G13")
+            .message
+            .contains("You hold 2 real GWR")
+    );
+    assert!(
+        never(&g, CECIL, "bid 1 F11")
+            .message
+            .contains("E12, F12 or G13")
+    );
+    // Andi answered: her bid stands in case Béla calls the round.
+    order(&mut g, ANDI, "no veto");
+    assert!(matches!(timing(&g, ANDI, "bid 1 E12"), Timing::Standing(_)));
+
+    // Cecil holds no GWR share: no part in a round on Béla's move.
+    let mut g = game(&ABC);
+    extend(&mut g, "GWR C14"); // Andi
+    end_turn(&mut g);
+    filler(&mut g);
+    act(&mut g, "extend GWR D14"); // Béla's second action; Andi is asked
+    let e = never(&g, CECIL, "bid 1 D14");
+    assert_eq!(e.rule, "rulings 7");
+    assert!(
+        e.message.contains("no part in a veto round"),
+        "{}",
+        e.message
+    );
+    assert_eq!(
+        timing(&g, CECIL, "veto"),
+        Timing::Now,
+        "refused by its rule now"
+    );
+    // The move was Béla's second action: what he sends now waits for his
+    // next turn.
+    assert!(
+        matches!(timing(&g, BELA, "token Manchester steel"), Timing::Queue(w) if w.contains("next turn"))
+    );
+}
+
+/// Rulings 7 in a veto round: whoever bids now answers now; a later
+/// bidder's bid or pass is a standing answer if it can still apply when
+/// their place comes, else it is refused; a place that has passed is gone.
+#[test]
+fn rulings_07_orders_sent_during_a_veto_round() {
+    let mut g = veto_position(&[], &[]);
+    act(&mut g, "extend GWR F12");
+    order(&mut g, BELA, "veto"); // Andi, Béla, then Cecil bid
+    assert_eq!(timing(&g, ANDI, "bid 1 E12"), Timing::Now);
+    assert!(matches!(timing(&g, BELA, "bid 1 E12"), Timing::Standing(_)));
+    assert!(matches!(timing(&g, CECIL, "pass"), Timing::Standing(_)));
+    assert_eq!(timing(&g, BELA, "veto"), Timing::Now);
+    order(&mut g, ANDI, "bid 1 E12");
+    assert_eq!(timing(&g, BELA, "bid 2 G13"), Timing::Now);
+    // Cecil, the active player, need only equal Andi's 1 so far.
+    assert!(matches!(
+        timing(&g, CECIL, "bid 1 F12"),
+        Timing::Standing(_)
+    ));
+    let e = never(&g, ANDI, "pass");
+    assert!(e.message.contains("has passed"), "{}", e.message);
+    order(&mut g, BELA, "bid 2 G13");
+    assert_eq!(
+        timing(&g, CECIL, "bid 1 F12"),
+        Timing::Now,
+        "his place came"
+    );
+    assert!(matches!(timing(&g, CECIL, "station B19"), Timing::Queue(_)));
+    order(&mut g, CECIL, "pass");
+    // Settled: actions are for now again; a bid kept from the round lapses.
+    assert_eq!(timing(&g, CECIL, "station B19"), Timing::Now);
+    let e = never(&g, BELA, "bid 1 E12");
+    assert!(e.message.contains("none is under way"), "{}", e.message);
 }
 
 // ===== Rulings 8: track tiles ====================================================

@@ -560,11 +560,13 @@ fn authenticated(
                     .filter(|(s, _)| *s == seat)
                     .map(|(_, a)| a.order.clone())
                     .collect();
-                section.understood.extend(batch.queued.iter().cloned());
+                section
+                    .understood
+                    .extend(batch.held.iter().map(|h| h.line.clone()));
                 section.understood.extend(absence.iter().cloned());
                 section.applied =
                     batch.applied.iter().any(|(s, _)| *s == seat) || !absence_notes.is_empty();
-                section.queued = batch.queued.clone();
+                section.held = batch.held.iter().map(|h| h.describe()).collect();
                 mail.reply = Some(section);
                 let mut update = super::game_update(
                     id,
@@ -583,18 +585,20 @@ fn authenticated(
                     &*game,
                     &batch,
                     Some((seat, mail, thread)),
+                    super::Recipients::Concerned,
                     now,
                 )?;
                 receipt.outcome = format!(
-                    "{name}: {} order(s) applied, {} queued",
+                    "{name}: {} order(s) applied, {} held",
                     batch.applied.len(),
-                    batch.queued.len()
+                    batch.held.len()
                 );
+                let changed_game = !update.entries.is_empty();
                 change.update = Some(update);
                 change.receipt = Some((mid, receipt.clone()));
                 return Ok(Handled {
                     change: Some(change),
-                    changed_game: true,
+                    changed_game,
                     summary: receipt.outcome,
                 });
             }

@@ -152,7 +152,7 @@ pub fn create_game(
     let tokens = (0..n).map(|_| new_token()).collect::<Result<Vec<_>, _>>()?;
     let mut meta = GameMeta {
         tokens,
-        queued: vec![Vec::new(); n],
+        queued: vec![crate::store::Held::default(); n],
         reported: vec![0; n],
         clock: Clock::new(clock, n),
         moderators,
@@ -211,7 +211,7 @@ pub fn apply_local(
     let meta = ctx.store.meta(id).map_err(DaemonError::from)?;
     let old_fire = meta.clock.next_fire;
     let (game, meta, batch) = orders::run(&*loaded.game, &meta, seat, lines)?;
-    if batch.applied.is_empty() && batch.queued.is_empty() {
+    if batch.applied.is_empty() && batch.held.is_empty() {
         return Ok((batch, game));
     }
     let mut change = Change::default();
@@ -225,7 +225,16 @@ pub fn apply_local(
         now,
         Some("command line"),
     )?;
-    change.outbox = reports(ctx, id, &mut update, &*game, &batch, None, now)?;
+    change.outbox = reports(
+        ctx,
+        id,
+        &mut update,
+        &*game,
+        &batch,
+        None,
+        Recipients::Concerned,
+        now,
+    )?;
     change.update = Some(update);
     ctx.store.commit(&change).map_err(DaemonError::from)?;
     Ok((batch, game))
@@ -301,9 +310,21 @@ fn game_update(
     })
 }
 
+/// Who gets a report from [`reports`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Recipients {
+    /// Every player (a moderator's act, a deadline, `resend`).
+    All,
+    /// Every player if the game changed; else only those with a note and
+    /// the player replied to: a mail that only stores a waiting order or a
+    /// standing answer tells nobody else anything.
+    Concerned,
+}
+
 /// A report to every player after a change: what happened since their last
 /// report, their map and hints. The `reply` (a seat, its section and the
 /// threading) goes into that player's report.
+#[allow(clippy::too_many_arguments)]
 fn reports(
     ctx: &Ctx<'_>,
     id: &GameId,
@@ -311,14 +332,22 @@ fn reports(
     game: &dyn crate::engine::AnyGame,
     batch: &orders::Batch,
     reply: Option<(Seat, MailContext, (String, Vec<String>))>,
+    to: Recipients,
     now: DateTime<Utc>,
 ) -> Result<Vec<crate::mail::OutMail>, DaemonError> {
     let record = ctx.store.record(id)?;
     let new_seq = update.base_seq + update.entries.len() as u64;
     let mut out = Vec::new();
     let map = game.render_map();
+    let changed = !update.entries.is_empty();
     for s in 0..record.setup.players.len() {
         let seat = Seat(s as u8);
+        let concerned = changed
+            || batch.notes.iter().any(|(n, _)| *n == seat)
+            || reply.as_ref().is_some_and(|(rs, _, _)| *rs == seat);
+        if to == Recipients::Concerned && !concerned {
+            continue;
+        }
         let last = update.meta.reported.get(s).copied().unwrap_or(0);
         let mut entries = if last < update.base_seq {
             ctx.store.log_since(id, last)?

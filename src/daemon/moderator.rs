@@ -415,7 +415,7 @@ pub fn run(
             game = ctx.store.replay(id, &with)?;
             entries.push(entry);
             for q in meta.queued.iter_mut() {
-                q.clear();
+                *q = crate::store::Held::default();
             }
             all(
                 &mut batch,
@@ -497,8 +497,8 @@ pub fn run(
                             t.push_str(&format!("  {sentence}\n"));
                         }
                     }
-                    for q in &b.queued {
-                        t.push_str(&format!("(would wait behind the veto round) {q}\n"));
+                    for q in &b.held {
+                        t.push_str(&format!("(would be held) {}\n", q.describe()));
                     }
                     t.push('\n');
                     t.push_str(&g.render(Some(seat)));
@@ -587,6 +587,7 @@ pub fn run(
         &*game,
         &batch,
         None,
+        super::Recipients::All,
         now,
     )?);
     let readdress = match cmd {

@@ -28,8 +28,9 @@ pub struct ReplySection {
     pub refused_line: String,
     /// Why, with the rule.
     pub refused_why: String,
-    /// Lines waiting for the veto round to end.
-    pub queued: Vec<String>,
+    /// The lines held for later (behind a veto round, or a standing
+    /// answer), each with why and when it applies.
+    pub held: Vec<String>,
     /// Anything else to say.
     pub notes: Vec<String>,
 }

@@ -302,6 +302,7 @@ fn run(
             &*game,
             &batch,
             None,
+            super::Recipients::All,
             now,
         )?);
     } else {

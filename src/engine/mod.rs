@@ -91,6 +91,28 @@ pub enum WaitKind {
     Bid,
 }
 
+/// When an order could apply, as the game judges it for a seat that sent it
+/// now (see [`Game::timing`]). A processor applies `Now` orders at once,
+/// holds `Queue` and `Standing` ones, and refuses `Never` ones at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timing {
+    /// Apply it now: the game takes it, or refuses it with its rule.
+    Now,
+    /// It waits until the game next awaits this seat after the interruption
+    /// under way (Rocket: the active player's next action, behind a veto
+    /// question or round), in order with the lines sent after it. Why, in
+    /// a sentence for the player.
+    Queue(String),
+    /// The seat's standing answer for its place in a round that is under
+    /// way or may be called (Rocket: a bid or pass in a veto round), seen
+    /// by nobody else: applied when that place comes if still legal, and
+    /// dropped if the place never comes. Why, in a sentence for the player.
+    Standing(String),
+    /// It can never apply, now or at a moment that will come: refused at
+    /// once, with the rule.
+    Never(RuleError),
+}
+
 /// The order a system action is written as in the log: a missed deadline or
 /// a moderator's `skip`. Players cannot send it.
 pub const SKIP_ORDER: &str = "!skip";
@@ -179,12 +201,20 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     fn turn_number(&self) -> u32;
 
     /// True while play waits on an interruption (Rocket's veto question and
-    /// round) after which the turn goes on: orders a player sends meanwhile
-    /// wait in a queue instead of being refused.
+    /// round) after which the turn goes on. Which orders sent meanwhile
+    /// wait, and which are refused, [`Game::timing`] says.
     fn interrupted(&self) -> bool;
 
     /// Every order `seat` could legally give now.
     fn legal_orders(&self, seat: Seat) -> Vec<Self::Order>;
+
+    /// When `order` of `seat`, sent now, could apply: now (applied, or
+    /// refused by [`Game::apply`]), at a moment that will come (queued
+    /// behind an interruption, or kept as a standing answer), or never
+    /// (refused at once). Called for every order line a player sends, and
+    /// again for held lines whenever the game changes; an order the seat
+    /// is awaited for is normally `Now`.
+    fn timing(&self, seat: Seat, order: &Self::Order) -> Timing;
 
     /// Still going, or finished with placings.
     fn status(&self) -> Status;
@@ -256,6 +286,9 @@ pub trait AnyGame: Send + Sync {
     fn awaiting(&self) -> Vec<Awaited>;
     /// See [`Game::interrupted`].
     fn interrupted(&self) -> bool;
+    /// Parses one order line of `seat` and says when it could apply; see
+    /// [`Game::timing`].
+    fn timing_line(&self, seat: Seat, line: &str) -> Result<Timing, OrderRejected>;
     /// See [`Game::turn_number`].
     fn turn_number(&self) -> u32;
     /// Still going, or finished.
@@ -337,6 +370,11 @@ impl<G: Game> AnyGame for G {
 
     fn interrupted(&self) -> bool {
         Game::interrupted(self)
+    }
+
+    fn timing_line(&self, seat: Seat, line: &str) -> Result<Timing, OrderRejected> {
+        let order = self.parse_order(seat, line)?;
+        Ok(self.timing(seat, &order))
     }
 
     fn turn_number(&self) -> u32 {

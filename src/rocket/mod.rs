@@ -27,7 +27,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{
-    self, Awaited, Game, OrderError, OrderForm, Placing, RuleError, Seat, Setup, SetupError, Status,
+    self, Awaited, Game, OrderError, OrderForm, Placing, RuleError, Seat, Setup, SetupError,
+    Status, Timing,
 };
 pub use board::{Board, Good, LineId, PlaceId, PlaceKind, Terrain};
 pub use event::{Event, PaymentCause};
@@ -486,6 +487,10 @@ impl Game for Rocket {
 
     fn legal_orders(&self, seat: Seat) -> Vec<Order> {
         self.legal(seat)
+    }
+
+    fn timing(&self, seat: Seat, order: &Order) -> Timing {
+        self.timing_of(seat, order)
     }
 
     fn status(&self) -> Status {

@@ -12,7 +12,7 @@ use super::{
     ACTIONS_PER_TURN, Bid, Extension, FinalScore, GameResult, LineStatus, PASSENGER_TOKENS, Phase,
     Rocket, SHARES_PER_LINE, STATIONS_PER_PLAYER, SUPPLEMENTARY_SHARES, TRACK_TILES, Tile,
 };
-use crate::engine::{Awaited, Placing, RuleError, Seat, WaitKind};
+use crate::engine::{Awaited, Placing, RuleError, Seat, Timing, WaitKind};
 
 type Outcome = Result<Vec<Event>, RuleError>;
 
@@ -631,20 +631,22 @@ impl Rocket {
         }
     }
 
-    fn bid(&mut self, seat: Seat, shares: u8, hex: Hex) -> Outcome {
-        self.bidder_check(seat, "bid")?;
-        let Phase::VetoRound {
-            extension, high, ..
-        } = &self.phase
-        else {
-            unreachable!()
-        };
+    /// Why `seat` may not bid `shares` for `hex` on `extension` against the
+    /// high bid `high`, or None if the bid is good.
+    fn bid_problem(
+        &self,
+        seat: Seat,
+        shares: u8,
+        hex: Hex,
+        extension: &Extension,
+        high: Option<Bid>,
+    ) -> Option<RuleError> {
         let line = extension.line;
         let id = self.line_name(line);
         let held = self.players[seat.index()].shares[line.index()];
-        let min = self.minimum_bid(seat, *high);
+        let min = self.minimum_bid(seat, high);
         if shares == 0 {
-            return Err(RuleError::new("rulings 7", "The smallest bid is 1 share."));
+            return Some(RuleError::new("rulings 7", "The smallest bid is 1 share."));
         }
         if shares < min {
             let why = match high {
@@ -660,13 +662,13 @@ impl Rocket {
                 ),
                 None => "the smallest bid is 1 share".to_string(),
             };
-            return Err(RuleError::new(
+            return Some(RuleError::new(
                 "rules, C2",
                 format!("A bid of {shares}: {why}; bid at least {min}, or pass."),
             ));
         }
         if shares > held {
-            return Err(RuleError::new(
+            return Some(RuleError::new(
                 "rulings 7",
                 format!(
                     "You hold {held} real {id} share(s); bids are paid in real shares, not supplementary ones."
@@ -674,7 +676,7 @@ impl Rocket {
             ));
         }
         if !extension.options.contains(&hex) {
-            return Err(RuleError::new(
+            return Some(RuleError::new(
                 "rules, C2",
                 format!(
                     "{id}'s locomotive could not have moved to {hex}; choose one of {}.",
@@ -683,13 +685,27 @@ impl Rocket {
             ));
         }
         if self.options.veto_defend_only && seat == self.turn.active && hex != extension.chosen {
-            return Err(RuleError::new(
+            return Some(RuleError::new(
                 "option veto_defend_only",
                 format!(
                     "In this game the active player may only defend the hex first chosen, {}.",
                     extension.chosen
                 ),
             ));
+        }
+        None
+    }
+
+    fn bid(&mut self, seat: Seat, shares: u8, hex: Hex) -> Outcome {
+        self.bidder_check(seat, "bid")?;
+        let Phase::VetoRound {
+            extension, high, ..
+        } = &self.phase
+        else {
+            unreachable!()
+        };
+        if let Some(problem) = self.bid_problem(seat, shares, hex, extension, *high) {
+            return Err(problem);
         }
         let bid = Bid { seat, shares, hex };
         let mut events = vec![Event::BidMade {
@@ -759,6 +775,152 @@ impl Rocket {
             Phase::VetoRound { order, next, .. } if order[*next] == seat => Some(Order::Pass),
             _ => None,
         }
+    }
+
+    // ----- When an order sent now could apply -------------------------------
+
+    /// See `Game::timing`. During a veto question or round the active
+    /// player's actions wait behind it, and other players' actions are
+    /// refused (it is not their turn); a bid or pass from a shareholder
+    /// whose place in the round is still to come is kept as a standing
+    /// answer, or refused at once if it can never apply. Everything else is
+    /// for now: applied, or refused by its rule.
+    pub(super) fn timing_of(&self, seat: Seat, order: &Order) -> Timing {
+        if seat.index() >= self.players.len() {
+            return Timing::Now;
+        }
+        let (extension, round) = match &self.phase {
+            Phase::VetoQuestion { extension, .. } => (extension, None),
+            Phase::VetoRound {
+                extension,
+                order,
+                next,
+                high,
+                ..
+            } => (extension, Some((order.as_slice(), *next, *high))),
+            // A bid or pass kept from a question that closed without a
+            // round, or sent with no round under way, can never apply.
+            Phase::Actions | Phase::Finished => {
+                return match order {
+                    Order::Bid { .. } => self.bidder_check(seat, "bid").err(),
+                    Order::Pass => self.bidder_check(seat, "pass").err(),
+                    _ => None,
+                }
+                .map_or(Timing::Now, Timing::Never);
+            }
+        };
+        let veto_on = format!(
+            "the veto on {}'s move to {}",
+            self.line_name(extension.line),
+            extension.chosen
+        );
+        match order {
+            Order::Token { .. } | Order::Station { .. } | Order::Extend { .. } => {
+                if seat != self.turn.active {
+                    return Timing::Never(RuleError::new(
+                        "rules, Playing the game",
+                        format!(
+                            "It is {}'s turn, not yours; {veto_on} does not change whose turn it is.",
+                            self.name(self.turn.active)
+                        ),
+                    ));
+                }
+                Timing::Queue(if self.turn.actions_left > 1 {
+                    format!("waits until {veto_on} is settled, then applies as your next action")
+                } else {
+                    format!(
+                        "waits until {veto_on} is settled; that move was your last action this turn, so it waits for your next turn"
+                    )
+                })
+            }
+            Order::Veto | Order::NoVeto | Order::Skip => Timing::Now,
+            Order::Bid { .. } | Order::Pass => self.answer_timing(seat, order, extension, round),
+        }
+    }
+
+    /// When a bid or pass of `seat` could apply, in a veto question
+    /// (`round` None) or round (the bidding order, who bids now, the high
+    /// bid).
+    fn answer_timing(
+        &self,
+        seat: Seat,
+        order: &Order,
+        extension: &Extension,
+        round: Option<(&[Seat], usize, Option<Bid>)>,
+    ) -> Timing {
+        let id = self.line_name(extension.line);
+        let high = match round {
+            None => {
+                // Those asked answer the question first: `bid` now is refused
+                // with the reason.
+                if let Phase::VetoQuestion { waiting, .. } = &self.phase
+                    && waiting.contains(&seat)
+                {
+                    return Timing::Now;
+                }
+                None
+            }
+            Some((bidders, next, high)) => {
+                if bidders.get(next) == Some(&seat) {
+                    return Timing::Now;
+                }
+                let place = bidders.iter().position(|s| *s == seat).unwrap_or(0);
+                if place < next {
+                    return Timing::Never(RuleError::new(
+                        "rules, C2",
+                        format!(
+                            "Your place in the veto round on {id}'s move to {} has passed; bids go once around the table.",
+                            extension.chosen
+                        ),
+                    ));
+                }
+                high
+            }
+        };
+        let held = self.players[seat.index()].shares[extension.line.index()];
+        if held == 0 {
+            return Timing::Never(RuleError::new(
+                "rulings 7",
+                format!(
+                    "You hold no real {id} shares, so you have no part in a veto round on {id}'s move to {}: bids are paid in real shares.",
+                    extension.chosen
+                ),
+            ));
+        }
+        if let Some(b) = high
+            && held < self.minimum_bid(seat, high)
+        {
+            return Timing::Never(RuleError::new(
+                "rules, C2",
+                format!(
+                    "Your {held} real {id} share(s) are not enough against {}'s bid of {}, so you will be passed over in this veto round.",
+                    self.name(b.seat),
+                    b.shares
+                ),
+            ));
+        }
+        if let Order::Bid { shares, hex } = order
+            && let Some(problem) = self.bid_problem(seat, *shares, *hex, extension, high)
+        {
+            return Timing::Never(problem);
+        }
+        let when = match (round, order) {
+            (Some(_), Order::Pass) => "when your place in the veto round comes".to_string(),
+            (Some(_), _) => {
+                "when your place in the veto round comes, if it is still high enough then"
+                    .to_string()
+            }
+            (None, Order::Pass) => {
+                "if a veto round is called on it, when your place comes".to_string()
+            }
+            (None, _) => {
+                "if a veto round is called on it, when your place comes and if it is still high enough then".to_string()
+            }
+        };
+        Timing::Standing(format!(
+            "kept as your standing answer on {id}'s move to {}, which nobody else sees: applied {when}",
+            extension.chosen
+        ))
     }
 
     // ----- C3) track, passengers, payments, merger ---------------------------

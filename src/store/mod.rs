@@ -214,8 +214,10 @@ pub struct GameMeta {
     /// Aborted by a moderator.
     #[serde(default)]
     pub aborted: bool,
-    /// Orders each seat sent that wait for a veto round to end.
-    pub queued: Vec<Vec<String>>,
+    /// What each seat sent that waits for a later moment (see [`Held`]).
+    /// Private to that seat: never shown to anyone else.
+    #[serde(default)]
+    pub queued: Vec<Held>,
     /// The last log entry each seat's last report covered.
     pub reported: Vec<u64>,
     /// Deadlines, reminders and absences.
@@ -224,6 +226,57 @@ pub struct GameMeta {
     /// The game's own moderators' addresses (besides the site's).
     #[serde(default)]
     pub moderators: Vec<String>,
+}
+
+/// What one seat sent that waits for a later moment: orders behind an
+/// interruption, and a standing answer for its place in a round.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "HeldForm")]
+pub struct Held {
+    /// Order lines that wait until the game next awaits the seat, in the
+    /// batches (mails) they came in: a line that fails drops the rest of
+    /// its batch, and no other.
+    pub batches: Vec<Vec<String>>,
+    /// The seat's standing answer for its place in a round (Rocket: a bid
+    /// or pass in a veto round), applied when that place comes.
+    pub standing: Option<String>,
+}
+
+impl Held {
+    /// True if nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.batches.is_empty() && self.standing.is_none()
+    }
+}
+
+/// How [`Held`] was stored: databases written before standing answers
+/// hold each seat's waiting lines as one list, read as one batch.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum HeldForm {
+    Lines(Vec<String>),
+    Held {
+        #[serde(default)]
+        batches: Vec<Vec<String>>,
+        #[serde(default)]
+        standing: Option<String>,
+    },
+}
+
+impl From<HeldForm> for Held {
+    fn from(form: HeldForm) -> Held {
+        match form {
+            HeldForm::Lines(lines) if lines.is_empty() => Held::default(),
+            HeldForm::Lines(lines) => Held {
+                batches: vec![lines],
+                standing: None,
+            },
+            HeldForm::Held { batches, standing } => Held {
+                batches: batches.into_iter().filter(|b| !b.is_empty()).collect(),
+                standing,
+            },
+        }
+    }
 }
 
 /// That a mail was handled, and how.
@@ -730,7 +783,7 @@ impl Store {
         let n = setup.players.len();
         let meta = GameMeta {
             tokens: vec![String::new(); n],
-            queued: vec![Vec::new(); n],
+            queued: vec![Held::default(); n],
             reported: vec![0; n],
             ..GameMeta::default()
         };
@@ -1233,6 +1286,26 @@ mod tests {
             next_try: DateTime::<Utc>::MIN_UTC,
             last_error: Some("421 try later".into()),
         }
+    }
+
+    #[test]
+    fn waiting_orders_of_older_databases_read_as_one_batch() {
+        let old: Vec<Held> =
+            serde_json::from_str(r#"[[], ["station F8", "token Leeds steel"]]"#).unwrap();
+        assert_eq!(old[0], Held::default());
+        assert_eq!(
+            old[1].batches,
+            [vec![
+                "station F8".to_string(),
+                "token Leeds steel".to_string()
+            ]]
+        );
+        let now = Held {
+            batches: vec![vec!["station F8".into()], vec!["token Leeds steel".into()]],
+            standing: Some("bid 1 C3".into()),
+        };
+        let back: Held = serde_json::from_str(&serde_json::to_string(&now).unwrap()).unwrap();
+        assert_eq!(back, now);
     }
 
     #[test]

@@ -27,6 +27,9 @@ pub struct ReplySection {
     pub refused_line: String,
     /// Why, with the rule.
     pub refused_why: String,
+    /// Lines that were not read as orders: no order or command begins so
+    /// (greetings, sign-offs, remarks).
+    pub not_orders: Vec<String>,
     /// Lines waiting for the veto round to end.
     pub queued: Vec<String>,
     /// Anything else to say.

@@ -24,8 +24,8 @@
 //!   (`On … wrote:`, also wrapped over two or three lines, in English,
 //!   German, French, Spanish, Italian, Portuguese, Dutch, the Scandinavian
 //!   languages, Polish, Russian, Hungarian, Finnish, Czech, Japanese,
-//!   Chinese and more, and the verbless `26.06.2014, 14:41, "Name"
-//!   <address>:` of Yandex, Mail.ru and Gmail in Russian or Japanese), a
+//!   Chinese and more, and the verbless ones of Yandex, Mail.ru and Gmail
+//!   in Russian or Japanese: `26.06.2014, 14:41, "Name" <a@b.ru>:`), a
 //!   header block without `>` (`From:` with `Sent:`, `Date:`, `To:` or
 //!   `Subject:` in any order, or their kin: `Von:`/`Gesendet:`,
 //!   `De :`/`Envoyé :`, `От:`/`Отправлено:`, `Od:`/`Wysłano:`,
@@ -60,7 +60,7 @@
 //!
 //! Telling greetings and sign-offs (`Hi all,`, `Thanks,`, `Alex`) from
 //! orders is not done here: it needs the game's grammar, see
-//! `crate::engine::chatter`.
+//! [`crate::engine::chatter`].
 //!
 //! At most [`MAX_BODY_LINES`] lines and [`MAX_BODY_CHARS`] characters are
 //! kept, whole lines only; [`Incoming::truncated`] tells when more was cut.

@@ -773,6 +773,8 @@ const SIGNATURE_MARKUP: &[&str] = &[
     "gmail_signature",
     "moz-signature",
     "protonmail_signature_block",
+    "ms-outlook-mobile-signature",
+    "messagesignaturesection",
 ];
 
 /// Classes and ids after which the rest of the mail is the quoted message

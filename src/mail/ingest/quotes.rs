@@ -176,6 +176,8 @@ const CLIENT_LINES: &[&str] = &[
     "sent from aol mobile mail",
     "sent from proton mail",
     "sent with proton mail",
+    "sent with [proton mail]",
+    "sent from gmail mobile",
     "sent with protonmail",
     "sent with spark",
     "sent via the samsung galaxy",

@@ -311,12 +311,17 @@ fn a_refused_order_changes_nothing_and_says_why_and_what_is_legal() {
         "{}",
         mails[0].text
     );
+    // A line no order begins is not refused but shown (issue 11).
     let mails = w.send("bob", "build a railway");
     assert!(
-        mails[0].text.contains("`build` is not an order"),
+        mails[0]
+            .text
+            .replace("\r\n", "\n")
+            .contains("Not read as orders (no order or command begins so):\n  build a railway"),
         "{}",
         mails[0].text
     );
+    assert!(mails[0].text.contains("Your mail had no orders in it"));
     assert_eq!(w.json(), before);
 }
 
@@ -988,4 +993,36 @@ fn a_receipt_that_cannot_be_read_stops_the_mail_rather_than_applying_it_again() 
         "{err}"
     );
     assert!(store.receipt("other@example.org").unwrap().is_none());
+}
+
+#[test]
+fn issue_11_greetings_and_sign_offs_are_shown_not_refused() {
+    let mut w = World::new();
+    let mails = w.send(
+        "bob",
+        "Hi all,\n\ntoken manchester textiles\nextend gwr c14\n\nThanks,\nBob\n",
+    );
+    let reply = mails.iter().find(|m| m.to == "bob@example.org").unwrap();
+    let text = &reply.text.replace("\r\n", "\n");
+    assert!(text.contains("Applied."), "{text}");
+    assert!(
+        text.contains(
+            "Not read as orders (no order or command begins so):\n  Hi all,\n  Thanks,\n  Bob\n"
+        ),
+        "{text}"
+    );
+    assert!(reply.html.contains("Not read as orders"), "{}", reply.html);
+}
+
+#[test]
+fn issue_11_a_mistyped_order_still_refuses_the_mail() {
+    let mut w = World::new();
+    let before = w.json();
+    let mails = w.send("bob", "token manchester textiles\nextnd gwr c14\nCheers\n");
+    assert_eq!(w.json(), before);
+    let text = &mails[0].text;
+    assert!(text.contains("Nothing was applied."), "{text}");
+    assert!(text.contains("extnd gwr c14"), "{text}");
+    assert!(text.contains("did you mean `extend`?"), "{text}");
+    assert!(text.contains("Not read as orders"), "{text}");
 }

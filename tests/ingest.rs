@@ -558,3 +558,53 @@ proptest! {
         prop_assert!(m.body.iter().all(|l| !l.trim().is_empty() && l.trim_end() == l));
     }
 }
+
+#[test]
+fn issue_11_text_below_and_between_quotes_is_read() {
+    // Thunderbird, bottom-posting: the answer is below the quote.
+    let body = "On 03/06/2024 10:12, Stationmaster wrote:\r\n> Your turn.\r\n>   bid N HEX\r\n\r\nbid 2 E9\r\n\r\n-- \r\nAlice\r\n";
+    assert_eq!(body_of(body), ["bid 2 E9"]);
+    // Mutt, inline: answers between quoted pieces.
+    let body = "* Stationmaster <sm@example.org> [2024-06-03 10:12]:\r\n> Shall GWR move?\r\nno veto\r\n\r\n> Your turn.\r\ntoken manchester steel\r\n";
+    assert_eq!(body_of(body), ["no veto", "token manchester steel"]);
+}
+
+#[test]
+fn issue_11_attributions_and_header_blocks_of_other_clients() {
+    let attributions = [
+        "02.04.2012 14:20 пользователь \"Stationmaster\" написал:",
+        "Thu, 26 Jun 2014 14:00:51 +0400 от Alexander L <al@example.ru>:",
+        "26.06.2014, 14:41, \"Alexander L\" <al@example.ru>:",
+        "W dniu 3.06.2024 o 10:12, Stationmaster pisze:",
+        "2024. 06. 03. 10:12 keltezéssel, Stationmaster írta:",
+        "2024/06/03 10:12 に Stationmaster さんは書きました:",
+        "El lun, 3 jun 2024 a las 10:12, Stationmaster (<sm@example.org>) escribió:",
+        "Em seg., 3 de jun. de 2024 às 10:12, Stationmaster <sm@example.org> escreveu:",
+        "Op ma 3 jun 2024 om 10:12 schreef Stationmaster <sm@example.org>:",
+        "Den mån 3 juni 2024 kl 10:12 skrev Stationmaster <sm@example.org>:",
+    ];
+    for a in attributions {
+        let body = format!("bid 5\r\n\r\n{a}\r\nYour turn.\r\nbid 99\r\n");
+        assert_eq!(body_of(&body), ["bid 5"], "{a}");
+        let body = format!("{a}\r\n> Your turn.\r\n\r\nbid 5\r\n");
+        assert_eq!(body_of(&body), ["bid 5"], "{a}");
+    }
+    let blocks = [
+        "Date: Mon, 3 Jun 2024 10:12:00 +0000\r\nSubject: [rocket-3] Your turn\r\nFrom: sm@example.org\r\nTo: alice@hotmail.example.com",
+        "От: Stationmaster <sm@example.org>\r\nОтправлено: 3 июня 2024 г. 10:12\r\nКому: alice@example.ru\r\nТема: [rocket-3] Your turn",
+        "Von: Stationmaster <sm@example.org>\r\nGesendet: Montag, 3. Juni 2024 10:12\r\nAn: Alice\r\nBetreff: [rocket-3] Your turn",
+        "Feladó: Stationmaster <sm@example.org>\r\nElküldve: 2024. június 3. 10:12\r\nCímzett: Alice\r\nTárgy: [rocket-3] Your turn",
+    ];
+    for b in blocks {
+        let body = format!(
+            "bid 5\r\nSent from Mail for Windows\r\n\r\n{b}\r\n\r\nYour turn.\r\nbid 99\r\n"
+        );
+        assert_eq!(body_of(&body), ["bid 5"], "{b}");
+    }
+}
+
+#[test]
+fn issue_11_client_lines_are_dropped_wherever_they_stand() {
+    let body = "Sent from my iPhone\r\nbid 5\r\nVon meinem iPhone gesendet\r\npass\r\nEnvoyé de mon iPhone\r\n";
+    assert_eq!(body_of(body), ["bid 5", "pass"]);
+}

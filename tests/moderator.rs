@@ -457,13 +457,17 @@ fn moderators_command_by_mail_with_their_key() {
     );
     s.ok(&["process"]);
     assert_eq!(s.json()["players"][1]["tokens"]["textiles"], 1);
-    mail(4, "mod@example.org", &token, "pause");
+    // Greetings and sign-offs around the commands are shown, not refused.
+    mail(4, "mod@example.org", &token, "Hi all,\npause\nThanks,\nMo");
     s.ok(&["process"]);
     let outbox = s.sent();
     assert!(
         outbox.iter().any(|m| m.contains("To: mod@example.org")
             && m.contains("> pause")
-            && m.contains("is paused")),
+            && m.contains("is paused")
+            && m.contains("Not read as commands (no command begins so):")
+            && m.contains("  Thanks,")
+            && !m.contains("refused")),
         "the moderator's reply"
     );
 }

@@ -7,8 +7,10 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::commands::{self, Command};
 use super::report::{self, MailContext, ReplySection};
 use super::{Ctx, DaemonError, orders};
+use crate::engine::chatter::Reading;
 use crate::engine::{OrderRejected, Seat};
 use crate::mail::compose::Draft;
 use crate::mail::ingest::{self, Incoming};
@@ -69,28 +71,6 @@ fn receipt_only(mid: String, game: Option<String>, now: DateTime<Utc>, outcome: 
         }),
         changed_game: false,
         summary: outcome.to_string(),
-    }
-}
-
-/// The mail commands besides orders.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Command {
-    Help,
-    Map,
-    History,
-}
-
-fn command(line: &str) -> Option<Command> {
-    let word = line.split_whitespace().next()?.to_ascii_lowercase();
-    let rest = line.split_whitespace().count();
-    if rest > 2 {
-        return None;
-    }
-    match word.as_str() {
-        "help" | "?" => Some(Command::Help),
-        "map" | "report" | "status" => Some(Command::Map),
-        "history" | "log" => Some(Command::History),
-        _ => None,
     }
 }
 
@@ -382,21 +362,25 @@ fn authenticated(
     let mut lines = Vec::new();
     let mut absence: Vec<String> = Vec::new();
     let mut history_turns: Option<(u32, u32)> = None;
+    // Greetings and sign-offs are not orders: left out, and shown.
+    let vocabulary = commands::player_vocabulary(&*loaded.game);
+    let mut not_orders = Vec::new();
+    let mut typos = Vec::new();
     for line in &inc.body {
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        let first = line
-            .split_whitespace()
-            .next()
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        if first == "away" || (first == "back" && line.split_whitespace().count() == 1) {
-            absence.push(line.to_string());
-            continue;
+        match vocabulary.read(line) {
+            Reading::Chatter => {
+                not_orders.push(line.to_string());
+                continue;
+            }
+            Reading::Typo(meant) => typos.push((line.to_string(), meant)),
+            Reading::Order => {}
         }
-        match command(line) {
+        match commands::command(line) {
+            Some(Command::Away | Command::Back) => absence.push(line.to_string()),
             Some(Command::History) => {
                 wants.push(Command::History);
                 if let Some(r) = line.split_whitespace().nth(1) {
@@ -455,6 +439,7 @@ fn authenticated(
             refused_line_no: 1,
             refused_line: line,
             refused_why: why,
+            not_orders: not_orders.clone(),
             ..ReplySection::default()
         };
         let mail = MailContext {
@@ -494,6 +479,7 @@ fn authenticated(
     }
     let mut section = ReplySection {
         subject: inc.subject.clone(),
+        not_orders,
         ..ReplySection::default()
     };
     let mut mail = MailContext::default();
@@ -606,7 +592,7 @@ fn authenticated(
                 section.understood = lines.clone();
                 section.refused = true;
                 section.refused_line_no = rejected.line_no;
-                let (line, why) = match &rejected.rejected {
+                let (line, mut why) = match &rejected.rejected {
                     OrderRejected::Parse(e) => {
                         let mut why = e.message.clone();
                         if !e.expected.is_empty() {
@@ -618,6 +604,9 @@ fn authenticated(
                         (line.clone(), format!("{} ({})", error.message, error.rule))
                     }
                 };
+                if let Some((_, meant)) = typos.iter().find(|(l, _)| *l == line) {
+                    why.push_str(&format!("; did you mean `{meant}`?"));
+                }
                 section.refused_line = line;
                 section.refused_why = why;
                 receipt.outcome = format!("{name}: refused line {}", rejected.line_no);
@@ -663,7 +652,13 @@ fn moderate(
     let mut why: Option<String> = None;
     let mut change = Change::default();
     let mut changed = false;
+    let vocabulary = commands::moderator_vocabulary();
+    let mut not_commands = Vec::new();
     for line in inc.body.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
+        if vocabulary.read(line) == Reading::Chatter {
+            not_commands.push(format!("  {line}"));
+            continue;
+        }
         if let Some(w) = line.strip_prefix("why ") {
             why = Some(w.trim().to_string());
             continue;
@@ -693,6 +688,13 @@ fn moderate(
             },
         }
     }
+    let commands_given = out.len();
+    if !not_commands.is_empty() {
+        out.push(format!(
+            "Not read as commands (no command begins so):\n{}",
+            not_commands.join("\n")
+        ));
+    }
     let mut references = inc.references.clone();
     if let Some(m) = &inc.message_id {
         references.push(m.clone());
@@ -708,7 +710,7 @@ fn moderate(
     change
         .outbox
         .push(super::compose_mail(ctx, &id.0, "modreply", &draft, now)?);
-    let summary = format!("moderator {from}: {} command(s)", out.len());
+    let summary = format!("moderator {from}: {commands_given} command(s)");
     change.receipt = Some((
         mid,
         Receipt {

@@ -14,6 +14,7 @@
 //! [`Outbound`].
 
 pub mod archive;
+pub mod commands;
 mod dispatch;
 pub mod moderator;
 pub mod orders;

@@ -31,6 +31,9 @@ pub struct ReplySection {
     /// The lines held for later (behind a veto round, or a standing
     /// answer), each with why and when it applies.
     pub held: Vec<String>,
+    /// Lines that were not read as orders: no order or command begins so
+    /// (greetings, sign-offs, remarks).
+    pub not_orders: Vec<String>,
     /// Anything else to say.
     pub notes: Vec<String>,
 }

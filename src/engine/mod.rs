@@ -13,6 +13,7 @@
 //! - [`AnyGame`], an object-safe view of any [`Game`] that speaks text orders
 //!   and JSON, which is all the store and the command line ever see.
 
+pub mod chatter;
 pub mod grammar;
 pub mod registry;
 pub mod rng;
@@ -299,6 +300,9 @@ pub trait AnyGame: Send + Sync {
     fn legal_order_lines(&self, seat: Seat) -> Vec<String>;
     /// The grammar's help text.
     fn help(&self) -> String;
+    /// The grammar's order forms (what help prints; [`chatter`] reads the
+    /// words orders begin with from them).
+    fn forms(&self) -> Vec<OrderForm>;
     /// The "You can:" hints for `seat`.
     fn hints(&self, seat: Seat) -> Vec<String>;
     /// Events (as stored in [`Applied::events`]) as sentences for `viewer`;
@@ -398,6 +402,10 @@ impl<G: Game> AnyGame for G {
 
     fn help(&self) -> String {
         grammar::help_text(&self.order_forms())
+    }
+
+    fn forms(&self) -> Vec<OrderForm> {
+        self.order_forms()
     }
 
     fn hints(&self, seat: Seat) -> Vec<String> {

@@ -14,22 +14,53 @@
 //!
 //! [`Incoming::body`] is taken from the first text/plain part that is not an
 //! attachment and not blank (`format=flowed` is unwrapped), else from the
-//! first HTML part, converted to text by a small converter here. Then, line
-//! by line:
+//! first HTML part, converted to text by a small converter here. The body is
+//! what the player wrote, wherever they wrote it: above the quote
+//! (top-posting), below it (bottom-posting) or between quoted pieces (inline
+//! replies). Line by line:
 //!
 //! - quoted lines (`>` after optional spaces) are dropped;
-//! - an attribution line (`On … wrote:`, also wrapped over two lines, and
-//!   `Le … a écrit :`, `Am … schrieb …:`, `Il giorno … ha scritto:`, and a
-//!   few more languages) ends the body, as does an Outlook-style block
-//!   (`-----Original Message-----`, or a `From:` line followed within three
-//!   lines by `Sent:` or `Date:`), a forwarded block (`---------- Forwarded
-//!   message ---------`, `Begin forwarded message:`) and a signature
-//!   separator (`-- `, or `--`);
-//! - trailing whitespace is trimmed, blank lines are dropped (orders are one
-//!   a line), and so are separator lines (`____`) and a "Sent from my phone"
-//!   line at the very end;
+//! - what opens a quoted message is dropped with it: an attribution line
+//!   (`On … wrote:`, also wrapped over two or three lines, in English,
+//!   German, French, Spanish, Italian, Portuguese, Dutch, the Scandinavian
+//!   languages, Polish, Russian, Hungarian, Finnish, Czech, Japanese,
+//!   Chinese and more, and the verbless ones of Yandex, Mail.ru and Gmail
+//!   in Russian or Japanese: `26.06.2014, 14:41, "Name" <a@b.ru>:`), a
+//!   header block without `>` (`From:` with `Sent:`, `Date:`, `To:` or
+//!   `Subject:` in any order, or their kin: `Von:`/`Gesendet:`,
+//!   `De :`/`Envoyé :`, `От:`/`Отправлено:`, `Od:`/`Wysłano:`,
+//!   `Feladó:`/`Elküldve:`, `差出人:`/`送信日時:` …, as Outlook, Windows Mail,
+//!   Hotmail and Notes write them), or a marker line (`-----Original
+//!   Message-----`, `---------- Forwarded message ---------`, `Begin
+//!   forwarded message:` and their kin). If `>` lines follow, they are the
+//!   quote and the player's text may go on after them; if not, the quoted
+//!   message runs without `>` to the end of the mail (Outlook-style
+//!   top-posting) and reading stops;
+//! - a signature separator (`-- `, or `--`) ends the body;
+//! - lines mail clients add ("Sent from my iPhone", "Get Outlook for
+//!   Android", "Von meinem iPhone gesendet", "Envoyé de mon iPhone",
+//!   "Inviato da iPhone", "Enviado desde mi iPhone", "Sent from Yahoo Mail",
+//!   "Sent from Mail for Windows", "Sent with Proton Mail" …) are dropped
+//!   wherever they stand, and so are separator lines (`____`);
+//! - trailing whitespace is trimmed and blank lines are dropped (orders are
+//!   one a line);
 //! - a first line `game GAME-ID [TOKEN]` is taken out: it names the game
 //!   when the subject does not.
+//!
+//! In HTML, the quote markup of common clients is read as quote (its lines
+//! get a `>`): `<blockquote>` (Apple Mail's `type="cite"` among them),
+//! Gmail's `gmail_attr` (its `gmail_quote` container may hold the player's
+//! inline answers, and is read), Thunderbird's `moz-cite-prefix`, Yahoo's
+//! `yahoo_quoted`, Proton's `protonmail_quote`, Spark's
+//! `messageReplySection`; after Outlook's reply header (`appendonsend`,
+//! `divRplyFwdMsg`, `OutlookMessageHeader`) the rest of the mail is quote;
+//! signature blocks (`gmail_signature`, `moz-signature`,
+//! `protonmail_signature_block`) are dropped. A header block after an
+//! `<hr>` (old Hotmail, Windows Mail) is found by the text rules above.
+//!
+//! Telling greetings and sign-offs (`Hi all,`, `Thanks,`, `Alex`) from
+//! orders is not done here: it needs the game's grammar, see
+//! [`crate::engine::chatter`].
 //!
 //! At most [`MAX_BODY_LINES`] lines and [`MAX_BODY_CHARS`] characters are
 //! kept, whole lines only; [`Incoming::truncated`] tells when more was cut.
@@ -38,6 +69,8 @@ use std::borrow::Cow;
 
 use chrono::{DateTime, Utc};
 use mail_parser::{HeaderValue, Message, MessageParser, MessagePart, MimeHeaders, PartType};
+
+mod quotes;
 
 /// The most body lines kept; more sets [`Incoming::truncated`].
 pub const MAX_BODY_LINES: usize = 200;
@@ -77,9 +110,10 @@ pub struct Incoming {
     /// or the `game` line, else from a plus-address recipient (To, Cc, or
     /// the delivery headers `Delivered-To`/`X-Original-To`) of the same game.
     pub token: Option<String>,
-    /// The player's own lines of text, quotes, attributions, forwarded
-    /// blocks, signatures and blank lines taken out, trailing whitespace
-    /// trimmed.
+    /// The player's own lines of text, wherever they wrote them: quotes with
+    /// their attributions and header blocks, forwarded blocks, signatures,
+    /// client lines ("Sent from my iPhone") and blank lines taken out,
+    /// trailing whitespace trimmed.
     pub body: Vec<String>,
     /// Why this message must never be answered (an auto-reply, a bounce, a
     /// list or bulk mail), or None for a message from a person.
@@ -560,125 +594,6 @@ fn unflow(text: &str, delsp: bool) -> String {
     out
 }
 
-/// Attribution lines: (start, words inside); the line also ends with `:`.
-const ATTRIBUTIONS: &[(&str, &str)] = &[
-    ("On ", " wrote"),
-    ("Le ", " a écrit"),
-    ("Am ", " schrieb"),
-    ("Il giorno ", " ha scritto"),
-    ("El ", " escribió"),
-    ("Em ", " escreveu"),
-    ("Op ", " schreef"),
-    ("Den ", " skrev"),
-    ("", " ezt írta"),
-];
-
-/// True for a reply's attribution line, `On … wrote:` and its kin.
-fn is_attribution(line: &str) -> bool {
-    let t = line.replace('\u{a0}', " ");
-    let t = t.trim();
-    t.ends_with(':')
-        && ATTRIBUTIONS
-            .iter()
-            .any(|(start, words)| t.starts_with(start) && t.contains(words))
-}
-
-/// True if an attribution line may start here and be wrapped onto the next.
-fn starts_attribution(line: &str) -> bool {
-    let t = line.trim();
-    ATTRIBUTIONS
-        .iter()
-        .any(|(start, _)| !start.is_empty() && t.starts_with(start))
-}
-
-/// True for `-----Original Message-----`, `---------- Forwarded message
-/// ---------`, `Begin forwarded message:` and their kin.
-fn is_forward_marker(line: &str) -> bool {
-    let t = line
-        .trim_matches(|c: char| c == '-' || c == '_' || c == '=' || c == '*' || c.is_whitespace())
-        .to_lowercase();
-    matches!(
-        t.as_str(),
-        "original message"
-            | "forwarded message"
-            | "begin forwarded message:"
-            | "forwarded message follows"
-            | "ursprüngliche nachricht"
-            | "weitergeleitete nachricht"
-            | "message d'origine"
-            | "message transféré"
-            | "messaggio originale"
-            | "messaggio inoltrato"
-            | "mensaje original"
-            | "mensaje reenviado"
-    )
-}
-
-fn starts_with_ci(s: &str, prefix: &str) -> bool {
-    s.get(..prefix.len())
-        .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
-}
-
-/// True if `lines[i]` starts an Outlook-style header block: a `From:` line
-/// followed within three lines by `Sent:` or `Date:` (or their kin).
-fn is_outlook_block(lines: &[&str], i: usize) -> bool {
-    const FROM: &[&str] = &[
-        "From:", "Von:", "De:", "De :", "Da:", "Van:", "Från:", "Fra:",
-    ];
-    const SENT: &[&str] = &[
-        "Sent:",
-        "Date:",
-        "Gesendet:",
-        "Datum:",
-        "Envoyé :",
-        "Envoyé:",
-        "Date :",
-        "Inviato:",
-        "Data:",
-        "Enviado:",
-        "Fecha:",
-        "Verzonden:",
-        "Skickat:",
-        "Sendt:",
-    ];
-    let unstar = |l: &str| l.trim().replace('*', "");
-    let first = unstar(lines.get(i).copied().unwrap_or(""));
-    if !FROM.iter().any(|p| starts_with_ci(&first, p)) {
-        return false;
-    }
-    lines
-        .iter()
-        .skip(i + 1)
-        .map(|l| unstar(l))
-        .filter(|l| !l.is_empty())
-        .take(3)
-        .any(|l| SENT.iter().any(|p| starts_with_ci(&l, p)))
-}
-
-/// A trailing line mobile clients add.
-fn is_sent_from(line: &str) -> bool {
-    const STARTS: &[&str] = &[
-        "Sent from my ",
-        "Sent from Mail for ",
-        "Sent from Outlook",
-        "Sent from Yahoo Mail",
-        "Get Outlook for ",
-        "Von meinem ",
-        "Envoyé de mon ",
-        "Inviato da ",
-        "Enviado desde mi ",
-        "Enviado do meu ",
-    ];
-    let t = line.trim();
-    STARTS.iter().any(|s| starts_with_ci(t, s))
-}
-
-/// A line of only separator characters (`____`, `-----`, `=====`).
-fn is_separator(line: &str) -> bool {
-    let t = line.trim();
-    t.chars().count() >= 3 && t.chars().all(|c| matches!(c, '_' | '-' | '=' | '*'))
-}
-
 /// Characters that show nothing and only get in the way of orders.
 fn is_invisible(c: char) -> bool {
     matches!(
@@ -692,35 +607,8 @@ fn clean_lines(text: &str) -> Vec<String> {
     let text: String = text.chars().filter(|&c| !is_invisible(c)).collect();
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let lines: Vec<&str> = text.split('\n').collect();
-    let mut out: Vec<String> = Vec::new();
-    for (i, raw) in lines.iter().enumerate() {
-        let line = raw.trim_end();
-        let t = line.trim_start();
-        if t == "--" || is_forward_marker(t) || is_attribution(t) || is_outlook_block(&lines, i) {
-            break;
-        }
-        if starts_attribution(t)
-            && let Some(next) = lines.get(i + 1)
-            && is_attribution(&format!("{t} {}", next.trim()))
-        {
-            break;
-        }
-        if t.is_empty() || t.starts_with('>') {
-            continue;
-        }
-        out.push(line.to_string());
-        // Enough to know the body is too long (one more for a `game` line).
-        if out.len() > MAX_BODY_LINES + 1 {
-            break;
-        }
-    }
-    while out
-        .last()
-        .is_some_and(|l| is_separator(l) || is_sent_from(l))
-    {
-        out.pop();
-    }
-    out
+    // Enough to know the body is too long (one more for a `game` line).
+    quotes::own_lines(&lines, |kept| kept > MAX_BODY_LINES + 1)
 }
 
 /// Keeps at most [`MAX_BODY_LINES`] lines and [`MAX_BODY_CHARS`] characters,
@@ -741,19 +629,43 @@ fn truncate(lines: Vec<String>) -> (Vec<String>, bool) {
 
 // ------------------------------------------------------------------ HTML
 
+/// What an open HTML element makes of the text inside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Nothing special.
+    Plain,
+    /// Quoted: its lines are marked with `>`.
+    Quote,
+    /// A signature block: its text is left out.
+    Hidden,
+    /// Preformatted: line breaks kept.
+    Pre,
+}
+
+/// The most open elements tracked; deeper ones are read as plain text.
+const MAX_OPEN: usize = 256;
+
 /// Builds text from HTML: whitespace collapsed, lines broken at block
-/// elements, lines inside `<blockquote>` marked with `>` (so that they are
-/// dropped as quotes).
+/// elements, lines inside quote markup marked with `>` (so that they are
+/// read as quotes), signature blocks left out.
 #[derive(Default)]
 struct TextBuilder {
     out: String,
+    /// Open elements, outermost first, with what each does.
+    open: Vec<(String, Role)>,
     quote_depth: usize,
+    hidden_depth: usize,
     pre_depth: usize,
+    /// Everything from here on is quoted (Outlook's reply header).
+    rest_quoted: bool,
     mid_line: bool,
 }
 
 impl TextBuilder {
     fn text(&mut self, raw: &str) {
+        if self.hidden_depth > 0 {
+            return;
+        }
         for c in decode_entities(raw).chars() {
             if c == '\n' && self.pre_depth > 0 {
                 self.newline();
@@ -768,7 +680,7 @@ impl TextBuilder {
             if !self.mid_line {
                 // One `>` whatever the depth: quoted lines are dropped anyway,
                 // and nested quotes must not grow the text quadratically.
-                if self.quote_depth > 0 {
+                if self.quote_depth > 0 || self.rest_quoted {
                     self.out.push_str("> ");
                 }
                 self.mid_line = true;
@@ -781,13 +693,154 @@ impl TextBuilder {
         self.out.push('\n');
         self.mid_line = false;
     }
+
+    fn count(&mut self, role: Role, by: isize) {
+        let n = match role {
+            Role::Quote => &mut self.quote_depth,
+            Role::Hidden => &mut self.hidden_depth,
+            Role::Pre => &mut self.pre_depth,
+            Role::Plain => return,
+        };
+        *n = n.saturating_add_signed(by);
+    }
+
+    fn open(&mut self, name: &str, role: Role) {
+        if self.open.len() < MAX_OPEN {
+            self.open.push((name.to_string(), role));
+            self.count(role, 1);
+        }
+    }
+
+    /// Closes the innermost open `name` and whatever is still open inside
+    /// it; a closing tag that matches nothing is ignored.
+    fn close(&mut self, name: &str) {
+        if let Some(at) = self.open.iter().rposition(|(n, _)| n == name) {
+            for (_, role) in self.open.split_off(at) {
+                self.count(role, -1);
+            }
+        }
+    }
 }
 
 /// Elements whose start and end break the line.
 const BLOCKS: &[&str] = &[
-    "p", "div", "li", "tr", "ul", "ol", "dl", "dt", "dd", "table", "h1", "h2", "h3", "h4", "h5",
-    "h6", "center", "section", "article", "header", "footer", "address",
+    "p",
+    "div",
+    "li",
+    "tr",
+    "ul",
+    "ol",
+    "dl",
+    "dt",
+    "dd",
+    "table",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "center",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "address",
+    "blockquote",
+    "pre",
 ];
+
+/// Elements that are never closed.
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+];
+
+/// Classes and ids (lowercase, matched as a part of the value) of the
+/// containers clients put a quoted message in, with its attribution.
+const QUOTE_MARKUP: &[&str] = &[
+    "gmail_attr",
+    "gmail_quote",
+    "moz-cite-prefix",
+    "yahoo_quoted",
+    "protonmail_quote",
+    "zmail_extra",
+    "replysection",
+];
+
+/// Classes and ids of signature blocks.
+const SIGNATURE_MARKUP: &[&str] = &[
+    "gmail_signature",
+    "moz-signature",
+    "protonmail_signature_block",
+    "ms-outlook-mobile-signature",
+    "messagesignaturesection",
+];
+
+/// Classes and ids after which the rest of the mail is the quoted message
+/// (Outlook, on the desktop, the web and phones).
+const REST_QUOTED_MARKUP: &[&str] = &["divrplyfwdmsg", "appendonsend", "outlookmessageheader"];
+
+/// The value of attribute `name` in the text of a tag, lowercase.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let lower = tag.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(p) = lower[from..].find(name).map(|p| from + p) {
+        from = p + name.len();
+        let before = lower[..p].chars().next_back();
+        if !before.is_some_and(char::is_whitespace) {
+            continue;
+        }
+        let rest = lower[from..].trim_start();
+        let Some(rest) = rest.strip_prefix('=') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let value = match rest.chars().next() {
+            Some(q @ ('"' | '\'')) => rest[1..].split(q).next().unwrap_or(""),
+            _ => rest
+                .split(|c: char| c.is_whitespace() || c == '>')
+                .next()
+                .unwrap_or(""),
+        };
+        return Some(value.to_string());
+    }
+    None
+}
+
+/// What an opening tag `name` (its text `tag`) does to the text inside;
+/// the second value is true if the rest of the mail is quoted from here.
+fn role_of(name: &str, tag: &str) -> (Role, bool) {
+    let marks = [
+        attribute(tag, "class"),
+        attribute(tag, "id"),
+        attribute(tag, "name"),
+    ];
+    let has = |list: &[&str]| {
+        marks
+            .iter()
+            .flatten()
+            .any(|v| list.iter().any(|m| v.contains(m)))
+    };
+    // Gmail's container holds the player's inline answers between its
+    // blockquotes: only the blockquotes and the attribution are quotes.
+    let gmail_container = name != "blockquote"
+        && marks
+            .iter()
+            .flatten()
+            .any(|v| v.split_whitespace().any(|c| c == "gmail_quote"));
+    if has(REST_QUOTED_MARKUP) {
+        (Role::Plain, true)
+    } else if has(SIGNATURE_MARKUP) {
+        (Role::Hidden, false)
+    } else if name == "blockquote" || (has(QUOTE_MARKUP) && !gmail_container) {
+        (Role::Quote, false)
+    } else if name == "pre" {
+        (Role::Pre, false)
+    } else {
+        (Role::Plain, false)
+    }
+}
 
 /// Finds `needle` (ASCII, lowercase) in `haystack` from `from` on, ignoring
 /// ASCII case; gives its byte position.
@@ -802,7 +855,10 @@ fn find_ci(haystack: &str, from: usize, needle: &str) -> Option<usize> {
 /// HTML to plain text: `<script>`, `<style>` and `<title>` content and
 /// comments dropped; `<br>`, `<hr>` and block elements (`<p>`, `<div>`,
 /// `<li>`, `<tr>`, …) break lines; other tags dropped; entities decoded;
-/// runs of spaces collapsed; `<blockquote>` content quoted with `>`.
+/// runs of spaces collapsed; the content of `<blockquote>` and of the quote
+/// containers of [`QUOTE_MARKUP`] quoted with `>`, and everything after
+/// Outlook's reply header ([`REST_QUOTED_MARKUP`]); signature blocks
+/// ([`SIGNATURE_MARKUP`]) dropped.
 fn html_to_text(html: &str) -> String {
     let mut b = TextBuilder::default();
     let mut i = 0;
@@ -839,33 +895,34 @@ fn html_to_text(html: &str) -> String {
             .take_while(|c| c.is_ascii_alphanumeric())
             .collect::<String>()
             .to_ascii_lowercase();
-        match name.as_str() {
-            "script" | "style" | "title" if !closing && !tag.ends_with('/') => {
-                i = match find_ci(html, i, &format!("</{name}")) {
-                    Some(end) => html[end..].find('>').map_or(html.len(), |p| end + p + 1),
-                    None => html.len(),
-                };
-            }
-            "br" | "hr" => b.newline(),
-            "blockquote" => {
+        if matches!(name.as_str(), "script" | "style" | "title") && !closing && !tag.ends_with('/')
+        {
+            i = match find_ci(html, i, &format!("</{name}")) {
+                Some(end) => html[end..].find('>').map_or(html.len(), |p| end + p + 1),
+                None => html.len(),
+            };
+            continue;
+        }
+        if matches!(name.as_str(), "br" | "hr") || BLOCKS.contains(&name.as_str()) {
+            b.newline();
+        }
+        if name.is_empty() || tag.starts_with('!') || tag.starts_with('?') {
+            continue;
+        }
+        if closing {
+            b.close(&name);
+        } else {
+            let (role, rest) = role_of(&name, tag);
+            if rest {
                 b.newline();
-                b.quote_depth = if closing {
-                    b.quote_depth.saturating_sub(1)
-                } else {
-                    b.quote_depth + 1
-                };
+                b.rest_quoted = true;
             }
-            "pre" => {
-                b.newline();
-                b.pre_depth = if closing {
-                    b.pre_depth.saturating_sub(1)
-                } else {
-                    b.pre_depth + 1
-                };
+            if !VOID.contains(&name.as_str()) && !tag.ends_with('/') {
+                b.open(&name, role);
             }
-            "td" | "th" if closing => b.text(" "),
-            n if BLOCKS.contains(&n) => b.newline(),
-            _ => {}
+        }
+        if matches!(name.as_str(), "td" | "th") && closing {
+            b.text(" ");
         }
     }
     b.out
@@ -975,6 +1032,39 @@ mod tests {
                 "> quoted",
                 "after"
             ]
+        );
+    }
+
+    #[test]
+    fn html_quote_markup() {
+        let lines = |html: &str| -> Vec<String> {
+            html_to_text(html)
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        // Gmail: inline answers inside the container are the player's.
+        let gmail = "<div>hi</div><div class=\"gmail_quote gmail_quote_container\">\
+                     <div dir=\"ltr\" class=\"gmail_attr\">On Mon wrote:<br></div>\
+                     <blockquote class=\"gmail_quote\"><div>a</div></blockquote>\
+                     <div>pass</div><blockquote class=\"gmail_quote\">b<p>c</blockquote></div>\
+                     <div class=\"gmail_signature\">Alice</div>";
+        assert_eq!(
+            lines(gmail),
+            ["hi", "> On Mon wrote:", "> a", "pass", "> b", "> c"]
+        );
+        // Outlook: everything after its reply header.
+        let outlook = "<div>bid 2</div><div id=\"appendonsend\"></div><hr>\
+                       <div id=\"divRplyFwdMsg\"><b>From:</b> x</div><div>bid 9</div>";
+        assert_eq!(lines(outlook), ["bid 2", "> From: x", "> bid 9"]);
+        // Thunderbird and Yahoo containers; unclosed inner elements.
+        let tb = "<p>veto<div class=\"moz-cite-prefix\">On x wrote:<br></div>\
+                  <blockquote type=\"cite\"><p>q</blockquote><p>pass\
+                  <div class=\"yahoo_quoted\"><div><p>y</div></div>end";
+        assert_eq!(
+            lines(tb),
+            ["veto", "> On x wrote:", "> q", "pass", "> y", "end"]
         );
     }
 

@@ -1,0 +1,101 @@
+//! The daemon's own mail commands (what a player may write besides orders),
+//! and the vocabularies that tell orders and commands from chatter in a
+//! player's or a moderator's mail (see [`crate::engine::chatter`]).
+
+use crate::engine::AnyGame;
+use crate::engine::chatter::Vocabulary;
+
+/// A player's mail command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `help`: the grammar and what the player can do now.
+    Help,
+    /// `map`: the report again.
+    Map,
+    /// `history [A..B]`: the log.
+    History,
+    /// `away FROM to TO`: an absence.
+    Away,
+    /// `back`: the absence ends.
+    Back,
+}
+
+/// The mail commands a player may give besides orders, each on a line of
+/// its own, as help shows them; the first word is the command, written
+/// whole.
+pub const COMMANDS: &[(&str, Command)] = &[
+    ("help", Command::Help),
+    ("?", Command::Help),
+    ("map", Command::Map),
+    ("report", Command::Map),
+    ("status", Command::Map),
+    ("history [A..B]", Command::History),
+    ("log [A..B]", Command::History),
+    ("away YYYY-MM-DD to YYYY-MM-DD", Command::Away),
+    ("back", Command::Back),
+];
+
+/// The command of a line, if it is one: `away` with its dates, `back`
+/// alone, the others alone or with one argument.
+pub fn command(line: &str) -> Option<Command> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let first = words.first()?.to_lowercase();
+    let (_, c) = COMMANDS
+        .iter()
+        .find(|(form, _)| form.split_whitespace().next() == Some(first.as_str()))?;
+    match c {
+        Command::Away => Some(Command::Away),
+        Command::Back => (words.len() == 1).then_some(Command::Back),
+        _ => (words.len() <= 2).then_some(*c),
+    }
+}
+
+/// What begins a line of a player's mail: the game's orders and the mail
+/// commands.
+pub fn player_vocabulary(game: &dyn AnyGame) -> Vocabulary {
+    let forms = game.forms();
+    Vocabulary::new()
+        .orders(forms.iter().map(|f| f.form))
+        .commands(COMMANDS.iter().map(|(f, _)| *f))
+}
+
+/// What begins a line of a moderator's mail: the moderator commands and
+/// `why TEXT`.
+pub fn moderator_vocabulary() -> Vocabulary {
+    Vocabulary::new().commands(
+        super::moderator::FORMS
+            .iter()
+            .map(|(f, _)| *f)
+            .chain(["why TEXT"]),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_are_read_as_before() {
+        assert_eq!(command("help"), Some(Command::Help));
+        assert_eq!(command("HISTORY 1..3"), Some(Command::History));
+        assert_eq!(command("help me please"), None);
+        assert_eq!(
+            command("away 2026-06-01 to 2026-06-03"),
+            Some(Command::Away)
+        );
+        assert_eq!(command("back"), Some(Command::Back));
+        assert_eq!(command("back on monday"), None);
+        assert_eq!(command("extend gwr c14"), None);
+    }
+
+    #[test]
+    fn moderators_chatter_is_told_apart() {
+        let v = moderator_vocabulary();
+        use crate::engine::chatter::Reading;
+        assert_eq!(v.read("pause"), Reading::Order);
+        assert_eq!(v.read("why the server was down"), Reading::Order);
+        assert_eq!(v.read("extnd 24h"), Reading::Typo("extend".into()));
+        assert_eq!(v.read("Hi all,"), Reading::Chatter);
+        assert_eq!(v.read("Thanks, Mod"), Reading::Chatter);
+    }
+}

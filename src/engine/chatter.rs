@@ -1,0 +1,306 @@
+//! Telling orders from chatter: players write `Hi all,` above their orders
+//! and `Thanks,` / `Alex` below them. A line is read as an order (or a
+//! command) when its first word is one of the words that begin an order or
+//! a command, a unique beginning of an order word, or a likely typo of one;
+//! any other line is chatter, which the caller leaves out and shows the
+//! player as "not read as orders".
+//!
+//! The words come from outside: the order forms of the game's grammar
+//! ([`crate::engine::AnyGame::forms`]) and the caller's own commands (the
+//! daemon's mail commands, or the moderator commands). Nothing here knows
+//! any game. A line read as an order is not checked here: the grammar
+//! refuses it, with the reason, if it is wrong.
+//!
+//! - An order word may be shortened to any beginning, as the grammar allows
+//!   (`ext gwr c14`); a command word must be written whole (`Hi` is not
+//!   `history`).
+//! - A form of several keywords (`no veto`) needs all of them (`No worries`
+//!   is chatter).
+//! - A likely typo (one letter left out, added or changed, or two
+//!   neighbours swapped, in words of 4 letters or more: `extnd`, `tokne`)
+//!   counts only when the line goes on after it and the form takes
+//!   arguments: `extnd gwr c14` is an order that will be refused and
+//!   explained, but a one-word sign-off (`Alex`, `Vito`) is never taken for
+//!   a mistyped order.
+//! - A shortened word alone on its line counts only for a form without
+//!   arguments (`p` for `pass`; a signed initial `B` is not `bid`).
+
+use super::grammar;
+
+/// What a line is, for [`Vocabulary::read`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// It begins with an order or command word, or a beginning of one.
+    Order,
+    /// It begins with a likely typo of this keyword, and is to be read as
+    /// an order (which will be refused, with the reason).
+    Typo(String),
+    /// Not an order: a greeting, a sign-off, a remark.
+    Chatter,
+}
+
+/// One form's leading keywords.
+#[derive(Clone, Debug)]
+struct Form {
+    /// The keywords before the first argument, lowercase.
+    keywords: Vec<String>,
+    /// True if the form has arguments after them.
+    takes_args: bool,
+    /// True if a keyword may be shortened to a beginning.
+    prefixes: bool,
+}
+
+/// The words orders and commands begin with.
+#[derive(Clone, Debug, Default)]
+pub struct Vocabulary {
+    forms: Vec<Form>,
+}
+
+/// How one word matched one keyword.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Fit {
+    Exact,
+    Prefix,
+    Typo,
+}
+
+impl Vocabulary {
+    /// An empty vocabulary: every line is chatter.
+    pub fn new() -> Self {
+        Vocabulary::default()
+    }
+
+    /// Adds order forms as help prints them (`extend LINE HEX`, `no veto`):
+    /// the leading lowercase words are the keywords, which may be
+    /// shortened to any beginning.
+    pub fn orders<'a>(mut self, forms: impl IntoIterator<Item = &'a str>) -> Self {
+        self.forms
+            .extend(forms.into_iter().filter_map(|f| form(f, true)));
+        self
+    }
+
+    /// Adds command forms (`help`, `history [A..B]`, `extend DURATION`):
+    /// the keywords are written whole.
+    pub fn commands<'a>(mut self, forms: impl IntoIterator<Item = &'a str>) -> Self {
+        self.forms
+            .extend(forms.into_iter().filter_map(|f| form(f, false)));
+        self
+    }
+
+    /// What `line` is.
+    pub fn read(&self, line: &str) -> Reading {
+        let words: Vec<String> = grammar::words(line)
+            .into_iter()
+            .map(|w| {
+                let t = w.trim_end_matches(['!', '?', '.', ':', ';']);
+                let t = if t.is_empty() { w } else { t };
+                t.to_lowercase()
+            })
+            .collect();
+        let mut typo: Option<String> = None;
+        for f in &self.forms {
+            let n = f.keywords.len();
+            if words.len() < n {
+                continue;
+            }
+            let fits: Option<Vec<Fit>> = f
+                .keywords
+                .iter()
+                .zip(&words)
+                .map(|(k, w)| fit(w, k, f.prefixes))
+                .collect();
+            let Some(fits) = fits else { continue };
+            let worst = fits.iter().copied().max().unwrap_or(Fit::Exact);
+            let alone = words.len() == n;
+            match worst {
+                Fit::Exact => return Reading::Order,
+                Fit::Prefix if !alone || !f.takes_args => return Reading::Order,
+                Fit::Typo if !alone && f.takes_args && typo.is_none() => {
+                    typo = Some(f.keywords.join(" "));
+                }
+                _ => {}
+            }
+        }
+        typo.map_or(Reading::Chatter, Reading::Typo)
+    }
+
+    /// Splits `lines` into those read as orders or commands, and chatter,
+    /// each in its order.
+    pub fn split(&self, lines: &[String]) -> (Vec<String>, Vec<String>) {
+        lines
+            .iter()
+            .cloned()
+            .partition(|l| self.read(l) != Reading::Chatter)
+    }
+}
+
+/// A form's keywords, from the form as help prints it.
+fn form(text: &str, prefixes: bool) -> Option<Form> {
+    let mut keywords = Vec::new();
+    let mut takes_args = false;
+    for w in text.split_whitespace() {
+        let keyword = w
+            .chars()
+            .all(|c| c.is_lowercase() || (!c.is_alphanumeric() && !"[]<>…;".contains(c)));
+        if keyword && !takes_args {
+            keywords.push(w.to_string());
+        } else {
+            takes_args = true;
+            break;
+        }
+    }
+    (!keywords.is_empty()).then_some(Form {
+        keywords,
+        takes_args,
+        prefixes,
+    })
+}
+
+/// How `word` fits `keyword`, if it does.
+fn fit(word: &str, keyword: &str, prefixes: bool) -> Option<Fit> {
+    let w = normalise(word);
+    let k = normalise(keyword);
+    if w.is_empty() {
+        None
+    } else if w == k {
+        Some(Fit::Exact)
+    } else if prefixes && k.starts_with(&w) {
+        Some(Fit::Prefix)
+    } else if w.chars().count() >= 4 && k.chars().count() >= 4 && likely_typo(&w, &k) {
+        Some(Fit::Typo)
+    } else {
+        None
+    }
+}
+
+/// As the grammar compares words: `&`, `'` and `.` do not count.
+fn normalise(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '&' | '\'' | '.'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// True if `a` and `b` differ by one letter left out, added or changed, or
+/// by two neighbouring letters swapped.
+pub fn likely_typo(a: &str, b: &str) -> bool {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a == b {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    match long.len() - short.len() {
+        0 => {
+            let diff: Vec<usize> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+            match diff.as_slice() {
+                [_] => true,
+                [i, j] => *j == i + 1 && a[*i] == b[*j] && a[*j] == b[*i],
+                _ => false,
+            }
+        }
+        1 => {
+            let at = (0..short.len())
+                .find(|&i| short[i] != long[i])
+                .unwrap_or(short.len());
+            short[at..] == long[at + 1..]
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rocketish() -> Vocabulary {
+        Vocabulary::new()
+            .orders([
+                "extend LINE HEX",
+                "token CITY GOOD",
+                "station HEX",
+                "station HEX from HEX",
+                "veto",
+                "no veto",
+                "bid N HEX",
+                "pass",
+            ])
+            .commands([
+                "help",
+                "?",
+                "map",
+                "history [A..B]",
+                "back",
+                "away FROM to TO",
+            ])
+    }
+
+    #[test]
+    fn orders_commands_and_their_beginnings() {
+        let v = rocketish();
+        for line in [
+            "extend GWR C14",
+            "ext gwr c14",
+            "t man st",
+            "Veto!",
+            "no veto",
+            "NO VET",
+            "pass",
+            "p",
+            "bid",
+            "help",
+            "?",
+            "history 1..3",
+            "away 2026-06-01 to 2026-06-03",
+            "Back on Monday",
+        ] {
+            assert_eq!(v.read(line), Reading::Order, "{line}");
+        }
+    }
+
+    #[test]
+    fn typos_are_orders_only_with_arguments() {
+        let v = rocketish();
+        assert_eq!(v.read("extnd gwr c14"), Reading::Typo("extend".into()));
+        assert_eq!(v.read("tokne man steel"), Reading::Typo("token".into()));
+        assert_eq!(v.read("Vito"), Reading::Chatter);
+        assert_eq!(v.read("psas"), Reading::Chatter);
+        assert_eq!(v.read("hlep"), Reading::Chatter);
+    }
+
+    #[test]
+    fn greetings_and_sign_offs_are_chatter() {
+        let v = rocketish();
+        for line in [
+            "Hi all,",
+            "Hi Bob",
+            "Thanks,",
+            "Thanks!",
+            "Cheers",
+            "Alex",
+            "B",
+            "Best regards",
+            "No worries",
+            "Kind regards,",
+            "Stationmaster: your move",
+            "",
+        ] {
+            assert_eq!(v.read(line), Reading::Chatter, "{line}");
+        }
+    }
+
+    #[test]
+    fn typos() {
+        assert!(likely_typo("extnd", "extend"));
+        assert!(likely_typo("exttend", "extend"));
+        assert!(likely_typo("extand", "extend"));
+        assert!(likely_typo("etxend", "extend"));
+        assert!(!likely_typo("extend", "extend"));
+        assert!(!likely_typo("alex", "pass"));
+        assert!(!likely_typo("etxnd", "extend"));
+    }
+}

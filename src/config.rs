@@ -108,6 +108,9 @@ pub struct InboundConfig {
     /// If set, processed mail is moved to this mailbox; otherwise it is
     /// flagged `\Seen` and only unseen mail is read.
     pub processed_mailbox: String,
+    /// IMAP: where mail that cannot be handled after a few tries is moved
+    /// (created when first needed).
+    pub quarantine_mailbox: String,
     /// Extra PEM root certificate to trust (a private CA), besides the
     /// system's web roots.
     pub ca_file: Option<PathBuf>,
@@ -126,6 +129,7 @@ impl Default for InboundConfig {
             password_env: String::new(),
             mailbox: "INBOX".to_string(),
             processed_mailbox: String::new(),
+            quarantine_mailbox: "Quarantine".to_string(),
             ca_file: None,
         }
     }

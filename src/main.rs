@@ -15,7 +15,7 @@ use clap::{Parser, Subcommand};
 
 use stationmaster::clock::{ClockSettings, Policy, Span};
 use stationmaster::config::{Config, InboundKind, OutboundKind};
-use stationmaster::daemon::{Ctx, Daemon};
+use stationmaster::daemon::{Ctx, Daemon, quarantine};
 use stationmaster::engine::registry::BoardSource;
 use stationmaster::local::{self, LocalError};
 use stationmaster::mail::templates::Templates;
@@ -122,9 +122,28 @@ enum Command {
     Process,
     /// Check the config file and try its mail connections.
     CheckConfig,
+    /// List the mail put aside in quarantine (mail that could not be read
+    /// or handled after 3 tries), or put it back with `retry`.
+    Quarantine {
+        #[command(subcommand)]
+        action: Option<QuarantineAction>,
+    },
     /// Play a short scripted 3-player game by mail on the embedded default
     /// (Maildir in, .eml files out) and show what came of it.
     Demo,
+}
+
+/// What `quarantine` does besides listing.
+#[derive(Subcommand)]
+enum QuarantineAction {
+    /// Put quarantined mail back into the inbox, to be tried again.
+    Retry {
+        /// The mails, by the names `quarantine` lists.
+        names: Vec<String>,
+        /// Every quarantined mail.
+        #[arg(long, conflicts_with = "names")]
+        all: bool,
+    },
 }
 
 /// Deadline settings of a new game; each defaults to the config's `[deadlines]`.
@@ -350,12 +369,38 @@ fn run(cli: Cli) -> Result<String> {
             )?
         }
         Command::Games => local::games(&open()?)?,
+        Command::Quarantine { action } => {
+            let store = open()?;
+            let mut inbound =
+                transport::inbound(&config.inbound).context("cannot open the inbound mail")?;
+            match action {
+                None => quarantine::list(&store, inbound.as_mut())?,
+                Some(QuarantineAction::Retry { names, all }) => {
+                    if names.is_empty() && !all {
+                        anyhow::bail!("quarantine retry: name the mails to retry, or give --all");
+                    }
+                    quarantine::retry(&store, inbound.as_mut(), &names)?
+                }
+            }
+        }
         Command::Process => {
             let mut d = daemon(open()?)?;
             let r = d.process(now, &AtomicBool::new(false))?;
             format!(
-                "{} mail(s) read: {} changed a game, {} answered without a change or ignored; {} mail(s) sent, {} waiting to be sent again.\n",
-                r.fetched, r.applied, r.skipped, r.sent, r.failed
+                "{} mail(s) read: {} changed a game, {} answered without a change or ignored; {} mail(s) sent, {} waiting to be sent again.\n{}",
+                r.fetched,
+                r.applied,
+                r.skipped,
+                r.sent,
+                r.failed,
+                if r.quarantined > 0 {
+                    format!(
+                        "{} mail(s) could not be handled and were put in quarantine (`stationmaster quarantine`).\n",
+                        r.quarantined
+                    )
+                } else {
+                    String::new()
+                }
             )
         }
         Command::Run => {

@@ -378,3 +378,40 @@ fn a_three_player_game_is_played_to_its_end_from_the_command_line() {
     assert_eq!(log.lines().filter(|l| l.starts_with('#')).count(), orders);
     assert!(log.contains("The game ends:"), "{log}");
 }
+
+#[test]
+fn a_maildir_entry_that_cannot_be_read_is_put_in_quarantine_and_can_be_retried() {
+    let dir = TempDir::new().unwrap();
+    new_game(&dir, 7);
+    let new = dir.path().join("var/inbox/new");
+    std::fs::create_dir_all(&new).unwrap();
+    // A symlink loop: every look at it fails.
+    std::os::unix::fs::symlink("1000.loop", new.join("1000.loop")).unwrap();
+    for round in 1..=3 {
+        std::fs::write(
+            new.join(format!("200{round}.mail")),
+            format!("From: stranger@example.net\r\nSubject: hi\r\nMessage-ID: <s{round}@example.net>\r\n\r\nhello\r\n"),
+        )
+        .unwrap();
+        let out = stdout(sm(&dir).arg("process"));
+        assert!(out.starts_with("2 mail(s) read"), "round {round}: {out}");
+        assert_eq!(out.contains("put in quarantine"), round == 3, "{out}");
+    }
+    let aside = dir.path().join("var/inbox/.Quarantine/cur/1000.loop");
+    assert!(std::fs::symlink_metadata(&aside).is_ok());
+    let list = stdout(sm(&dir).arg("quarantine"));
+    assert!(
+        list.contains("1000.loop") && list.contains("symbolic links") && list.contains("3 tries"),
+        "{list}"
+    );
+    let out = sm(&dir)
+        .args(["quarantine", "retry", "nothing.here"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no mail `nothing.here`"));
+    let back = stdout(sm(&dir).args(["quarantine", "retry", "1000.loop"]));
+    assert!(back.starts_with("1 mail(s) back"), "{back}");
+    assert!(std::fs::symlink_metadata(new.join("1000.loop")).is_ok());
+    assert!(stdout(sm(&dir).arg("quarantine")).contains("empty"));
+}

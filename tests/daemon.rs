@@ -1026,3 +1026,123 @@ fn issue_11_a_mistyped_order_still_refuses_the_mail() {
     assert!(text.contains("did you mean `extend`?"), "{text}");
     assert!(text.contains("Not read as orders"), "{text}");
 }
+
+#[test]
+fn a_mail_the_transport_cannot_read_goes_to_quarantine_after_three_tries_and_blocks_nobody() {
+    let mut w = World::new();
+    let poison = w
+        .inbox
+        .push_unreadable("var/inbox/new/x: Too many levels of symbolic links");
+    for round in 1..=3 {
+        assert_eq!(w.inbox.quarantine_handles().len(), 0, "round {round}");
+        // Every other mail goes on meanwhile.
+        let order = if round == 1 {
+            "token manchester textiles"
+        } else {
+            "map"
+        };
+        let mails = w.send("bob", order);
+        assert!(!mails.is_empty(), "round {round}: bob got no answer");
+    }
+    assert_eq!(w.inbox.quarantine_handles(), vec![poison.clone()]);
+    assert!(w.inbox.waiting().iter().all(|m| m.handle != poison));
+    let mut inbound = w.inbox.clone();
+    let list = daemon::quarantine::list(w.daemon.store(), &mut inbound).unwrap();
+    assert!(
+        list.contains("after 3 tries") && list.contains("symbolic links"),
+        "{list}"
+    );
+    let back = daemon::quarantine::retry(w.daemon.store(), &mut inbound, &[]).unwrap();
+    assert!(back.starts_with("1 mail(s) back"), "{back}");
+    assert!(w.inbox.waiting().iter().any(|m| m.handle == poison));
+    assert!(w.inbox.quarantine_handles().is_empty());
+}
+
+#[test]
+fn a_mail_whose_game_data_cannot_be_read_goes_to_quarantine_and_other_games_go_on() {
+    let dir = TempDir::new().unwrap();
+    let db = dir.path().join("db");
+    let setup = |names: [&str; 2]| Setup {
+        kind: "rocket".into(),
+        players: names
+            .iter()
+            .map(|n| PlayerSetup {
+                name: n.to_string(),
+                email: format!("{n}@example.org"),
+            })
+            .collect(),
+        options: vec![],
+        seed: 7,
+    };
+    let now = DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc);
+    let make = |inbox: &MemoryInbound, outbox: &MemoryOutbound| {
+        Daemon::new(
+            Store::open(&db).unwrap(),
+            config(),
+            Templates::load(None).unwrap(),
+            BoardSource::embedded(),
+            Box::new(inbox.clone()),
+            Box::new(outbox.clone()),
+        )
+    };
+    let (inbox, outbox) = (MemoryInbound::new(), MemoryOutbound::new());
+    let keys = {
+        let d = make(&inbox, &outbox);
+        let a = daemon::create_game(
+            &d.ctx(),
+            &setup(["ann", "ben"]),
+            Default::default(),
+            vec![],
+            now,
+        )
+        .unwrap();
+        let b = daemon::create_game(
+            &d.ctx(),
+            &setup(["cat", "dan"]),
+            Default::default(),
+            vec![],
+            now,
+        )
+        .unwrap();
+        (
+            d.store().meta(&a).unwrap().tokens,
+            d.store().meta(&b).unwrap().tokens,
+        )
+    };
+    {
+        // rocket-1's bookkeeping is damaged on disk.
+        let raw = sled::open(&db).unwrap();
+        raw.open_tree("meta")
+            .unwrap()
+            .insert("game:rocket-1", &b"{damaged"[..])
+            .unwrap();
+        raw.flush().unwrap();
+    }
+    let mut d = make(&inbox, &outbox);
+    let mail = |n: usize, who: &str, game: &str, key: &str| {
+        format!(
+            "From: {who}@example.org\r\nTo: sm@example.org\r\nSubject: Re: [{game} {key}] x\r\nMessage-ID: <q{n}@example.org>\r\n\r\nmap\r\n"
+        )
+    };
+    let stuck = inbox.push(mail(0, "ann", "rocket-1", &keys.0[0]));
+    for round in 1..=3 {
+        inbox.push(mail(round, "cat", "rocket-2", &keys.1[0]));
+        let r = d.process(now, &AtomicBool::new(false)).unwrap();
+        let answered = outbox.take();
+        assert!(
+            answered.iter().any(|m| m.to == ["cat@example.org"]),
+            "round {round}: rocket-2 was held up"
+        );
+        assert_eq!(r.quarantined, usize::from(round == 3), "round {round}");
+    }
+    assert_eq!(inbox.quarantine_handles(), vec![stuck]);
+    let mut inbound = inbox.clone();
+    let list = daemon::quarantine::list(d.store(), &mut inbound).unwrap();
+    assert!(
+        list.contains("stored data of game rocket-1 cannot be read"),
+        "{list}"
+    );
+    assert!(list.contains("from:    ann@example.org"), "{list}");
+}

@@ -514,6 +514,31 @@ fn processed_mail_is_moved_to_the_processed_mailbox() {
 }
 
 #[test]
+fn imap_quarantine_moves_a_mail_aside_lists_it_and_gives_it_back() {
+    let Some(st) = stack() else { return };
+    let subject = unique("quarantine");
+    send_plain(
+        &st,
+        &mail("bob@example.test", "alice@example.test", &subject),
+    );
+    let mut cfg = imap_cfg(st.imap, Security::Plain, "alice", "alicepw");
+    cfg.quarantine_mailbox = unique("Quarantine");
+    let mut imap = Imap::connect(&cfg).unwrap();
+    let got = wait_for(&mut imap, &subject);
+    imap.quarantine(&got.handle).unwrap();
+    assert_gone(&mut imap, &subject);
+    let aside = imap.quarantined().unwrap();
+    assert_eq!(aside.len(), 1);
+    assert!(contains(&aside[0].bytes, &subject));
+    // The session reads the inbox again afterwards.
+    assert_gone(&mut imap, &subject);
+    imap.release(&aside[0].handle).unwrap();
+    assert!(imap.quarantined().unwrap().is_empty());
+    let back = wait_for(&mut imap, &subject);
+    imap.done(&back.handle).unwrap();
+}
+
+#[test]
 fn a_broken_session_reconnects_transparently() {
     let Some(st) = stack() else { return };
     let Some(root) = &st.maildir_root else {

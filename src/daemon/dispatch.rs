@@ -29,7 +29,7 @@ pub(super) struct Handled {
 /// A stand-in Message-ID for mail without one: the SHA-256 of its bytes,
 /// so the same mail gets the same id every time it is fetched, by every
 /// build of Stationmaster.
-fn fallback_id(raw: &[u8]) -> String {
+pub(super) fn fallback_id(raw: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(raw);
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();

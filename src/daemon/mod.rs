@@ -18,6 +18,7 @@ pub mod commands;
 mod dispatch;
 pub mod moderator;
 pub mod orders;
+pub mod quarantine;
 pub mod report;
 pub mod scheduler;
 
@@ -492,6 +493,8 @@ pub struct CycleReport {
     pub sent: usize,
     /// Mails that failed to send this time (they stay in the outbox).
     pub failed: usize,
+    /// Mails put in quarantine.
+    pub quarantined: usize,
     /// Games whose deadlines, reminders or absences were looked at.
     pub scheduled: usize,
 }
@@ -562,6 +565,9 @@ impl Daemon {
         let mails = self.inbound.fetch()?;
         report.fetched = mails.len();
         let mut handled_mails = Vec::new();
+        // Mails that failed for the last time, and why: put aside after
+        // the cycle.
+        let mut poisoned: Vec<(crate::mail::RawMail, String)> = Vec::new();
         let mut touched: Vec<GameId> = Vec::new();
         let Daemon {
             store,
@@ -630,6 +636,13 @@ impl Daemon {
                         if stop.load(Ordering::SeqCst) || sender.is_finished() {
                             break;
                         }
+                        if let Some(why) = &raw.unreadable {
+                            if quarantine::failed(store, &raw, why, now)? {
+                                let why = why.clone();
+                                poisoned.push((raw, why));
+                            }
+                            continue;
+                        }
                         match dispatch::handle(&ctx, &raw.bytes, now) {
                             Ok(handled) => {
                                 tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
@@ -649,7 +662,17 @@ impl Daemon {
                                             tracing::warn!(%game, "game changed while a mail was handled; will retry");
                                             continue;
                                         }
-                                        Err(e) => return Err(e.into()),
+                                        // The storage itself: stop the cycle.
+                                        Err(e @ StoreError::Db(_)) => return Err(e.into()),
+                                        // This mail's own data: it fails, the
+                                        // others go on.
+                                        Err(e) => {
+                                            let why = e.to_string();
+                                            if quarantine::failed(store, &raw, &why, now)? {
+                                                poisoned.push((raw, why));
+                                            }
+                                            continue;
+                                        }
                                     }
                                 }
                                 if handled.changed_game {
@@ -658,12 +681,19 @@ impl Daemon {
                                     report.skipped += 1;
                                 }
                             }
+                            // Storage trouble stops the cycle; the mail stays.
+                            Err(e @ DaemonError::Store(StoreError::Db(_))) => return Err(e),
                             Err(e) => {
-                                // An internal error: the mail stays, the operator is told.
-                                tracing::error!(mail = %raw.handle, error = %e, "mail could not be handled; it stays in the inbox");
+                                // An internal error: the mail stays for
+                                // another try, or goes to quarantine.
+                                let why = e.to_string();
+                                if quarantine::failed(store, &raw, &why, now)? {
+                                    poisoned.push((raw, why));
+                                }
                                 continue;
                             }
                         }
+                        store.mail_handled(&raw.handle)?;
                         handled_mails.push(raw.handle);
                         if !unflushed.is_empty() && waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW
                         {
@@ -692,6 +722,10 @@ impl Daemon {
         };
         // Every change is durable now (the last hand-over flushed).
         inbound.done_all(&handled_mails)?;
+        for (raw, why) in &poisoned {
+            quarantine::put_aside(&self.store, self.inbound.as_mut(), raw, why, now)?;
+            report.quarantined += 1;
+        }
         for id in &touched {
             self.archive(id);
         }

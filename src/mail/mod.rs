@@ -28,6 +28,29 @@ pub struct RawMail {
     pub handle: String,
     /// The message, as RFC 5322 bytes.
     pub bytes: Vec<u8>,
+    /// Why the transport could not read it (then `bytes` is empty): the
+    /// daemon tries again a few times, then puts it in quarantine.
+    pub unreadable: Option<String>,
+}
+
+impl RawMail {
+    /// A message read whole.
+    pub fn new(handle: impl Into<String>, bytes: Vec<u8>) -> RawMail {
+        RawMail {
+            handle: handle.into(),
+            bytes,
+            unreadable: None,
+        }
+    }
+
+    /// A message that is there but cannot be read, and why.
+    pub fn unreadable(handle: impl Into<String>, why: impl Into<String>) -> RawMail {
+        RawMail {
+            handle: handle.into(),
+            bytes: Vec::new(),
+            unreadable: Some(why.into()),
+        }
+    }
 }
 
 /// A message to send, already formatted.
@@ -99,6 +122,15 @@ pub trait Inbound {
     fn done_all(&mut self, handles: &[String]) -> Result<(), TransportError> {
         handles.iter().try_for_each(|h| self.done(h))
     }
+    /// Moves a message that cannot be handled out of the way, into the
+    /// quarantine (Maildir: its `.Quarantine` folder; IMAP: the
+    /// `quarantine_mailbox`), so it is fetched no more.
+    fn quarantine(&mut self, handle: &str) -> Result<(), TransportError>;
+    /// The messages in quarantine, by their handle there (bytes, or why they
+    /// cannot be read).
+    fn quarantined(&mut self) -> Result<Vec<RawMail>, TransportError>;
+    /// Moves a message out of quarantine, to be fetched again.
+    fn release(&mut self, handle: &str) -> Result<(), TransportError>;
 }
 
 /// Where mail goes. `Send`: the daemon sends from a thread of its own

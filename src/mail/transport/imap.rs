@@ -79,6 +79,7 @@ pub struct Imap {
     password: String,
     mailbox: String,
     processed: Option<String>,
+    quarantine: String,
     tls: Option<Arc<ClientConfig>>,
     server: String,
     session: Option<Session<Stream>>,
@@ -176,6 +177,10 @@ impl Imap {
             password: pw,
             mailbox,
             processed,
+            quarantine: match cfg.quarantine_mailbox.trim() {
+                "" => "Quarantine".to_string(),
+                q => q.to_string(),
+            },
             tls,
             session: None,
             validity: None,
@@ -383,6 +388,53 @@ impl Imap {
         }
     }
 
+    /// A handle as a UID.
+    fn uid(&self, handle: &str) -> Result<u32, TransportError> {
+        handle
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|u| *u > 0)
+            .ok_or_else(|| self.refused(format!("{handle:?} is not an IMAP UID"), false))
+    }
+
+    /// Creates `mailbox` if the server does not have it.
+    fn ensure_mailbox(&self, s: &mut Session<Stream>, mailbox: &str) -> Result<(), Failure> {
+        match s.status(mailbox, "(MESSAGES)") {
+            Ok(_) => Ok(()),
+            Err(::imap::Error::No(_)) => {
+                s.create(mailbox)?;
+                tracing::info!(server = %self.server, %mailbox, "imap: created a mailbox");
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Moves the messages `set` (UIDs) of the selected mailbox to `target`:
+    /// `UID MOVE`, or `COPY` + `\Deleted` + `EXPUNGE` without MOVE.
+    fn move_uids(&self, s: &mut Session<Stream>, set: &str, target: &str) -> Result<(), Failure> {
+        if self.has_move {
+            s.uid_mv(set, target)?;
+        } else {
+            s.uid_copy(set, target)?;
+            s.uid_store(set, "+FLAGS (\\Deleted)")?;
+            if self.has_uidplus {
+                s.uid_expunge(set)?;
+            } else {
+                s.expunge()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Selects the mailbox read again, after a visit elsewhere.
+    fn reselect(&mut self, s: &mut Session<Stream>, mailbox: &str) -> Result<(), Failure> {
+        let mb = s.select(mailbox)?;
+        self.validity = mb.uid_validity;
+        Ok(())
+    }
+
     /// Runs `op` on the session, opening one if needed. If a session kept
     /// from an earlier call turns out broken, reconnects and runs `op` once
     /// more.
@@ -536,8 +588,8 @@ impl Inbound for Imap {
                         continue;
                     };
                     match f.body() {
-                        Some(body) => mails.push((uid, body.to_vec())),
-                        None => tracing::warn!(uid, "imap: FETCH gave no body; skipped"),
+                        Some(body) => mails.push((uid, Ok(body.to_vec()))),
+                        None => mails.push((uid, Err("the server gave no body".to_string()))),
                     }
                 }
             }
@@ -552,11 +604,64 @@ impl Inbound for Imap {
         mails.dedup_by_key(|(uid, _)| *uid);
         Ok(mails
             .into_iter()
-            .map(|(uid, bytes)| RawMail {
-                handle: uid.to_string(),
-                bytes,
+            .map(|(uid, bytes)| match bytes {
+                Ok(bytes) => RawMail::new(uid.to_string(), bytes),
+                Err(why) => RawMail::unreadable(uid.to_string(), format!("UID {uid}: {why}")),
             })
             .collect())
+    }
+
+    fn quarantine(&mut self, handle: &str) -> Result<(), TransportError> {
+        let uid = self.uid(handle)?;
+        let target = self.quarantine.clone();
+        self.run(|s, me| {
+            me.ensure_mailbox(s, &target)?;
+            me.move_uids(s, &uid.to_string(), &target)?;
+            s.take_all_unsolicited().for_each(drop);
+            Ok(())
+        })
+    }
+
+    fn quarantined(&mut self) -> Result<Vec<RawMail>, TransportError> {
+        let quarantine = self.quarantine.clone();
+        let mailbox = self.mailbox.clone();
+        let found = self.run(|s, me| {
+            if let Err(e) = s.select(&quarantine) {
+                return match e {
+                    ::imap::Error::No(_) => Ok(Vec::new()),
+                    e => Err(e.into()),
+                };
+            }
+            let mut uids: Vec<u32> = s.uid_search("ALL")?.into_iter().collect();
+            uids.sort_unstable();
+            let mut found = Vec::new();
+            if !uids.is_empty() {
+                let fetches = s.uid_fetch(uid_set(&uids), "(UID BODY.PEEK[])")?;
+                for f in fetches.iter() {
+                    if let Some(uid) = f.uid {
+                        found.push(match f.body() {
+                            Some(b) => RawMail::new(uid.to_string(), b.to_vec()),
+                            None => RawMail::unreadable(uid.to_string(), "the server gave no body"),
+                        });
+                    }
+                }
+            }
+            me.reselect(s, &mailbox)?;
+            Ok(found)
+        })?;
+        Ok(found)
+    }
+
+    fn release(&mut self, handle: &str) -> Result<(), TransportError> {
+        let uid = self.uid(handle)?;
+        let quarantine = self.quarantine.clone();
+        let mailbox = self.mailbox.clone();
+        self.run(|s, me| {
+            s.select(&quarantine)?;
+            me.move_uids(s, &uid.to_string(), &mailbox)?;
+            me.reselect(s, &mailbox)?;
+            Ok(())
+        })
     }
 
     fn done(&mut self, handle: &str) -> Result<(), TransportError> {
@@ -568,14 +673,7 @@ impl Inbound for Imap {
     fn done_all(&mut self, handles: &[String]) -> Result<(), TransportError> {
         let mut uids = handles
             .iter()
-            .map(|handle| {
-                handle
-                    .trim()
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|u| *u > 0)
-                    .ok_or_else(|| self.refused(format!("{handle:?} is not an IMAP UID"), false))
-            })
+            .map(|handle| self.uid(handle))
             .collect::<Result<Vec<u32>, _>>()?;
         if uids.is_empty() {
             return Ok(());
@@ -596,16 +694,7 @@ impl Inbound for Imap {
                 )));
             }
             match &processed {
-                Some(p) if me.has_move => s.uid_mv(&set, p)?,
-                Some(p) => {
-                    s.uid_copy(&set, p)?;
-                    s.uid_store(&set, "+FLAGS (\\Deleted)")?;
-                    if me.has_uidplus {
-                        s.uid_expunge(&set)?;
-                    } else {
-                        s.expunge()?;
-                    }
-                }
+                Some(p) => me.move_uids(s, &set, p)?,
                 None => {
                     s.uid_store(&set, "+FLAGS (\\Seen)")?;
                 }

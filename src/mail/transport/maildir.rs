@@ -45,12 +45,22 @@ impl Maildir {
         &self.root
     }
 
-    /// The waiting messages' file names, oldest first.
-    pub(super) fn fetch_handles(&mut self) -> Result<Vec<String>, TransportError> {
-        Ok(self.waiting()?.into_iter().map(|(name, _)| name).collect())
+    /// Where quarantined messages go: the Maildir++ subfolder
+    /// `.Quarantine`, which mail programs show as a folder `Quarantine`.
+    pub fn quarantine_dir(&self) -> PathBuf {
+        self.root.join(".Quarantine").join("cur")
     }
 
-    fn waiting(&self) -> Result<Vec<(String, Place)>, TransportError> {
+    /// The waiting messages' file names, oldest first.
+    pub(super) fn fetch_handles(&mut self) -> Result<Vec<String>, TransportError> {
+        Ok(self
+            .waiting()?
+            .into_iter()
+            .map(|(name, _, _)| name)
+            .collect())
+    }
+
+    fn waiting(&self) -> Result<Vec<(String, Place, Option<String>)>, TransportError> {
         let mut found = Vec::new();
         for (sub, place) in [("new", Place::New), ("cur", Place::Cur)] {
             let dir = self.root.join(sub);
@@ -64,17 +74,18 @@ impl Maildir {
                 if name.starts_with('.') {
                     continue;
                 }
-                // Follows symlinks; a file that vanished meanwhile is skipped.
-                match fs::metadata(entry.path()) {
-                    Ok(m) if m.is_file() => {}
-                    Ok(_) => continue,
-                    Err(e) if e.kind() == ErrorKind::NotFound => continue,
-                    Err(e) => return Err(io_error(&entry.path(), e)),
-                }
                 if matches!(place, Place::Cur) && is_seen(&name) {
                     continue;
                 }
-                found.push((name, place));
+                // Follows symlinks; a file that vanished meanwhile is
+                // skipped, and one that cannot be looked at (a symlink
+                // loop, no permission) is handed over as unreadable.
+                match fs::metadata(entry.path()) {
+                    Ok(m) if m.is_file() => found.push((name, place, None)),
+                    Ok(_) => continue,
+                    Err(e) if e.kind() == ErrorKind::NotFound => continue,
+                    Err(e) => found.push((name, place, Some(e.to_string()))),
+                }
             }
         }
         found.sort_by(|a, b| base(&a.0).cmp(base(&b.0)).then_with(|| a.0.cmp(&b.0)));
@@ -156,23 +167,70 @@ fn check_handle(handle: &str) -> Result<(), TransportError> {
 impl Inbound for Maildir {
     fn fetch(&mut self) -> Result<Vec<RawMail>, TransportError> {
         let mut out = Vec::new();
-        for (name, place) in self.waiting()? {
+        for (name, place, problem) in self.waiting()? {
             let sub = match place {
                 Place::New => "new",
                 Place::Cur => "cur",
             };
             let path = self.root.join(sub).join(&name);
+            if let Some(why) = problem {
+                out.push(RawMail::unreadable(
+                    name,
+                    format!("{}: {why}", path.display()),
+                ));
+                continue;
+            }
             match fs::read(&path) {
-                Ok(bytes) => out.push(RawMail {
-                    handle: name,
-                    bytes,
-                }),
+                Ok(bytes) => out.push(RawMail::new(name, bytes)),
                 // Taken by someone else since the listing.
                 Err(e) if e.kind() == ErrorKind::NotFound => {}
-                Err(e) => return Err(io_error(&path, e)),
+                Err(e) => out.push(RawMail::unreadable(
+                    name,
+                    format!("{}: {e}", path.display()),
+                )),
             }
         }
         Ok(out)
+    }
+
+    fn quarantine(&mut self, handle: &str) -> Result<(), TransportError> {
+        check_handle(handle)?;
+        let Some(from) = self.locate(handle)? else {
+            return Ok(());
+        };
+        let dir = self.quarantine_dir();
+        fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        let to = dir.join(handle);
+        fs::rename(&from, &to).map_err(|e| io_error(&from, e))
+    }
+
+    fn quarantined(&mut self) -> Result<Vec<RawMail>, TransportError> {
+        let dir = self.quarantine_dir();
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_error(&dir, e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| io_error(&dir, e))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            match fs::read(entry.path()) {
+                Ok(bytes) => out.push(RawMail::new(name, bytes)),
+                Err(e) => out.push(RawMail::unreadable(name, e.to_string())),
+            }
+        }
+        out.sort_by(|a, b| a.handle.cmp(&b.handle));
+        Ok(out)
+    }
+
+    fn release(&mut self, handle: &str) -> Result<(), TransportError> {
+        check_handle(handle)?;
+        let from = self.quarantine_dir().join(handle);
+        let to = self.root.join("new").join(base(handle));
+        fs::rename(&from, &to).map_err(|e| io_error(&from, e))
     }
 
     fn done(&mut self, handle: &str) -> Result<(), TransportError> {

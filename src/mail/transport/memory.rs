@@ -17,6 +17,7 @@ struct InboxState {
     waiting: Vec<RawMail>,
     done: Vec<String>,
     fail_fetches: usize,
+    quarantine: Vec<RawMail>,
 }
 
 /// An inbound queue in memory. Clones share the same queue.
@@ -41,11 +42,28 @@ impl MemoryInbound {
         let mut s = lock(&self.state);
         s.next += 1;
         let handle = s.next.to_string();
-        s.waiting.push(RawMail {
-            handle: handle.clone(),
-            bytes: bytes.into(),
-        });
+        s.waiting.push(RawMail::new(handle.clone(), bytes.into()));
         handle
+    }
+
+    /// Adds a message that the transport cannot read (as a Maildir file
+    /// without permission, or an IMAP message without a body), and returns
+    /// its handle.
+    pub fn push_unreadable(&self, why: &str) -> String {
+        let mut s = lock(&self.state);
+        s.next += 1;
+        let handle = s.next.to_string();
+        s.waiting.push(RawMail::unreadable(handle.clone(), why));
+        handle
+    }
+
+    /// The messages in quarantine.
+    pub fn quarantine_handles(&self) -> Vec<String> {
+        lock(&self.state)
+            .quarantine
+            .iter()
+            .map(|m| m.handle.clone())
+            .collect()
     }
 
     /// The messages not yet done, oldest first.
@@ -82,6 +100,28 @@ impl Inbound for MemoryInbound {
         let mut s = lock(&self.state);
         s.waiting.retain(|m| m.handle != handle);
         s.done.push(handle.to_string());
+        Ok(())
+    }
+
+    fn quarantine(&mut self, handle: &str) -> Result<(), TransportError> {
+        let mut s = lock(&self.state);
+        if let Some(i) = s.waiting.iter().position(|m| m.handle == handle) {
+            let m = s.waiting.remove(i);
+            s.quarantine.push(m);
+        }
+        Ok(())
+    }
+
+    fn quarantined(&mut self) -> Result<Vec<RawMail>, TransportError> {
+        Ok(lock(&self.state).quarantine.clone())
+    }
+
+    fn release(&mut self, handle: &str) -> Result<(), TransportError> {
+        let mut s = lock(&self.state);
+        if let Some(i) = s.quarantine.iter().position(|m| m.handle == handle) {
+            let m = s.quarantine.remove(i);
+            s.waiting.push(m);
+        }
         Ok(())
     }
 }

@@ -334,6 +334,12 @@ const AUTO_SUBJECTS: &[&str] = &[
     "réponse automatique",
     "risposta automatica",
     "respuesta automática",
+    "resposta automática",
+    "automatisch antwoord",
+    "autosvar",
+    "odpowiedź automatyczna",
+    "自動応答",
+    "自動返信",
 ];
 
 fn auto_reply(message: &Message<'_>, from: Option<&str>, subject: &str) -> Option<String> {

@@ -29,6 +29,38 @@ pub struct Config {
     pub deadlines: crate::clock::ClockSettings,
     /// The site: its moderators.
     pub site: SiteConfig,
+    /// What one sender, or everyone together, can make us send.
+    pub limits: LimitsConfig,
+}
+
+/// `[limits]`: so that forged senders cannot turn the server into a source
+/// of backscatter, and a flood from one address delays nobody else.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitsConfig {
+    /// Help replies (to mail naming no game, or from a stranger) in all,
+    /// per hour; each address gets at most one per
+    /// `[daemon] help_interval_hours` besides.
+    pub help_per_hour: u32,
+    /// Alerts to a player or moderator whose key was used from another
+    /// address, in all, per hour.
+    pub alerts_per_hour: u32,
+    /// At most one alert per key in this many hours.
+    pub alert_interval_hours: u64,
+    /// Mails from one address handled in one cycle; the rest wait for the
+    /// next cycles.
+    pub mails_per_sender_per_cycle: usize,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            help_per_hour: 30,
+            alerts_per_hour: 30,
+            alert_interval_hours: 24,
+            mails_per_sender_per_cycle: 20,
+        }
+    }
 }
 
 /// `[site]`.
@@ -108,6 +140,11 @@ pub struct InboundConfig {
     /// If set, processed mail is moved to this mailbox; otherwise it is
     /// flagged `\Seen` and only unseen mail is read.
     pub processed_mailbox: String,
+    /// The authserv-id of the operator's own mail server (e.g.
+    /// `mx.example.org`): mail whose `Authentication-Results` from that
+    /// server say SPF, DKIM or DMARC failed is ignored, never answered.
+    /// Empty: such headers are not looked at.
+    pub trust_authentication_results: String,
     /// IMAP: where mail that cannot be handled after a few tries is moved
     /// (created when first needed).
     pub quarantine_mailbox: String,
@@ -129,6 +166,7 @@ impl Default for InboundConfig {
             password_env: String::new(),
             mailbox: "INBOX".to_string(),
             processed_mailbox: String::new(),
+            trust_authentication_results: String::new(),
             quarantine_mailbox: "Quarantine".to_string(),
             ca_file: None,
         }

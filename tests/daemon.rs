@@ -69,13 +69,22 @@ impl World {
     /// The same, with the daemon's mail going out through `outbound`
     /// (which is handed the world's memory outbox).
     fn sending_by(outbound: impl FnOnce(MemoryOutbound) -> Box<dyn Outbound>) -> World {
+        World::build(config(), outbound)
+    }
+
+    /// A 3-player game under `config`.
+    fn configured(config: Config) -> World {
+        World::build(config, |outbox| Box::new(outbox))
+    }
+
+    fn build(config: Config, outbound: impl FnOnce(MemoryOutbound) -> Box<dyn Outbound>) -> World {
         let dir = TempDir::new().unwrap();
         let store = Store::open(&dir.path().join("db")).unwrap();
         let inbox = MemoryInbound::new();
         let outbox = MemoryOutbound::new();
         let daemon = Daemon::new(
             store,
-            config(),
+            config,
             Templates::load(None).unwrap(),
             BoardSource::embedded(),
             Box::new(inbox.clone()),
@@ -363,8 +372,8 @@ fn a_mail_without_the_key_or_from_another_address_changes_nothing_and_the_player
     assert!(mails[0].text.contains("no key"), "{}", mails[0].text);
 
     // With bob's key, from someone else: bob is told, not the sender
-    // (alerts to one player are sent at most once an hour).
-    w.now += Duration::hours(2);
+    // (alerts about one key are sent at most once a day).
+    w.now += Duration::hours(25);
     let token = w.tokens[1].clone();
     let raw = w.raw(
         "mallory@example.net",
@@ -373,7 +382,7 @@ fn a_mail_without_the_key_or_from_another_address_changes_nothing_and_the_player
         "token manchester textiles",
     );
     w.inbox.push(raw);
-    let mails = w.process();
+    let mails = alerts(&w.process());
     assert_eq!(w.json(), before);
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0].to, "bob@example.org");
@@ -383,7 +392,8 @@ fn a_mail_without_the_key_or_from_another_address_changes_nothing_and_the_player
         mails[0].text
     );
 
-    // Alice's address with bob's key: refused too.
+    // Alice's address with bob's key: refused too; alice is told (bob was
+    // told about his key within the day already).
     let raw = w.raw(
         "alice@example.org",
         &format!("[rocket-1 {token}] orders"),
@@ -391,8 +401,173 @@ fn a_mail_without_the_key_or_from_another_address_changes_nothing_and_the_player
         "token manchester textiles",
     );
     w.inbox.push(raw);
-    w.process();
+    let mails = alerts(&w.process());
     assert_eq!(w.json(), before);
+    assert_eq!(to(&mails, "alice").len(), 1);
+    assert!(to(&mails, "bob").is_empty());
+}
+
+/// The alerts among `mails` (leaving out reminders and reports).
+fn alerts(mails: &[Got]) -> Vec<Got> {
+    mails
+        .iter()
+        .filter(|m| m.subject.contains("Someone"))
+        .map(|m| Got {
+            to: m.to.clone(),
+            subject: m.subject.clone(),
+            text: m.text.clone(),
+            html: m.html.clone(),
+            in_reply_to: m.in_reply_to.clone(),
+        })
+        .collect()
+}
+
+#[test]
+fn the_owner_of_a_key_used_from_another_address_is_alerted_once_a_day_with_what_was_tried() {
+    let mut w = World::new();
+    let bobs = w.tokens[1].clone();
+    // Alice's address, bob's key: both are told, bob with what was tried.
+    let raw = w.raw(
+        "alice@example.org",
+        &format!("Re: [rocket-1 {bobs}] orders"),
+        "",
+        "extend gwr c14\nstation d5",
+    );
+    w.inbox.push(raw);
+    let mails = w.process();
+    let to_bob = to(&mails, "bob");
+    assert_eq!(to_bob.len(), 1);
+    let text = &to_bob[0].text;
+    assert!(text.contains("alice@example.org"), "{text}");
+    assert!(
+        text.contains("What it asked for:") && text.contains("  extend gwr c14"),
+        "{text}"
+    );
+    assert!(!to_bob[0].html.is_empty() || text.contains("refused"));
+    assert_eq!(to(&mails, "alice").len(), 1);
+    // Again within the day: nobody is told again.
+    w.now += Duration::hours(23);
+    let raw = w.raw(
+        "mallory@example.net",
+        &format!("Re: [rocket-1 {bobs}] orders"),
+        "",
+        "pass",
+    );
+    w.inbox.push(raw);
+    assert!(alerts(&w.process()).is_empty());
+    // A day on: bob again.
+    w.now += Duration::hours(2);
+    let raw = w.raw(
+        "mallory@example.net",
+        &format!("Re: [rocket-1 {bobs}] orders"),
+        "",
+        "pass",
+    );
+    w.inbox.push(raw);
+    assert_eq!(to(&alerts(&w.process()), "bob").len(), 1);
+}
+
+#[test]
+fn a_moderators_key_from_another_address_alerts_the_moderator() {
+    let mut w = World::new();
+    let meta = w.daemon.store().meta(&w.id).unwrap();
+    assert!(meta.moderator_tokens.is_empty());
+    // Make a moderator, then use their key from bob's address.
+    stationmaster::local::moderate(
+        &w.daemon.ctx(),
+        &w.id,
+        "operator",
+        "moderator gm@example.org",
+        None,
+        w.now,
+    )
+    .unwrap();
+    w.process();
+    let key = w.daemon.store().meta(&w.id).unwrap().moderator_tokens["gm@example.org"].clone();
+    let before = w.json();
+    let raw = w.raw(
+        "bob@example.org",
+        &format!("Re: [rocket-1 {key}] x"),
+        "",
+        "skip",
+    );
+    w.inbox.push(raw);
+    let mails = w.process();
+    assert_eq!(w.json(), before);
+    let to_gm = to(&mails, "gm");
+    assert_eq!(to_gm.len(), 1, "{mails:?}");
+    assert!(
+        to_gm[0].subject.contains("moderator key"),
+        "{}",
+        to_gm[0].subject
+    );
+    assert!(to_gm[0].text.contains("bob@example.org") && to_gm[0].text.contains("  skip"));
+}
+
+#[test]
+fn help_replies_stop_at_the_hourly_limit_so_forged_senders_make_no_backscatter() {
+    let mut w = World::new();
+    for i in 0..40 {
+        let raw = w.raw(&format!("forged{i}@example.net"), "hello", "", "hi");
+        w.inbox.push(raw);
+    }
+    let mails = w.process();
+    assert_eq!(mails.len(), 30, "[limits] help_per_hour is 30 by default");
+    // The next hour, more may go.
+    w.now += Duration::hours(1);
+    let raw = w.raw("forged99@example.net", "hello", "", "hi");
+    w.inbox.push(raw);
+    assert_eq!(w.process().len(), 1);
+}
+
+#[test]
+fn a_flood_from_one_address_waits_its_turn_and_delays_nobody_else() {
+    let mut w = World::new();
+    for _ in 0..25 {
+        let raw = w.raw("flood@example.net", "hello", "", "hi");
+        w.inbox.push(raw);
+    }
+    // Bob's order comes after the flood, and is handled in the same cycle.
+    let token = w.tokens[1].clone();
+    let raw = w.raw(
+        "bob@example.org",
+        &format!("Re: [rocket-1 {token}] x"),
+        "",
+        "token manchester textiles",
+    );
+    w.inbox.push(raw);
+    w.process();
+    assert_eq!(w.log_len(), 1);
+    // 20 of the flood were handled; 5 wait for the next cycle.
+    assert_eq!(w.inbox.waiting().len(), 5);
+    w.process();
+    assert!(w.inbox.waiting().is_empty());
+}
+
+#[test]
+fn mail_my_server_marked_as_forged_gets_no_reply() {
+    let mut config = config();
+    config.inbound.trust_authentication_results = "mx.example.org".into();
+    let mut w = World::configured(config);
+    let forged = w.raw(
+        "stranger@example.net",
+        "hello",
+        "Authentication-Results: mx.example.org; spf=fail smtp.mailfrom=example.net; dmarc=fail (p=reject) header.from=example.net\r\n",
+        "hi",
+    );
+    // The same claim by a server that is not ours counts for nothing.
+    let other = w.raw(
+        "stranger2@example.net",
+        "hello",
+        "Authentication-Results: evil.example; dmarc=fail\r\nAuthentication-Results: mx.example.org; spf=pass; dkim=pass; dmarc=pass\r\n",
+        "hi",
+    );
+    w.inbox.push(forged);
+    w.inbox.push(other);
+    let mails = w.process();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to, "stranger2@example.net");
+    assert!(w.inbox.waiting().is_empty(), "both are done");
 }
 
 #[test]

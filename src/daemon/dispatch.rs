@@ -74,12 +74,37 @@ fn receipt_only(mid: String, game: Option<String>, now: DateTime<Utc>, outcome: 
     }
 }
 
+/// What the operator's own mail server (`[inbound]
+/// trust_authentication_results`) found failing in this mail, if anything:
+/// `spf=fail at mx.example.org`.
+fn failed_authentication(ctx: &Ctx<'_>, inc: &Incoming) -> Option<String> {
+    let server = ctx.config.inbound.trust_authentication_results.trim();
+    if server.is_empty() {
+        return None;
+    }
+    let failed: Vec<String> = inc
+        .authentication_results
+        .iter()
+        .filter(|r| r.server.eq_ignore_ascii_case(server))
+        .filter(|r| matches!(r.method.as_str(), "spf" | "dkim" | "dmarc") && r.result == "fail")
+        .map(|r| format!("{}=fail", r.method))
+        .collect();
+    if failed.is_empty() {
+        None
+    } else {
+        Some(format!("{} at {server}", failed.join(", ")))
+    }
+}
+
+/// Handles one mail, read by [`ingest::parse`] (the caller reads it first,
+/// to know its sender).
 pub(super) fn handle(
     ctx: &Ctx<'_>,
     raw: &[u8],
+    parsed: Result<Incoming, ingest::IngestError>,
     now: DateTime<Utc>,
 ) -> Result<Handled, DaemonError> {
-    let inc = match ingest::parse(raw) {
+    let inc = match parsed {
         Ok(inc) => inc,
         Err(e) => {
             return Ok(receipt_only(
@@ -104,6 +129,14 @@ pub(super) fn handle(
             inc.game.clone(),
             now,
             &format!("automatic mail not answered: {reason}"),
+        ));
+    }
+    if let Some(failed) = failed_authentication(ctx, &inc) {
+        return Ok(receipt_only(
+            mid,
+            inc.game.clone(),
+            now,
+            &format!("ignored, not answered: {failed}"),
         ));
     }
     let Some(from) = inc.from.clone() else {
@@ -144,6 +177,17 @@ pub(super) fn handle(
     {
         return moderate(ctx, &inc, mid, &id, &from, now);
     }
+    // A moderator's key from an address that is not that moderator's.
+    if let Some(t) = &inc.token
+        && let Some((owner, _)) = meta
+            .moderator_tokens
+            .iter()
+            .find(|(addr, k)| k.eq_ignore_ascii_case(t) && !addr.eq_ignore_ascii_case(&from))
+    {
+        let why = format!("the mail carried your moderator key but came from {from}");
+        let owners = vec![Owner::moderator(&id, owner)];
+        return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
+    }
     let by_from = (0..record.setup.players.len())
         .map(|i| Seat(i as u8))
         .find(|s| meta.address(&record, *s).eq_ignore_ascii_case(&from));
@@ -158,18 +202,30 @@ pub(super) fn handle(
         .map(|i| Seat(i as u8));
     let seat = match (by_from, by_token) {
         (Some(a), Some(b)) if a == b => a,
-        (Some(a), _) => {
+        (Some(a), Some(b)) => {
+            // A player's address with another player's key: both are told.
+            let why = format!(
+                "the mail came from the address of {} but carried the key of {}",
+                record.setup.players[a.index()].name,
+                record.setup.players[b.index()].name
+            );
+            let owners = vec![Owner::player(ctx, &id, a)?, Owner::player(ctx, &id, b)?];
+            return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
+        }
+        (Some(a), None) => {
             let why = if inc.token.is_none() {
                 "the mail carried no key (it was not a reply to a mail from the game)"
             } else {
                 "the mail carried a wrong key"
             };
-            return intruder(ctx, &inc, mid, &id, a, &from, why, now);
+            let owners = vec![Owner::player(ctx, &id, a)?];
+            return intruder(ctx, &inc, mid, &id, owners, &from, why, now);
         }
         (None, Some(b)) => {
             let why =
                 format!("the mail carried your key but came from {from}, not from your address");
-            return intruder(ctx, &inc, mid, &id, b, &from, &why, now);
+            let owners = vec![Owner::player(ctx, &id, b)?];
+            return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
         }
         (None, None) => {
             return help(
@@ -212,6 +268,15 @@ fn help(
             &format!("{reason} Help already sent to {from} lately"),
         ));
     }
+    if ctx.store.hourly_count("help", now)? >= u64::from(ctx.config.limits.help_per_hour) {
+        tracing::warn!(%from, "help reply not sent: [limits] help_per_hour reached");
+        return Ok(receipt_only(
+            mid,
+            inc.game.clone(),
+            now,
+            &format!("{reason} Not answered: the help replies of this hour are used up"),
+        ));
+    }
     // From the address index: no game is read.
     let games: Vec<String> = ctx
         .store
@@ -243,7 +308,8 @@ fn help(
     );
     if let Some(change) = &mut handled.change {
         change.outbox.push(mail);
-        change.help_sent = Some((from.to_string(), now));
+        change.help_sent.push((from.to_string(), now));
+        change.tally.push(("help".to_string(), now));
     }
     Ok(handled)
 }
@@ -289,56 +355,117 @@ struct IntruderContext<'a> {
     subject: &'a str,
     message_id: &'a str,
     why: &'a str,
+    moderator: bool,
+    attempted: &'a [String],
 }
 
-/// Someone tried to order as `seat`: nothing changes, and the player on
-/// file is told (at most once an hour).
+/// The owner of a key (or of an address) that a mail used without right:
+/// whom to alert, and the rate limit's key.
+struct Owner {
+    /// Their name in the game (a moderator: their address).
+    name: String,
+    /// Where the alert goes.
+    email: String,
+    /// True for a moderator's key.
+    moderator: bool,
+    /// One alert per this key per `[limits] alert_interval_hours`.
+    rate_key: String,
+}
+
+impl Owner {
+    fn player(ctx: &Ctx<'_>, id: &GameId, seat: Seat) -> Result<Owner, DaemonError> {
+        let record = ctx.store.record(id)?;
+        let meta = ctx.store.meta(id)?;
+        Ok(Owner {
+            name: record.setup.players[seat.index()].name.clone(),
+            email: meta.address(&record, seat).to_string(),
+            moderator: false,
+            rate_key: format!("alert:{}:seat:{}", id.0, seat.0),
+        })
+    }
+
+    fn moderator(id: &GameId, address: &str) -> Owner {
+        Owner {
+            name: address.to_string(),
+            email: address.to_string(),
+            moderator: true,
+            rate_key: format!("alert:{}:moderator:{}", id.0, address.to_ascii_lowercase()),
+        }
+    }
+}
+
+/// The most lines of an intruder's mail quoted in an alert.
+const ALERT_LINES: usize = 20;
+
+/// A mail tried to act with a key or an address that is not its own:
+/// nothing changes, and each owner in `owners` is alerted with what was
+/// attempted, at most once per key per `[limits] alert_interval_hours` and
+/// within `alerts_per_hour` in all (over either, it is only logged).
 #[allow(clippy::too_many_arguments)]
 fn intruder(
     ctx: &Ctx<'_>,
     inc: &Incoming,
     mid: String,
     id: &GameId,
-    seat: Seat,
+    owners: Vec<Owner>,
     from: &str,
     why: &str,
     now: DateTime<Utc>,
 ) -> Result<Handled, DaemonError> {
-    let record = ctx.store.record(id)?;
-    let player = &record.setup.players[seat.index()];
-    let meta = ctx.store.meta(id)?;
-    let email = meta.address(&record, seat).to_string();
-    let outcome = format!("refused: {why} (as {})", player.name);
+    let who: Vec<&str> = owners.iter().map(|o| o.name.as_str()).collect();
+    let outcome = format!("refused: {why} (as {})", who.join(", "));
     let mut handled = receipt_only(mid.clone(), Some(id.0.clone()), now, &outcome);
-    let key = format!("alert:{}:{}", id.0, seat.0);
-    if let Some(last) = ctx.store.help_sent(&key)?
-        && now - last < chrono::Duration::hours(1)
-    {
-        return Ok(handled);
-    }
-    let text = ctx.templates.render(
-        "intruder.txt",
-        &IntruderContext {
-            player: &player.name,
-            email: &email,
-            game: &id.0,
-            from,
-            subject: &inc.subject,
-            message_id: &mid,
-            why,
-        },
-    )?;
-    let draft = Draft {
-        to_name: player.name.clone(),
-        to: email.clone(),
-        subject: format!("[{id}] Someone tried to give orders as you"),
-        text,
-        ..Draft::default()
-    };
-    let mail = super::compose_mail(ctx, &id.0, "alert", &draft, now)?;
-    if let Some(change) = &mut handled.change {
-        change.outbox.push(mail);
-        change.help_sent = Some((key, now));
+    let limits = &ctx.config.limits;
+    let interval = chrono::Duration::hours(limits.alert_interval_hours as i64);
+    let attempted: Vec<String> = inc.body.iter().take(ALERT_LINES).cloned().collect();
+    let mut sent_this_hour = ctx.store.hourly_count("alert", now)?;
+    for owner in owners {
+        if let Some(last) = ctx.store.help_sent(&owner.rate_key)?
+            && now - last < interval
+        {
+            continue;
+        }
+        if sent_this_hour >= u64::from(limits.alerts_per_hour) {
+            tracing::warn!(game = %id, to = %owner.email, "alert not sent: [limits] alerts_per_hour reached");
+            continue;
+        }
+        let text = ctx.templates.render(
+            "intruder.txt",
+            &IntruderContext {
+                player: &owner.name,
+                email: &owner.email,
+                game: &id.0,
+                from,
+                subject: &inc.subject,
+                message_id: &mid,
+                why,
+                moderator: owner.moderator,
+                attempted: &attempted,
+            },
+        )?;
+        let subject = if owner.moderator {
+            format!("[{id}] Someone used your moderator key")
+        } else {
+            format!("[{id}] Someone tried to give orders as you")
+        };
+        let draft = Draft {
+            to_name: if owner.moderator {
+                String::new()
+            } else {
+                owner.name.clone()
+            },
+            to: owner.email.clone(),
+            subject,
+            text,
+            ..Draft::default()
+        };
+        let mail = super::compose_mail(ctx, &id.0, "alert", &draft, now)?;
+        if let Some(change) = &mut handled.change {
+            change.outbox.push(mail);
+            change.help_sent.push((owner.rate_key.clone(), now));
+            change.tally.push(("alert".to_string(), now));
+        }
+        sent_this_hour += 1;
     }
     Ok(handled)
 }

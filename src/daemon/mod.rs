@@ -395,6 +395,20 @@ fn reports(
     Ok(out)
 }
 
+/// True if `from` plays in or moderates game `game`.
+fn takes_part(ctx: &Ctx<'_>, game: Option<&str>, from: &str) -> Result<bool, DaemonError> {
+    let Some(game) = game else { return Ok(false) };
+    let id = GameId(game.to_ascii_lowercase());
+    if ctx.store.games_of(from)?.contains(&id) {
+        return Ok(true);
+    }
+    match ctx.store.meta(&id) {
+        Ok(meta) => Ok(moderator::is_moderator(ctx, &meta, from)),
+        Err(StoreError::NoSuchGame(_)) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// While fewer mails than this wait for the sender, a cycle makes its
 /// changes durable and hands their mail over at once (see
 /// [`Daemon::process`]); a mail's reports to four players keep the sender
@@ -495,6 +509,9 @@ pub struct CycleReport {
     pub failed: usize,
     /// Mails put in quarantine.
     pub quarantined: usize,
+    /// Mails left for a later cycle: their sender sent more than
+    /// `[limits] mails_per_sender_per_cycle`.
+    pub deferred: usize,
     /// Games whose deadlines, reminders or absences were looked at.
     pub scheduled: usize,
 }
@@ -568,6 +585,8 @@ impl Daemon {
         // Mails that failed for the last time, and why: put aside after
         // the cycle.
         let mut poisoned: Vec<(crate::mail::RawMail, String)> = Vec::new();
+        let mut per_sender: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::new();
         let mut touched: Vec<GameId> = Vec::new();
         let Daemon {
             store,
@@ -643,7 +662,26 @@ impl Daemon {
                             }
                             continue;
                         }
-                        match dispatch::handle(&ctx, &raw.bytes, now) {
+                        let parsed = crate::mail::ingest::parse(&raw.bytes);
+                        // A flood from one address waits for later cycles
+                        // (but a game's own players and moderators are
+                        // never held back: their mails keep their order).
+                        if let Ok(sender) = &parsed
+                            && let Some(from) = &sender.from
+                        {
+                            let n = per_sender.entry(from.clone()).or_insert(0usize);
+                            *n += 1;
+                            if *n > config.limits.mails_per_sender_per_cycle
+                                && !takes_part(&ctx, sender.game.as_deref(), from)?
+                            {
+                                if *n == config.limits.mails_per_sender_per_cycle + 1 {
+                                    tracing::warn!(%from, "more mail from one address than [limits] mails_per_sender_per_cycle: the rest waits for the next cycles");
+                                }
+                                report.deferred += 1;
+                                continue;
+                            }
+                        }
+                        match dispatch::handle(&ctx, &raw.bytes, parsed, now) {
                             Ok(handled) => {
                                 tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
                                 if let Some(change) = &handled.change {

@@ -123,6 +123,66 @@ pub struct Incoming {
     /// True if the body was longer than [`MAX_BODY_LINES`] lines or
     /// [`MAX_BODY_CHARS`] characters and only its start was kept.
     pub truncated: bool,
+    /// The results of every `Authentication-Results` header (RFC 8601),
+    /// as written: which server checked what, and what came of it. Anyone
+    /// can write such a header; only those of the operator's own server
+    /// mean anything (see `[inbound] trust_authentication_results`).
+    pub authentication_results: Vec<AuthResult>,
+}
+
+/// One method's result in an `Authentication-Results` header:
+/// `mx.example.org; spf=fail smtp.mailfrom=…; dkim=pass …`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuthResult {
+    /// The server that wrote it (the header's authserv-id), lowercased.
+    pub server: String,
+    /// The method: `spf`, `dkim`, `dmarc`, … lowercased.
+    pub method: String,
+    /// The result: `pass`, `fail`, `softfail`, `none`, … lowercased.
+    pub result: String,
+}
+
+/// Removes RFC 5322 comments (`(…)`, nested) from a header value.
+fn without_comments(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut depth = 0usize;
+    let mut quoted = false;
+    for c in value.chars() {
+        match c {
+            '"' if depth == 0 => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '(' if !quoted => depth += 1,
+            ')' if !quoted && depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The results of one `Authentication-Results` header value.
+pub fn auth_results(value: &str) -> Vec<AuthResult> {
+    let value = without_comments(value);
+    let mut parts = value.split(';');
+    let server = parts
+        .next()
+        .and_then(|p| p.split_whitespace().next())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    parts
+        .filter_map(|p| {
+            let (method, rest) = p.trim().split_once('=')?;
+            let method = method.trim().split('/').next()?.to_ascii_lowercase();
+            let result = rest.split_whitespace().next()?.to_ascii_lowercase();
+            Some(AuthResult {
+                server: server.clone(),
+                method,
+                result,
+            })
+        })
+        .collect()
 }
 
 /// A message that cannot be read at all.
@@ -238,6 +298,10 @@ fn parse_message(raw: &[u8]) -> Result<Incoming, IngestError> {
         body,
         attachments,
         truncated,
+        authentication_results: raw_headers(&message, "Authentication-Results")
+            .iter()
+            .flat_map(|v| auth_results(v))
+            .collect(),
     })
 }
 
@@ -272,24 +336,31 @@ fn ids(value: &HeaderValue<'_>) -> Vec<String> {
 /// header named `name` (any case), unfolded and trimmed, as written (lossy
 /// UTF-8).
 fn raw_header(message: &Message<'_>, name: &str) -> Option<String> {
-    let header = message
-        .parts
-        .first()?
-        .headers
+    raw_headers(message, name).into_iter().next()
+}
+
+/// Every header named `name` (any case), topmost first, each unfolded and
+/// trimmed, as written (lossy UTF-8).
+fn raw_headers(message: &Message<'_>, name: &str) -> Vec<String> {
+    let Some(part) = message.parts.first() else {
+        return Vec::new();
+    };
+    part.headers
         .iter()
-        .find(|h| h.name.as_str().eq_ignore_ascii_case(name))?;
-    let bytes = message
-        .raw_message
-        .get(header.offset_start as usize..header.offset_end as usize)
-        .unwrap_or_default();
-    let text = String::from_utf8_lossy(bytes);
-    Some(
-        text.split(['\r', '\n'])
-            .collect::<Vec<_>>()
-            .join("")
-            .trim()
-            .to_string(),
-    )
+        .filter(|h| h.name.as_str().eq_ignore_ascii_case(name))
+        .map(|header| {
+            let bytes = message
+                .raw_message
+                .get(header.offset_start as usize..header.offset_end as usize)
+                .unwrap_or_default();
+            String::from_utf8_lossy(bytes)
+                .split(['\r', '\n'])
+                .collect::<Vec<_>>()
+                .join("")
+                .trim()
+                .to_string()
+        })
+        .collect()
 }
 
 /// The first word of a header value, lowercased (`auto-replied (vacation)`

@@ -464,8 +464,17 @@ pub struct Change {
     pub outbox: Vec<OutMail>,
     /// A seat of this game changes hands: (old address, new address).
     pub readdress: Option<(String, String)>,
-    /// A help reply sent to this address at this time (rate limit).
-    pub help_sent: Option<(String, DateTime<Utc>)>,
+    /// Help replies and alerts sent, by the address or key they are
+    /// limited by, and when (rate limits).
+    pub help_sent: Vec<(String, DateTime<Utc>)>,
+    /// Counters of the hour (see [`Store::hourly_count`]) raised by one:
+    /// (what, when).
+    pub tally: Vec<(String, DateTime<Utc>)>,
+}
+
+/// The key of the counter of `what` in the hour of `at`.
+fn tally_key(what: &str, at: DateTime<Utc>) -> Vec<u8> {
+    format!("count:{what}:{}", at.format("%Y%m%d%H")).into_bytes()
 }
 
 /// Where a game's log ends: the last entry its snapshot includes, and that
@@ -911,6 +920,17 @@ impl Store {
         self.flush()
     }
 
+    /// How many `what` (help replies, alerts) were sent in the hour of
+    /// `now` (counted by [`Change::tally`]).
+    pub fn hourly_count(&self, what: &str, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        Ok(self
+            .help
+            .get(tally_key(what, now))?
+            .and_then(|b| b.as_ref().try_into().ok())
+            .map(u64::from_be_bytes)
+            .unwrap_or(0))
+    }
+
     /// When the last help reply went to `address`.
     pub fn help_sent(&self, address: &str) -> Result<Option<DateTime<Utc>>, StoreError> {
         match self.help.get(address.as_bytes())? {
@@ -1023,7 +1043,7 @@ impl Store {
             writes.push((OUTBOX, key.to_be_bytes().to_vec(), item.encode()?));
             outgoing.push((key, item));
         }
-        if let Some((addr, at)) = &change.help_sent {
+        for (addr, at) in &change.help_sent {
             writes.push((HELP, addr.clone().into_bytes(), ser(&label, at)?));
         }
         let trees = [
@@ -1068,6 +1088,15 @@ impl Store {
                 }
                 for (tree, k, v) in &writes {
                     t[*tree].insert(k.as_slice(), v.as_slice())?;
+                }
+                for (what, at) in &change.tally {
+                    let key = tally_key(what, *at);
+                    let n = t[HELP]
+                        .get(key.as_slice())?
+                        .and_then(|b| b.as_ref().try_into().ok())
+                        .map(u64::from_be_bytes)
+                        .unwrap_or(0);
+                    t[HELP].insert(key.as_slice(), &(n + 1).to_be_bytes())?;
                 }
                 Ok(())
             })

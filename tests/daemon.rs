@@ -29,6 +29,8 @@ struct World {
     tokens: Vec<String>,
     now: DateTime<Utc>,
     n: usize,
+    /// The mails the game's creation sent (welcomes), as they went out.
+    welcomes: Vec<OutMail>,
 }
 
 /// A received mail, parsed back with mail-parser.
@@ -69,15 +71,28 @@ impl World {
     /// The same, with the daemon's mail going out through `outbound`
     /// (which is handed the world's memory outbox).
     fn sending_by(outbound: impl FnOnce(MemoryOutbound) -> Box<dyn Outbound>) -> World {
-        World::build(config(), outbound)
+        World::build(config(), outbound, vec![])
     }
 
     /// A 3-player game under `config`.
     fn configured(config: Config) -> World {
-        World::build(config, |outbox| Box::new(outbox))
+        World::build(config, |outbox| Box::new(outbox), vec![])
     }
 
-    fn build(config: Config, outbound: impl FnOnce(MemoryOutbound) -> Box<dyn Outbound>) -> World {
+    /// The same game with these moderators.
+    fn moderated_by(moderators: &[&str]) -> World {
+        World::build(
+            config(),
+            |outbox| Box::new(outbox),
+            moderators.iter().map(|m| m.to_string()).collect(),
+        )
+    }
+
+    fn build(
+        config: Config,
+        outbound: impl FnOnce(MemoryOutbound) -> Box<dyn Outbound>,
+        moderators: Vec<String>,
+    ) -> World {
         let dir = TempDir::new().unwrap();
         let store = Store::open(&dir.path().join("db")).unwrap();
         let inbox = MemoryInbound::new();
@@ -105,8 +120,8 @@ impl World {
             options: vec![],
             seed: 7,
         };
-        let id =
-            daemon::create_game(&daemon.ctx(), &setup, Default::default(), vec![], now).unwrap();
+        let id = daemon::create_game(&daemon.ctx(), &setup, Default::default(), moderators, now)
+            .unwrap();
         let tokens = daemon.store().meta(&id).unwrap().tokens;
         let mut w = World {
             _dir: dir,
@@ -117,8 +132,10 @@ impl World {
             tokens,
             now,
             n: 0,
+            welcomes: Vec::new(),
         };
-        w.process();
+        w.daemon.process(w.now, &AtomicBool::new(false)).unwrap();
+        w.welcomes = w.outbox.take();
         w
     }
 
@@ -217,8 +234,7 @@ fn each_player_is_welcomed_with_a_secret_key() {
         let raw = String::from_utf8_lossy(&mail.bytes);
         assert_eq!(got.to, format!("{}@example.org", PLAYERS[i]));
         assert!(
-            got.subject
-                .starts_with(&format!("[rocket-1 {}] Welcome", tokens[i])),
+            got.subject == format!("[rocket-1 {}] Stephenson's Rocket", tokens[i]),
             "{}",
             got.subject
         );
@@ -1320,4 +1336,419 @@ fn a_mail_whose_game_data_cannot_be_read_goes_to_quarantine_and_other_games_go_o
         "{list}"
     );
     assert!(list.contains("from:    ann@example.org"), "{list}");
+}
+
+// ------------------------------------------------- issue 11: threads, parts
+
+/// A mail as a mail program threads it: its ids, subject and parts.
+#[derive(Clone, Debug)]
+struct Threaded {
+    to: String,
+    subject: String,
+    message_id: String,
+    in_reply_to: Option<String>,
+    references: Vec<String>,
+    text: String,
+    /// The content types of its leaf parts, e.g. `text/plain`.
+    parts: Vec<String>,
+    html: String,
+}
+
+fn threaded(mail: &OutMail) -> Threaded {
+    use mail_parser::MimeHeaders;
+    let m = MessageParser::default()
+        .parse(&mail.bytes)
+        .expect("our mail parses");
+    let parts = m
+        .parts
+        .iter()
+        .filter_map(|p| p.content_type())
+        .filter(|c| !c.ctype().eq_ignore_ascii_case("multipart"))
+        .map(|c| format!("{}/{}", c.ctype(), c.subtype().unwrap_or_default()).to_lowercase())
+        .collect();
+    // (mail-parser makes HTML of a text-only mail: read the real part.)
+    let html = m
+        .parts
+        .iter()
+        .find(|p| {
+            p.content_type()
+                .is_some_and(|c| c.subtype().is_some_and(|s| s.eq_ignore_ascii_case("html")))
+        })
+        .and_then(|p| p.text_contents())
+        .unwrap_or_default()
+        .to_string();
+    Threaded {
+        to: mail.to.join(","),
+        subject: m.subject().unwrap_or_default().to_string(),
+        message_id: m.message_id().unwrap_or_default().to_string(),
+        in_reply_to: m.in_reply_to().as_text().map(str::to_string),
+        references: m
+            .references()
+            .as_text_list()
+            .map(|l| l.iter().map(|s| s.to_string()).collect())
+            .unwrap_or_default(),
+        text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        parts,
+        html,
+    }
+}
+
+impl World {
+    /// One cycle at the world's time; every mail sent, for threading.
+    fn cycle(&mut self) -> Vec<Threaded> {
+        self.daemon
+            .process(self.now, &AtomicBool::new(false))
+            .unwrap();
+        self.outbox.take().iter().map(threaded).collect()
+    }
+
+    /// A reply from `player`, as a mail program makes it of `parent`: its
+    /// subject with another `Re: ` in front, In-Reply-To the parent, and
+    /// References the parent's and the parent.
+    fn reply_to(&mut self, player: &str, parent: &Threaded, body: &str) -> String {
+        let mut refs: Vec<String> = parent.references.iter().map(|r| format!("<{r}>")).collect();
+        refs.push(format!("<{}>", parent.message_id));
+        let headers = format!(
+            "In-Reply-To: <{}>\r\nReferences: {}\r\n",
+            parent.message_id,
+            refs.join(" ")
+        );
+        let subject = format!("Re: {}", parent.subject);
+        let raw = self.raw(&format!("{player}@example.org"), &subject, &headers, body);
+        let mid = format!("t{}@example.org", self.n);
+        self.inbox.push(raw);
+        mid
+    }
+}
+
+fn one_to<'a>(mails: &'a [Threaded], who: &str) -> &'a Threaded {
+    let to: Vec<&Threaded> = mails
+        .iter()
+        .filter(|m| m.to == format!("{who}@example.org"))
+        .collect();
+    assert_eq!(to.len(), 1, "{who}: {mails:#?}");
+    to[0]
+}
+
+#[test]
+fn issue_11_each_players_mail_is_one_thread_under_their_welcome() {
+    let mut w = World::new();
+    let welcomes: Vec<Threaded> = w.welcomes.iter().map(threaded).collect();
+    let meta = w.daemon.store().meta(&w.id).unwrap();
+    let tokens = w.tokens.clone();
+    let subject = move |seat: usize| format!("[rocket-1 {}] Stephenson's Rocket", tokens[seat]);
+    for (i, m) in welcomes.iter().enumerate() {
+        // The welcome is the root: no parent, its id kept for the seat.
+        assert_eq!(m.subject, subject(i));
+        assert_eq!(m.in_reply_to, None);
+        assert!(m.references.is_empty(), "{:?}", m.references);
+        assert_eq!(meta.welcome_ids[i], m.message_id);
+    }
+    let root = |seat: usize| welcomes[seat].message_id.clone();
+    let bob = World::seat("bob");
+    let alice = World::seat("alice");
+
+    // bob answers his welcome with orders: his answer replies to his mail
+    // under his welcome; the others' reports join their own threads.
+    let mid = w.reply_to(
+        "bob",
+        &welcomes[bob],
+        "token manchester textiles\nextend ly b4",
+    );
+    let mails = w.cycle();
+    let answer = one_to(&mails, "bob");
+    assert_eq!(answer.subject, format!("Re: {}", subject(bob)));
+    assert_eq!(answer.in_reply_to.as_deref(), Some(mid.as_str()));
+    assert_eq!(answer.references.first(), Some(&root(bob)));
+    assert_eq!(answer.references.last(), Some(&mid));
+    for p in ["alice", "cecil"] {
+        let m = one_to(&mails, p);
+        let seat = World::seat(p);
+        assert_eq!(m.subject, subject(seat), "{p}: a report is no reply");
+        assert_eq!(m.in_reply_to, None);
+        assert_eq!(m.references, vec![root(seat)], "{p}");
+        assert!(
+            m.text.starts_with("rocket-1: Waiting for cecil"),
+            "the headline opens the text: {}",
+            m.text
+        );
+    }
+
+    // Round after round of replies to replies (`map`, `help`, `history`):
+    // the subject keeps one `Re:`, the root stays first, the answered
+    // mail last, and References does not grow without end.
+    let mut parent = answer.clone();
+    for (round, body) in ["map", "help", "history", "map", "map", "map", "map", "map"]
+        .iter()
+        .enumerate()
+    {
+        let mid = w.reply_to("bob", &parent, body);
+        let mails = w.cycle();
+        let m = one_to(&mails, "bob");
+        assert_eq!(m.subject, format!("Re: {}", subject(bob)), "round {round}");
+        assert!(!m.subject.contains("Re: Re:"), "{}", m.subject);
+        assert_eq!(m.in_reply_to.as_deref(), Some(mid.as_str()));
+        assert_eq!(m.references.first(), Some(&root(bob)));
+        assert_eq!(m.references.last(), Some(&mid));
+        assert!(m.references.len() <= 8, "{:?}", m.references);
+        parent = m.clone();
+    }
+    // The subject the player's program sent had piled up prefixes.
+    assert!(parent.subject.starts_with("Re: [rocket-1"));
+
+    // The clock: a reminder, then the late notice, in the same threads.
+    w.now += Duration::hours(25);
+    let mails = w.cycle();
+    let reminder = one_to(&mails, "cecil");
+    assert!(
+        reminder.text.contains("Reminder: your deadline is"),
+        "{}",
+        reminder.text
+    );
+    assert_eq!(reminder.subject, subject(World::seat("cecil")));
+    assert_eq!(reminder.references, vec![root(World::seat("cecil"))]);
+    assert_eq!(reminder.in_reply_to, None);
+    w.now += Duration::hours(24);
+    let mails = w.cycle();
+    let late = mails
+        .iter()
+        .find(|m| m.to == "cecil@example.org" && m.text.contains("passed at"))
+        .unwrap_or_else(|| panic!("no late notice: {mails:#?}"));
+    assert_eq!(late.subject, subject(World::seat("cecil")));
+    assert_eq!(late.references, vec![root(World::seat("cecil"))]);
+    let other = one_to(&mails, "alice");
+    assert_eq!(other.references, vec![root(alice)]);
+}
+
+#[test]
+fn issue_11_every_kind_of_mail_has_a_text_and_an_html_part() {
+    let mut w = World::moderated_by(&["mod@example.org"]);
+    let mut all: Vec<(&str, Threaded)> = w
+        .welcomes
+        .iter()
+        .map(|m| ("welcome", threaded(m)))
+        .collect();
+    let mod_welcome = all
+        .iter()
+        .find(|(_, m)| m.to == "mod@example.org")
+        .map(|(_, m)| m.clone())
+        .expect("the moderator's welcome");
+    let mod_key = w.daemon.store().meta(&w.id).unwrap().moderator_tokens["mod@example.org"].clone();
+    let cecil_root = all
+        .iter()
+        .find(|(_, m)| m.to == "cecil@example.org")
+        .map(|(_, m)| m.message_id.clone())
+        .unwrap();
+    let mut step = |what: &'static str, mails: Vec<Threaded>| {
+        assert!(!mails.is_empty(), "{what}: no mail");
+        all.extend(mails.into_iter().map(|m| (what, m)));
+    };
+    let token = w.tokens[World::seat("bob")].clone();
+    // A refused order, orders, `help`.
+    let m =
+        w.cycle_after(|w| w.send_raw("bob", &token, "token manchester textiles\nextend gwr c13"));
+    step("refused", m);
+    let m = w.cycle_after(|w| w.send_raw("bob", &token, "token manchester textiles\nextend ly b4"));
+    step("orders", m);
+    let alice_token = w.tokens[World::seat("alice")].clone();
+    let m = w.cycle_after(|w| w.send_raw("alice", &alice_token, "help"));
+    step("help command", m);
+    // An intruder with bob's key; mail from a stranger (the short help).
+    let m = w.cycle_after(|w| {
+        let raw = w.raw(
+            "mallory@example.org",
+            &format!("Re: [rocket-1 {token}] x"),
+            "",
+            "extend lnwr d11",
+        );
+        w.inbox.push(raw);
+    });
+    step("intruder alert", m);
+    let m = w.cycle_after(|w| {
+        let raw = w.raw("stranger@example.org", "Re: Re: hello", "", "what is this?");
+        w.inbox.push(raw);
+    });
+    assert_eq!(m[0].subject, "Re: hello", "one Re: on the short help");
+    step("short help", m);
+    // The clock: a reminder, a late notice.
+    w.now += Duration::hours(25);
+    let m = w.cycle();
+    step("reminder", m);
+    w.now += Duration::hours(24);
+    let m = w.cycle();
+    step("late notice", m);
+    // The moderator: a note, then abort (the game is over).
+    let mut n = 0;
+    let mut moderate = |w: &mut World, body: &str| {
+        n += 1;
+        let mid = w.reply_to("mod", &mod_welcome, body);
+        let _ = n;
+        let mails = w.cycle();
+        let reply = mails
+            .iter()
+            .find(|m| m.to == "mod@example.org" && m.in_reply_to.as_deref() == Some(mid.as_str()))
+            .unwrap_or_else(|| panic!("no answer to {body}: {mails:#?}"));
+        // The moderator's thread: their welcome first, their mail last.
+        assert_eq!(
+            reply.subject,
+            format!("Re: [rocket-1 {mod_key}] You moderate rocket-1")
+        );
+        assert_eq!(reply.references.first(), Some(&mod_welcome.message_id));
+        assert_eq!(reply.references.last(), Some(&mid));
+        mails
+    };
+    let m = moderate(&mut w, "note tea at five");
+    step("moderator note", m);
+    let m = moderate(&mut w, "replace cecil carol@example.org");
+    let old = one_to(&m, "cecil");
+    assert!(
+        old.text.contains("Your seat has a new player"),
+        "{}",
+        old.text
+    );
+    // The leaving player's last mail closes their own thread.
+    assert_eq!(old.references, vec![cecil_root.clone()]);
+    step("replace", m);
+    let m = moderate(&mut w, "abort");
+    for who in ["alice", "bob", "mod"] {
+        assert!(
+            m.iter()
+                .any(|x| x.to == format!("{who}@example.org") && x.text.contains("The game")),
+            "{who} hears that the game is over"
+        );
+    }
+    let over: Vec<&Threaded> = m.iter().filter(|m| m.text.contains("The game")).collect();
+    assert!(!over.is_empty());
+    step("abort", m);
+    let kinds: std::collections::BTreeSet<&str> = all.iter().map(|(k, _)| *k).collect();
+    assert_eq!(kinds.len(), 11, "{kinds:?}");
+    for (what, m) in &all {
+        assert_eq!(
+            m.parts,
+            vec!["text/plain".to_string(), "text/html".to_string()],
+            "{what} to {}: {}",
+            m.to,
+            m.subject
+        );
+        assert!(
+            m.html.contains("<html>") && m.html.contains("</html>"),
+            "{what}"
+        );
+        assert!(!m.text.is_empty(), "{what}");
+        // Every mail to a player or moderator about the game is in their
+        // thread (the short help and the alert stand apart; a welcome is a
+        // thread's root).
+        let root = m.text.starts_with("Welcome to") || m.text.starts_with("You moderate");
+        if !root && !matches!(*what, "short help" | "intruder alert") {
+            assert!(
+                !m.references.is_empty(),
+                "{what} to {}: {}",
+                m.to,
+                m.subject
+            );
+        }
+    }
+    // Text in the HTML part is escaped.
+    let alert = all.iter().find(|(k, _)| *k == "intruder alert").unwrap();
+    assert!(
+        alert.1.html.contains("mallory@example.org"),
+        "{}",
+        alert.1.html
+    );
+    assert!(!alert.1.html.contains("<mallory"), "{}", alert.1.html);
+}
+
+impl World {
+    fn send_raw(&mut self, player: &str, token: &str, body: &str) {
+        let subject = format!("Re: [{} {token}] Your turn", self.id);
+        let raw = self.raw(&format!("{player}@example.org"), &subject, "", body);
+        self.inbox.push(raw);
+    }
+
+    fn cycle_after(&mut self, f: impl FnOnce(&mut World)) -> Vec<Threaded> {
+        f(self);
+        self.cycle()
+    }
+}
+
+#[test]
+fn issue_11_the_game_over_mail_asks_for_nothing_and_reaches_the_moderators() {
+    let mut w = World::moderated_by(&["mod@example.org"]);
+    // Play to the end from the command line (every player's orders).
+    let mut rng = stationmaster::engine::rng::SplitMix64::new(3);
+    let mut last: Vec<Threaded> = Vec::new();
+    for _ in 0..5000 {
+        let loaded = w.daemon.store().load(&w.id).unwrap();
+        let stationmaster::engine::Status::Active(a) = loaded.game.status() else {
+            break;
+        };
+        let seat = a[0].seat;
+        let legal = loaded.game.legal_order_lines(seat);
+        let extends: Vec<&String> = legal.iter().filter(|l| l.starts_with("extend")).collect();
+        let line = if !extends.is_empty() {
+            extends[rng.below(extends.len())].clone()
+        } else {
+            legal[rng.below(legal.len())].clone()
+        };
+        daemon::apply_local(&w.daemon.ctx(), &w.id, seat, &[line], w.now).unwrap();
+        last = w.cycle();
+    }
+    let welcomes: Vec<Threaded> = w.welcomes.iter().map(threaded).collect();
+    for p in PLAYERS {
+        let m = one_to(&last, p);
+        assert!(m.text.contains("The game is over"), "{p}: {}", m.text);
+        assert!(
+            m.text.contains("Final scores"),
+            "{p}: the final table: {}",
+            m.text
+        );
+        assert!(
+            m.text.contains("var/archive/rocket-1"),
+            "where the archive is: {}",
+            m.text
+        );
+        for asks in [
+            "You can:",
+            "Reply to this mail with your orders",
+            "Deadlines:",
+        ] {
+            assert!(
+                !m.text.contains(asks),
+                "{p}'s game-over mail asks: {asks}\n{}",
+                m.text
+            );
+            assert!(!m.html.contains(asks), "{p}'s game-over HTML asks: {asks}");
+        }
+        assert!(m.html.contains("The game is over"), "{}", m.html);
+        let root = &welcomes
+            .iter()
+            .find(|w| w.to == format!("{p}@example.org"))
+            .unwrap()
+            .message_id;
+        assert_eq!(m.references.first(), Some(root));
+    }
+    let moderator = one_to(&last, "mod");
+    assert!(
+        moderator.text.starts_with("The game is over."),
+        "{}",
+        moderator.text
+    );
+    assert!(
+        moderator.text.contains("Final scores"),
+        "{}",
+        moderator.text
+    );
+    assert!(
+        moderator.text.contains("var/archive/rocket-1"),
+        "{}",
+        moderator.text
+    );
+    assert!(!moderator.text.contains("You can:"));
+    assert_eq!(moderator.parts, vec!["text/plain", "text/html"]);
+    let mod_root = &welcomes
+        .iter()
+        .find(|w| w.to == "mod@example.org")
+        .unwrap()
+        .message_id;
+    assert_eq!(moderator.references, vec![mod_root.clone()]);
 }

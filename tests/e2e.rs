@@ -208,8 +208,10 @@ struct Ours {
 
 impl Ours {
     fn owns(&self, m: &Got) -> bool {
-        let welcome =
-            m.subject.starts_with(&format!("[{GAME} ")) && m.subject.contains("] Welcome to");
+        // A welcome: the thread's subject, no reply, the welcome text.
+        let welcome = m.subject.starts_with(&format!("[{GAME} "))
+            && m.in_reply_to.is_none()
+            && m.text.contains(&format!("Welcome to {GAME}"));
         welcome
             || self.tags.iter().any(|t| m.subject.contains(t.as_str()))
             || m.in_reply_to
@@ -716,7 +718,9 @@ fn a_game_by_mail_through_real_imap_and_smtp_servers() {
             key.len() >= 6 && key.chars().all(|c| c.is_ascii_alphanumeric()),
             "{p}'s key {key:?}"
         );
-        assert_eq!(title, " Welcome to Stephenson's Rocket");
+        // The subject every mail of the game to this player carries.
+        assert_eq!(title, " Stephenson's Rocket");
+        assert!(m.references.is_empty(), "the welcome is the root");
         assert_eq!(m.to, format!("{p}@example.test"));
         assert_eq!(m.from, PROCESSOR);
         assert_eq!(

@@ -175,7 +175,13 @@ fn as_preview_skip_and_undo() {
         "bob",
         "token manchester textiles; extend ly b4",
     ]);
-    assert!(p.contains("You receive £2,000"), "{p}");
+    // Labelled as bob's, not the moderator's own.
+    assert!(p.contains("bob receives £2,000"), "{p}");
+    assert!(p.contains("bob's money: £2,000 (private)"), "{p}");
+    assert!(
+        !p.contains("You receive") && !p.contains("Your money"),
+        "{p}"
+    );
     assert_eq!(s.json(), before);
     // as: applied for bob, who is told.
     s.ok(&[
@@ -505,7 +511,10 @@ fn every_moderator_command_works_by_mail() {
         let reply = after
             .into_iter()
             .filter(|m| !before.contains(m))
-            .find(|m| m.contains("To: mod@example.org") && m.contains(&format!("c{n}")))
+            .find(|m| {
+                m.contains("To: mod@example.org")
+                    && m.contains(&format!("In-Reply-To: <every{n}@example.org>"))
+            })
             .unwrap_or_default();
         assert!(
             reply.contains(&format!("> {}", body.lines().next().unwrap())),

@@ -76,6 +76,35 @@ fn a_database_of_the_earlier_format_opens_shows_the_same_and_plays_on() {
         "token manchester steel",
     ]));
     assert!(stdout(sm(d).args(["verify", "rocket-1"])).contains("the log's 7 entries"));
+    // The welcome mails of this game went out before their ids were kept:
+    // its mail still makes one thread per player, under a root derived
+    // from the game, the seat and the key.
+    stdout(sm(d).arg("process"));
+    stdout(sm(d).args(["mod", "rocket-1", "note", "still here"]));
+    stdout(sm(d).arg("process"));
+    let mut to_cecil: Vec<(String, String)> = Vec::new();
+    for e in fs::read_dir(d.join("var/outbox")).unwrap().flatten() {
+        let raw = fs::read(e.path()).unwrap();
+        let m = mail_parser::MessageParser::default().parse(&raw).unwrap();
+        // (The fixture's outbox held mail written before threads.)
+        let old = m.references().as_text_list().is_none();
+        if !old
+            && m.to().and_then(|a| a.first()).and_then(|a| a.address()) == Some("cecil@example.org")
+        {
+            let refs = m.references().as_text_list().unwrap_or_default().join(" ");
+            to_cecil.push((m.subject().unwrap_or_default().to_string(), refs));
+        }
+    }
+    assert_eq!(to_cecil.len(), 2, "{to_cecil:?}");
+    assert_eq!(to_cecil[0], to_cecil[1], "one subject, one root");
+    assert!(
+        to_cecil[0].1.starts_with("rocket-1.thread."),
+        "{to_cecil:?}"
+    );
+    assert!(
+        to_cecil[0].0.ends_with("] Stephenson's Rocket"),
+        "{to_cecil:?}"
+    );
     let games = stdout(sm(d).arg("games"));
     assert!(
         games.contains("rocket-1") && games.contains("rocket-2"),

@@ -296,7 +296,7 @@ fn help(
         ctx,
         inc,
         from,
-        format!("Re: {}", subject_or(inc, "your mail")),
+        report::reply_subject(&subject_or(inc, "your mail")),
         text,
         now,
     )?;
@@ -338,6 +338,7 @@ fn answer(
     let draft = Draft {
         to: to.to_string(),
         subject,
+        html: Some(report::notice_html(ctx, &text, None)?),
         text,
         in_reply_to: inc.message_id.clone(),
         references,
@@ -456,6 +457,7 @@ fn intruder(
             },
             to: owner.email.clone(),
             subject,
+            html: Some(report::notice_html(ctx, &text, None)?),
             text,
             ..Draft::default()
         };
@@ -822,15 +824,20 @@ fn moderate(
             not_commands.join("\n")
         ));
     }
-    let mut references = inc.references.clone();
-    if let Some(m) = &inc.message_id {
-        references.push(m.clone());
-    }
+    // In the moderator's thread of the game, answering their mail.
+    let thread = report::moderator_thread(ctx, id, &ctx.store.meta(id)?, from);
+    let (in_reply_to, references) = thread.threading(
+        inc.message_id
+            .as_deref()
+            .map(|m| (m, inc.references.as_slice())),
+    );
+    let text = format!("{}\n\n-- \nStationmaster, for {id}.\n", out.join("\n"));
     let draft = Draft {
         to: from.to_string(),
-        subject: format!("Re: {}", subject_or(inc, id.0.as_str())),
-        text: format!("{}\n\n-- \nStationmaster, for {id}.\n", out.join("\n")),
-        in_reply_to: inc.message_id.clone(),
+        subject: thread.subject(true),
+        html: Some(report::notice_html(ctx, &text, None)?),
+        text,
+        in_reply_to,
         references,
         ..Draft::default()
     };

@@ -165,8 +165,12 @@ pub fn create_game(
     // Every moderator, the game's and the site's, gets a key for this game.
     for m in scheduler::moderators(ctx, &meta.moderators) {
         let token = new_token()?;
-        outbox.push(moderator::welcome(ctx, &record.id, &m, &token, now)?);
+        let mail = moderator::welcome(ctx, &record.id, &m, &token, now)?;
+        // Their welcome is the root of their thread.
+        meta.moderator_welcome_ids
+            .insert(m.to_ascii_lowercase(), mail.message_id.clone());
         meta.moderator_tokens.insert(m.to_ascii_lowercase(), token);
+        outbox.push(mail);
     }
     let map = game.render_map();
     for s in 0..n {
@@ -174,7 +178,7 @@ pub fn create_game(
             welcome: true,
             ..MailContext::default()
         };
-        outbox.push(report::player_mail(
+        let welcome = report::player_mail(
             ctx,
             &record.id,
             &record,
@@ -185,7 +189,10 @@ pub fn create_game(
             mail,
             None,
             now,
-        )?);
+        )?;
+        // The root of the player's thread.
+        meta.welcome_ids.push(welcome.message_id.clone());
+        outbox.push(welcome);
     }
     let id = record.id.clone();
     ctx.store.commit(&Change {
@@ -391,6 +398,18 @@ fn reports(
         if let Some(r) = update.meta.reported.get_mut(s) {
             *r = new_seq;
         }
+    }
+    // Orders that end the game: the moderators hear of it too (a finished
+    // game takes no more orders, so this happens once).
+    if !batch.applied.is_empty() && matches!(game.status(), crate::engine::Status::Finished(_)) {
+        out.extend(report::game_over_to_moderators(
+            ctx,
+            id,
+            &record,
+            &update.meta,
+            game,
+            now,
+        )?);
     }
     Ok(out)
 }

@@ -231,17 +231,33 @@ pub fn welcome(
         .iter()
         .map(|(f, w)| format!("  {f:<32} {w}"))
         .collect();
+    let text = format!(
+        "You moderate {id}. Reply to this mail (its subject tag and reply address carry your key)\nwith one command a line; a line `why TEXT` gives the reason for the commands after it.\n\n{}\n\nOn the server: stationmaster mod {id} COMMAND\n\n-- \nStationmaster, for {id}.\n",
+        forms.join("\n")
+    );
+    // The root of this moderator's thread: every later mail to them about
+    // the game carries the same subject (see `report::moderator_thread`).
     let draft = Draft {
         to: address.to_string(),
         subject: format!("[{id} {token}] You moderate {id}"),
-        text: format!(
-            "You moderate {id}. Reply to this mail (its subject tag and reply address carry your key)\nwith one command a line; a line `why TEXT` gives the reason for the commands after it.\n\n{}\n\nOn the server: stationmaster mod {id} COMMAND\n\n-- \nStationmaster, for {id}.\n",
-            forms.join("\n")
-        ),
+        html: Some(report::notice_html(ctx, &text, None)?),
+        text,
         reply_to: Some(report::reply_address(&ctx.config.mail.address, id, token)),
         ..Draft::default()
     };
     super::compose_mail(ctx, &id.0, "modkey", &draft, now)
+}
+
+/// A page rendered for `player`'s eyes, relabelled for a moderator who
+/// reads it: the lines the game words to its reader (`Your money: …`) name
+/// the player instead (`bob's money: …`).
+fn as_seen_by(page: &str, player: &str) -> String {
+    page.lines()
+        .map(|line| match line.strip_prefix("Your ") {
+            Some(rest) => format!("{player}'s {rest}\n"),
+            None => format!("{line}\n"),
+        })
+        .collect()
 }
 
 fn seat_named(ctx: &Ctx<'_>, id: &GameId, name: &str) -> Result<Seat, String> {
@@ -429,6 +445,8 @@ pub fn run(
         ModCommand::Replace { player, address } => {
             let seat = seat_named(ctx, id, player).map_err(invalid)?;
             let old = meta.address(&record, seat).to_string();
+            // The leaving player's thread, before their key goes.
+            let old_thread = report::player_thread(ctx, id, &record, &meta, seat);
             replaced_from = old.clone();
             if meta.addresses.len() < names.len() {
                 meta.addresses.resize(names.len(), String::new());
@@ -446,7 +464,12 @@ pub fn run(
                 welcome: true,
                 ..MailContext::default()
             };
-            outbox.push(report::player_mail(
+            if meta.welcome_ids.len() < names.len() {
+                meta.welcome_ids.resize(names.len(), String::new());
+            }
+            // A new thread for the new player: no root until their welcome.
+            meta.welcome_ids[seat.index()] = String::new();
+            let welcome = report::player_mail(
                 ctx,
                 id,
                 &record,
@@ -457,13 +480,20 @@ pub fn run(
                 mail,
                 None,
                 now,
-            )?);
+            )?;
+            meta.welcome_ids[seat.index()] = welcome.message_id.clone();
+            outbox.push(welcome);
+            let text = format!(
+                "Your seat has a new player: a moderator gave your seat in {id} to {address}{because}.\nYour key no longer works. Thank you for playing.\n\n-- \nStationmaster, for {id}.\n"
+            );
+            let (in_reply_to, references) = old_thread.threading(None);
             let draft = Draft {
                 to: old.clone(),
-                subject: format!("[{id}] Your seat has a new player"),
-                text: format!(
-                    "A moderator gave your seat in {id} to {address}{because}. Your key no longer works. Thank you for playing.\n"
-                ),
+                subject: old_thread.subject(false),
+                html: Some(report::notice_html(ctx, &text, None)?),
+                text,
+                in_reply_to,
+                references,
                 ..Draft::default()
             };
             outbox.push(super::compose_mail(ctx, &id.0, "replaced", &draft, now)?);
@@ -474,6 +504,9 @@ pub fn run(
         ModCommand::Abort => {
             meta.aborted = true;
             meta.paused = None;
+            outbox.extend(report::game_over_to_moderators(
+                ctx, id, &record, &meta, &*game, now,
+            )?);
             all(
                 &mut batch,
                 format!("A moderator aborted the game{because}. It ends without a result."),
@@ -494,6 +527,10 @@ pub fn run(
                     for (s, a) in &b.applied {
                         t.push_str(&format!("> {} ({})\n", a.order, names[s.index()]));
                         for sentence in g.describe_events(&a.events, Some(seat))? {
+                            let sentence = match sentence.strip_prefix("You receive ") {
+                                Some(rest) => format!("{player} receives {rest}"),
+                                None => sentence,
+                            };
                             t.push_str(&format!("  {sentence}\n"));
                         }
                     }
@@ -501,7 +538,7 @@ pub fn run(
                         t.push_str(&format!("(would be held) {}\n", q.describe()));
                     }
                     t.push('\n');
-                    t.push_str(&g.render(Some(seat)));
+                    t.push_str(&as_seen_by(&g.render(Some(seat)), &names[seat.index()]));
                     t
                 }
                 Err(e) => format!("Refused, nothing would be applied: {e}\n"),
@@ -535,7 +572,10 @@ pub fn run(
                 meta.moderators.push(address.clone());
             }
             let token = super::new_token()?;
-            outbox.push(welcome(ctx, id, address, &token, now)?);
+            let mail = welcome(ctx, id, address, &token, now)?;
+            meta.moderator_welcome_ids
+                .insert(key.clone(), mail.message_id.clone());
+            outbox.push(mail);
             meta.moderator_tokens.insert(key, token);
             all(
                 &mut batch,

@@ -71,6 +71,13 @@ pub struct MailContext {
     pub hints: Vec<String>,
     /// Who must act by when: one line per awaited player.
     pub deadlines: Vec<String>,
+    /// Whose turn it is, or how the game ended, in a line.
+    pub headline: String,
+    /// The game is over (finished, or aborted): nothing more is asked of
+    /// the reader.
+    pub over: bool,
+    /// Where the archive of a game that is over is kept.
+    pub archive: String,
 }
 
 /// The kind of a game in words.
@@ -183,6 +190,256 @@ pub fn deadline_lines(
         .collect()
 }
 
+/// One reader's thread in one game: the subject every mail to them about
+/// the game carries, and the Message-ID of its root (their welcome mail).
+/// Mail programs thread by References and In-Reply-To (Thunderbird, mutt)
+/// or by the subject with `Re:` left out plus those (Gmail), so both stay
+/// the same for the whole game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thread {
+    /// The subject: the tag `[GAME KEY]` and a fixed title.
+    pub subject: String,
+    /// The root's Message-ID, without angle brackets.
+    pub root: String,
+}
+
+/// At most this many of the answered mail's References are carried on,
+/// besides the root and the answered mail itself: enough for a mail
+/// program that missed a mail or two, without a header that grows every
+/// round.
+const CARRIED_REFERENCES: usize = 6;
+
+impl Thread {
+    /// The subject of a mail in this thread: `Re: ` once when it answers
+    /// the reader's own mail, never more.
+    pub fn subject(&self, answering: bool) -> String {
+        if answering {
+            format!("Re: {}", self.subject)
+        } else {
+            self.subject.clone()
+        }
+    }
+
+    /// In-Reply-To and References of a mail in this thread. A mail that
+    /// answers `parent` (whose own References were `their_refs`) replies
+    /// to it, with the root first and `parent` last; any other mail refers
+    /// to the root alone.
+    pub fn threading(&self, answering: Option<(&str, &[String])>) -> (Option<String>, Vec<String>) {
+        let Some((parent, their_refs)) = answering else {
+            return (None, vec![self.root.clone()]);
+        };
+        let parent = bare_id(parent);
+        let middle: Vec<String> = their_refs
+            .iter()
+            .map(|r| bare_id(r))
+            .filter(|r| !r.is_empty() && *r != self.root && *r != parent)
+            .collect();
+        let mut refs = vec![self.root.clone()];
+        for r in &middle[middle.len().saturating_sub(CARRIED_REFERENCES)..] {
+            if !refs.contains(r) {
+                refs.push(r.clone());
+            }
+        }
+        if parent != self.root {
+            refs.push(parent.clone());
+        }
+        (Some(parent), refs)
+    }
+}
+
+fn bare_id(id: &str) -> String {
+    id.trim().trim_matches(|c| c == '<' || c == '>').to_string()
+}
+
+/// A stable thread root for a reader whose welcome mail's Message-ID was
+/// not kept (games made before threads were): the same for the same game,
+/// reader and key, so every later mail joins one thread, and a new key (a
+/// replaced player) starts a new one.
+fn derived_root(ctx: &Ctx<'_>, id: &GameId, who: &str, key: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("{}\n{}\n{key}", id.0, who.to_ascii_lowercase()));
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}.thread.{hex}@{}",
+        id.0,
+        crate::mail::compose::domain(&ctx.config.mail)
+    )
+}
+
+/// The tag of a subject: `[GAME KEY]`, or `[GAME]` without a key.
+fn tag(id: &GameId, key: &str) -> String {
+    if key.is_empty() {
+        format!("[{id}]")
+    } else {
+        format!("[{id} {key}]")
+    }
+}
+
+/// The thread of the player in `seat`.
+pub fn player_thread(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    record: &GameRecord,
+    meta: &GameMeta,
+    seat: Seat,
+) -> Thread {
+    let key = meta.tokens.get(seat.index()).map_or("", String::as_str);
+    let root = match meta.welcome_ids.get(seat.index()) {
+        Some(r) if !r.is_empty() => r.clone(),
+        _ => derived_root(ctx, id, &format!("seat {}", seat.0), key),
+    };
+    Thread {
+        subject: format!("{} {}", tag(id, key), kind_name(&record.setup.kind)),
+        root,
+    }
+}
+
+/// The thread of moderator `address`.
+pub fn moderator_thread(ctx: &Ctx<'_>, id: &GameId, meta: &GameMeta, address: &str) -> Thread {
+    let lower = address.to_ascii_lowercase();
+    let key = meta.moderator_tokens.get(&lower).map_or("", String::as_str);
+    let root = match meta.moderator_welcome_ids.get(&lower) {
+        Some(r) if !r.is_empty() => r.clone(),
+        _ => derived_root(ctx, id, &lower, key),
+    };
+    Thread {
+        subject: format!("{} You moderate {id}", tag(id, key)),
+        root,
+    }
+}
+
+/// `subject` answered: one `Re: ` in front of it, whatever prefixes
+/// (`Re:`, `RE:`, `Re[2]:`, `Fwd:`, `AW:`, `SV:` …) it had piled up.
+pub fn reply_subject(subject: &str) -> String {
+    let mut rest = subject.trim();
+    while let Some((word, after)) = rest.split_once(':') {
+        let bare = word
+            .trim()
+            .trim_end_matches(|c: char| c == ']' || c.is_ascii_digit());
+        let bare = bare.trim_end_matches('[').trim();
+        let known = [
+            "re", "fw", "fwd", "aw", "sv", "vs", "wg", "tr", "rv", "res", "antw",
+        ];
+        if word.len() <= 8 && known.iter().any(|k| bare.eq_ignore_ascii_case(k)) {
+            rest = after.trim_start();
+        } else {
+            break;
+        }
+    }
+    format!("Re: {rest}")
+}
+
+/// Where the archive of game `id` is kept, in words for a mail.
+pub fn archive_place(ctx: &Ctx<'_>, id: &GameId) -> String {
+    ctx.config.store.archive.join(&id.0).display().to_string()
+}
+
+/// One block of a text mail, for its HTML part: a paragraph, or lines kept
+/// as they are (indented, quoted or tabular text).
+#[derive(Serialize)]
+struct Block {
+    pre: bool,
+    lines: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct NoticeContext<'a> {
+    blocks: Vec<Block>,
+    signature: &'a str,
+    map_html: &'a str,
+}
+
+/// The HTML part of a text-only mail, through `templates/notice.html`:
+/// paragraphs as paragraphs, indented or quoted lines as they are, the
+/// signature in grey, and `map_html` (already HTML) where given. Every
+/// value is escaped by the template.
+pub fn notice_html(
+    ctx: &Ctx<'_>,
+    text: &str,
+    map_html: Option<&str>,
+) -> Result<String, DaemonError> {
+    let (body, signature) = match text.rfind("\n-- \n") {
+        Some(at) => (&text[..at], text[at + 5..].trim()),
+        None => (text, ""),
+    };
+    let mut blocks: Vec<Block> = Vec::new();
+    for chunk in body.split("\n\n") {
+        let lines: Vec<String> = chunk
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect();
+        if lines.is_empty() {
+            continue;
+        }
+        let pre = lines.iter().any(|l| {
+            l.starts_with(' ') || l.starts_with('>') || l.starts_with('\t') || l.contains("   ")
+        });
+        blocks.push(Block { pre, lines });
+    }
+    Ok(ctx.templates.render(
+        "notice.html",
+        &NoticeContext {
+            blocks,
+            signature,
+            map_html: map_html.unwrap_or(""),
+        },
+    )?)
+}
+
+/// The game-over mail to every moderator of the game: how it ended, the
+/// final table and where the archive is. Sent once, when the game ends.
+pub fn game_over_to_moderators(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    record: &GameRecord,
+    meta: &GameMeta,
+    game: &dyn AnyGame,
+    now: DateTime<Utc>,
+) -> Result<Vec<OutMail>, DaemonError> {
+    let how = if meta.aborted {
+        "The game was aborted by a moderator; it ends without a result.".to_string()
+    } else {
+        format!("The game is over. {}.", headline(game))
+    };
+    let text = format!(
+        "{how}\n\n{}\n\nThe archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
+        game.render(None),
+        archive_place(ctx, id),
+        kind_name(&record.setup.kind),
+    );
+    let html = notice_html(ctx, &text, Some(&game.render_html(None)))?;
+    let mut out = Vec::new();
+    for m in super::scheduler::moderators(ctx, &meta.moderators) {
+        let thread = moderator_thread(ctx, id, meta, &m);
+        let (in_reply_to, references) = thread.threading(None);
+        let draft = Draft {
+            to: m.clone(),
+            subject: thread.subject(false),
+            text: text.clone(),
+            html: Some(html.clone()),
+            in_reply_to,
+            references,
+            reply_to: reply_to_moderator(ctx, id, meta, &m),
+            ..Draft::default()
+        };
+        out.push(super::compose_mail(ctx, &id.0, "over", &draft, now)?);
+    }
+    Ok(out)
+}
+
+/// The reply address that carries moderator `address`'s key, if they have one.
+pub fn reply_to_moderator(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    meta: &GameMeta,
+    address: &str,
+) -> Option<String> {
+    meta.moderator_tokens
+        .get(&address.to_ascii_lowercase())
+        .map(|key| reply_address(&ctx.config.mail.address, id, key))
+}
+
 /// The reply address that carries a player's token:
 /// `local+GAME.TOKEN@domain`.
 pub fn reply_address(address: &str, game: &GameId, token: &str) -> String {
@@ -230,34 +487,78 @@ pub fn player_mail(
         .iter()
         .map(|h| h.replace('\n', "\n  "))
         .collect();
+    mail.headline = headline(game);
+    mail.over = meta.aborted || matches!(game.status(), Status::Finished(_));
+    if mail.over {
+        if meta.aborted {
+            mail.headline = "Game over: aborted by a moderator, without a result".to_string();
+        }
+        // Nothing more is asked of anyone.
+        mail.hints.clear();
+        mail.deadlines.clear();
+        mail.archive = archive_place(ctx, id);
+    }
     let text = ctx.templates.render("report.txt", &mail)?;
     let html = ctx.templates.render("report.html", &mail)?;
-    let tag = if token.is_empty() {
-        format!("[{id}]")
-    } else {
-        format!("[{id} {token}]")
-    };
-    let subject = match (&mail.reply, mail.welcome) {
-        (_, true) => format!("{tag} Welcome to {}", kind_name(&record.setup.kind)),
-        (Some(_), _) => format!("Re: {tag} {}", headline(game)),
-        (None, _) => format!("{tag} {}", headline(game)),
-    };
-    let (in_reply_to, references) = match threading {
-        Some((parent, mut refs)) => {
-            refs.push(parent.clone());
-            (Some(parent), refs)
-        }
-        None => (None, Vec::new()),
+    let thread = player_thread(ctx, id, record, meta, seat);
+    // The welcome is the root; every later mail refers to it, and one that
+    // answers the player's mail replies to that too.
+    let (in_reply_to, references) = match &threading {
+        _ if mail.welcome => (None, Vec::new()),
+        Some((parent, refs)) => thread.threading(Some((parent, refs))),
+        None => thread.threading(None),
     };
     let draft = Draft {
         to_name: player.name.clone(),
         to: meta.address(record, seat).to_string(),
-        subject,
+        subject: thread.subject(threading.is_some() && !mail.welcome),
         text,
         html: Some(html),
         in_reply_to,
         references,
         reply_to: Some(reply_address(&ctx.config.mail.address, id, &token)),
     };
-    super::compose_mail(ctx, &id.0, "report", &draft, now)
+    let what = if mail.welcome { "welcome" } else { "report" };
+    super::compose_mail(ctx, &id.0, what, &draft, now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_subject_has_one_re_whatever_piled_up_before() {
+        for (got, want) in [
+            ("hello", "Re: hello"),
+            ("Re: hello", "Re: hello"),
+            ("Re: Re: RE: hello", "Re: hello"),
+            ("Re[2]: Fwd: AW: SV: hello", "Re: hello"),
+            ("Re: [rocket-1 abc] x: y", "Re: [rocket-1 abc] x: y"),
+            ("Meeting: Tuesday", "Re: Meeting: Tuesday"),
+        ] {
+            assert_eq!(reply_subject(got), want, "{got}");
+        }
+    }
+
+    #[test]
+    fn a_thread_refers_to_its_root_first_and_the_answered_mail_last() {
+        let t = Thread {
+            subject: "[g k] Stephenson's Rocket".into(),
+            root: "root@x".into(),
+        };
+        assert_eq!(t.threading(None), (None, vec!["root@x".to_string()]));
+        assert_eq!(t.subject(true), "Re: [g k] Stephenson's Rocket");
+        assert_eq!(t.subject(false), "[g k] Stephenson's Rocket");
+        let theirs: Vec<String> = ["<root@x>", "a@x", "b@x"].map(String::from).to_vec();
+        let (irt, refs) = t.threading(Some(("<m@y>", &theirs)));
+        assert_eq!(irt.as_deref(), Some("m@y"));
+        assert_eq!(refs, ["root@x", "a@x", "b@x", "m@y"]);
+        // A long chain keeps the root, the last few and the answered mail.
+        let long: Vec<String> = (0..40).map(|i| format!("{i}@x")).collect();
+        let (_, refs) = t.threading(Some(("m@y", &long)));
+        assert_eq!(refs.len(), 2 + CARRIED_REFERENCES);
+        assert_eq!(refs[0], "root@x");
+        assert_eq!(refs[1], "34@x");
+        assert_eq!(refs.last().map(String::as_str), Some("m@y"));
+    }
 }

@@ -24,7 +24,9 @@ pub fn moderators(ctx: &Ctx<'_>, game_moderators: &[String]) -> Vec<String> {
     all
 }
 
-/// A plain notice to the moderators of a game.
+/// A notice to the moderators of a game (`game_moderators` and the
+/// site's), in each moderator's thread of the game: `subject` opens the
+/// text, since the thread's subject stays the same.
 pub fn to_moderators(
     ctx: &Ctx<'_>,
     id: &GameId,
@@ -33,14 +35,28 @@ pub fn to_moderators(
     text: &str,
     now: DateTime<Utc>,
 ) -> Result<Vec<OutMail>, DaemonError> {
+    let meta = ctx.store.meta(id)?;
+    let stop = if subject.ends_with(['.', '?', '!']) {
+        ""
+    } else {
+        "."
+    };
+    let text = format!(
+        "{subject}{stop}\n\n{text}\n\n-- \nStationmaster, for {id}. Moderator commands: reply to this mail, or `stationmaster mod {id} …`.\n"
+    );
+    let html = report::notice_html(ctx, &text, None)?;
     let mut out = Vec::new();
     for m in moderators(ctx, game_moderators) {
+        let thread = report::moderator_thread(ctx, id, &meta, &m);
+        let (in_reply_to, references) = thread.threading(None);
         let draft = Draft {
             to: m.clone(),
-            subject: format!("[{id}] {subject}"),
-            text: format!(
-                "{text}\n\n-- \nStationmaster, for {id}. Moderator commands: `stationmaster mod {id} …`.\n"
-            ),
+            subject: thread.subject(false),
+            text: text.clone(),
+            html: Some(html.clone()),
+            in_reply_to,
+            references,
+            reply_to: report::reply_to_moderator(ctx, id, &meta, &m),
             ..Draft::default()
         };
         out.push(super::compose_mail(ctx, &id.0, "mod", &draft, now)?);

@@ -17,6 +17,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("report.html", include_str!("../../templates/report.html")),
     ("help.txt", include_str!("../../templates/help.txt")),
     ("intruder.txt", include_str!("../../templates/intruder.txt")),
+    ("notice.html", include_str!("../../templates/notice.html")),
 ];
 
 /// A template that cannot be read or rendered.

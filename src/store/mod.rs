@@ -257,6 +257,16 @@ pub struct GameMeta {
     /// The game's own moderators' addresses (besides the site's).
     #[serde(default)]
     pub moderators: Vec<String>,
+    /// The Message-ID of each seat's welcome mail: the root of the thread
+    /// every later mail to that seat's player joins. Empty for games made
+    /// before threads were kept; `daemon::report::player_thread` derives
+    /// a stable root for those.
+    #[serde(default)]
+    pub welcome_ids: Vec<String>,
+    /// The Message-ID of each moderator's welcome mail (by address in lower
+    /// case): the root of that moderator's thread.
+    #[serde(default)]
+    pub moderator_welcome_ids: std::collections::BTreeMap<String, String>,
 }
 
 /// What one seat sent that waits for a later moment: orders behind an

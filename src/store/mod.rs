@@ -526,6 +526,14 @@ pub enum StoreError {
     /// An order of the batch was refused.
     #[error(transparent)]
     Rejected(#[from] BatchRejected),
+    /// Another process has the database open (sled allows one).
+    #[error("the database in {path} is open in another process{}", pid.map_or(String::new(), |p| format!(" (pid {p})")))]
+    Locked {
+        /// The database folder.
+        path: String,
+        /// The process holding it, where the system tells.
+        pid: Option<u32>,
+    },
 }
 
 /// The database.
@@ -649,7 +657,13 @@ impl Store {
     /// never left unopenable by a crash of ours.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         recovery::prepare(path)?;
-        let db = open_sled(path)?;
+        let db = open_sled(path).map_err(|e| match e {
+            // Taken between our own look at the lock and sled's.
+            sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
+                recovery::locked(path)
+            }
+            e => StoreError::Db(e),
+        })?;
         let store = Store {
             players: db.open_tree("players")?,
             games: db.open_tree("games")?,
@@ -1153,68 +1167,101 @@ impl Store {
     ) -> Result<Box<dyn AnyGame>, StoreError> {
         let record = self.record(id)?;
         let initial = self.state(&self.initial, id, "initial state")?;
-        let mut game = registry::from_snapshot(&record.setup.kind, record.state_version, &initial)?;
-        for entry in effective_orders(entries) {
-            game.apply_line(entry.seat, &entry.order).map_err(|e| {
-                corrupt(
-                    id,
-                    format!(
-                        "log entry {} ({}) no longer applies: {e}",
-                        entry.seq, entry.order
-                    ),
-                )
-            })?;
-        }
-        Ok(game)
+        replay_from(&record, &initial, entries)
     }
 
     /// Checks a game's log: every entry's hash and its link to the one
     /// before, then that replaying the log gives the stored snapshot.
     pub fn verify(&self, id: &GameId) -> Result<Verified, StoreError> {
         let entries = self.log(id)?;
-        let mut prev = String::new();
-        for (i, e) in entries.iter().enumerate() {
-            if e.seq != i as u64 + 1 {
-                return Ok(Verified::Broken(format!(
-                    "entry {} is numbered {}: an entry is missing or out of place",
-                    i + 1,
-                    e.seq
-                )));
-            }
-            if e.prev != prev {
-                return Ok(Verified::Broken(format!(
-                    "entry {} does not follow entry {}: its link to the one before is wrong",
-                    e.seq,
-                    e.seq - 1
-                )));
-            }
-            if e.chain_hash(&prev) != e.hash {
-                return Ok(Verified::Broken(format!(
-                    "entry {} ({}) was changed after it was written: its hash does not match",
-                    e.seq, e.order
-                )));
-            }
-            prev = e.hash.clone();
-        }
-        let loaded = self.load(id)?;
-        if loaded.seq != entries.len() as u64 {
+        let record = self.record(id)?;
+        let initial = self.state(&self.initial, id, "initial state")?;
+        let head = self.head(id)?;
+        let snapshot = self.state(&self.snapshots, id, "snapshot")?;
+        verify_parts(&record, &initial, &head, &snapshot, &entries)
+    }
+}
+
+/// The game `record` describes, from its `initial` state, as `entries`
+/// leave it: orders in effect applied in turn, undone ones left out.
+fn replay_from(
+    record: &GameRecord,
+    initial: &str,
+    entries: &[LogEntry],
+) -> Result<Box<dyn AnyGame>, StoreError> {
+    let id = &record.id;
+    let mut game = registry::from_snapshot(&record.setup.kind, record.state_version, initial)?;
+    for entry in effective_orders(entries) {
+        game.apply_line(entry.seat, &entry.order).map_err(|e| {
+            corrupt(
+                id,
+                format!(
+                    "log entry {} ({}) no longer applies: {e}",
+                    entry.seq, entry.order
+                ),
+            )
+        })?;
+    }
+    Ok(game)
+}
+
+/// Checks a game given as its parts (stored, or read from an export): every
+/// log entry's hash and its link to the one before, then that replaying the
+/// log from the initial state gives the snapshot.
+pub fn verify_parts(
+    record: &GameRecord,
+    initial: &str,
+    head: &Head,
+    snapshot: &str,
+    entries: &[LogEntry],
+) -> Result<Verified, StoreError> {
+    let mut prev = String::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.seq != i as u64 + 1 {
             return Ok(Verified::Broken(format!(
-                "the snapshot is at entry {}, the log has {}",
-                loaded.seq,
-                entries.len()
+                "entry {} is numbered {}: an entry is missing or out of place",
+                i + 1,
+                e.seq
             )));
         }
-        let rebuilt = self.replay(id, &entries)?;
-        if rebuilt.snapshot()? != loaded.game.snapshot()? {
-            return Ok(Verified::Broken(
-                "replaying the log does not give the stored state".to_string(),
-            ));
+        if e.prev != prev {
+            return Ok(Verified::Broken(format!(
+                "entry {} does not follow entry {}: its link to the one before is wrong",
+                e.seq,
+                e.seq - 1
+            )));
         }
-        Ok(Verified::Good {
-            entries: entries.len(),
-            last_hash: prev,
-        })
+        if e.chain_hash(&prev) != e.hash {
+            return Ok(Verified::Broken(format!(
+                "entry {} ({}) was changed after it was written: its hash does not match",
+                e.seq, e.order
+            )));
+        }
+        prev = e.hash.clone();
     }
+    if head.seq != entries.len() as u64 {
+        return Ok(Verified::Broken(format!(
+            "the snapshot is at entry {}, the log has {}",
+            head.seq,
+            entries.len()
+        )));
+    }
+    if head.last_hash != prev {
+        return Ok(Verified::Broken(
+            "the head's hash is not the last entry's".to_string(),
+        ));
+    }
+    let stored = registry::from_snapshot(&record.setup.kind, head.state_version, snapshot)?;
+    let rebuilt = replay_from(record, initial, entries)?;
+    if rebuilt.snapshot()? != stored.snapshot()? {
+        return Ok(Verified::Broken(
+            "replaying the log does not give the stored state".to_string(),
+        ));
+    }
+    Ok(Verified::Good {
+        entries: entries.len(),
+        last_hash: prev,
+    })
 }
 
 impl GameUpdate {

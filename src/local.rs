@@ -2,11 +2,13 @@
 //! library calls that return the text to print. The command line is a thin
 //! shell around these; the daemon reuses the same store calls.
 
+pub mod backup;
 pub mod request;
 pub mod socket;
 
 use chrono::{DateTime, Utc};
 
+pub use backup::{export, export_to, import_from};
 pub use request::{ClockFlags, Command, Env, Outcome, Request, execute};
 pub use socket::{dispatch, open_store, run_daemon, socket_path};
 
@@ -89,6 +91,17 @@ pub enum LocalError {
         /// The socket.
         path: String,
     },
+    /// A file cannot be read or written.
+    #[error("{path}")]
+    File {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An export cannot be read or imported.
+    #[error(transparent)]
+    Export(#[from] crate::store::export::ExportError),
 }
 
 /// ` (pid N)`, or nothing.

@@ -20,6 +20,7 @@ use stationmaster::local::{self, ClockFlags, LocalError, Outcome, Request};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport;
 use stationmaster::store::Store;
+use stationmaster::store::export::ImportMode;
 
 /// Stationmaster: a play-by-email turn processor for railway board games.
 #[derive(Parser)]
@@ -115,6 +116,25 @@ enum Command {
     },
     /// List the games.
     Games,
+    /// Write every game, its log, keys and bookkeeping, the receipts and
+    /// the mail waiting to be sent, as one versioned JSON document.
+    Export {
+        /// Where to write it (`-` or none: stdout).
+        file: Option<PathBuf>,
+    },
+    /// Make the database again from an export (only into an empty one
+    /// unless --replace or --merge).
+    Import {
+        /// The export document (`-`: stdin).
+        file: PathBuf,
+        /// Replace everything the database holds by the export.
+        #[arg(long, conflicts_with = "merge")]
+        replace: bool,
+        /// Add the export's games beside the database's own (refused if a
+        /// game id is taken).
+        #[arg(long)]
+        merge: bool,
+    },
     /// Run the daemon: poll, process, send, sleep; stops cleanly on SIGINT/SIGTERM.
     Run,
     /// One poll-and-process cycle, then exit (for cron).
@@ -281,6 +301,21 @@ fn run(cli: Cli) -> Result<Outcome> {
             command,
         },
         Command::Games => local::Command::Games,
+        Command::Export { file } => {
+            return Ok(local::export_to(&config, fixed_now, file.as_deref()));
+        }
+        Command::Import {
+            file,
+            replace,
+            merge,
+        } => {
+            let mode = match (replace, merge) {
+                (true, _) => ImportMode::Replace,
+                (_, true) => ImportMode::Merge,
+                _ => ImportMode::Empty,
+            };
+            return Ok(local::import_from(&config, &file, mode));
+        }
         Command::Process => {
             let mut d = daemon(local::open_store(&config)?)?;
             let r = d.process(now, &AtomicBool::new(false))?;

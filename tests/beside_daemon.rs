@@ -265,3 +265,42 @@ fn commands_that_need_the_database_to_themselves_say_the_daemon_runs() {
     );
     daemon.stop();
 }
+
+#[test]
+fn export_works_while_the_daemon_runs_and_import_is_refused_in_one_sentence() {
+    let dir = folder();
+    let d = dir.path();
+    let daemon = Running::start(d);
+    for args in &SCRIPT[..4] {
+        sm(d, args);
+    }
+    let out = sm(d, &["export", "running.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", seen(&out).1);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Exported 1 game(s)"));
+    let out = sm(d, &["export"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["games"][0]["id"], "rocket-1");
+    let (_, err, code) = seen(&sm(d, &["import", "--replace", "running.json"]));
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains(&format!(
+            "the Stationmaster daemon (pid {}) is running on the database in var/db; stop it",
+            daemon.pid()
+        )),
+        "{err}"
+    );
+    daemon.stop();
+    // The export taken while it ran makes the same games elsewhere.
+    let elsewhere = folder();
+    let e = elsewhere.path();
+    let copy = d.join("running.json");
+    let out = sm(e, &["import", copy.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", seen(&out).1);
+    for args in [
+        &["games"][..],
+        &["show", "rocket-1", "--json", "--as", "bob"],
+    ] {
+        assert_eq!(seen(&sm(e, args)), seen(&sm(d, args)), "{args:?}");
+    }
+    assert!(String::from_utf8_lossy(&sm(e, &["verify", "rocket-1"]).stdout).contains("intact"));
+}

@@ -92,6 +92,8 @@ pub enum Command {
     },
     /// `games`
     Games,
+    /// `export`: the whole database as an export document, on stdout.
+    Export,
 }
 
 /// The deadline flags of `new`, as typed; each unset one is the config's
@@ -337,5 +339,6 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
             now,
         )?,
         Command::Games => super::games(store)?,
+        Command::Export => super::export(store, now)?,
     })
 }

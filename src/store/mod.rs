@@ -34,6 +34,7 @@ use crate::engine::registry::{self, BoardSource};
 use crate::engine::{AnyGame, OrderRejected, Seat, Setup, SetupError};
 use crate::mail::OutMail;
 
+pub mod export;
 pub mod recovery;
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.

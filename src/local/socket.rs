@@ -11,8 +11,8 @@
 //! is removed when the daemon stops; one left by a daemon that was killed
 //! answers nobody, and a command then opens the database itself.
 //!
-//! On the wire: one JSON line each way, a [`Wire`] request and an
-//! [`Answer`].
+//! On the wire: one JSON line each way, `{"protocol": 1, "request": …}`
+//! in, `{"answer": "done", …Outcome}` (or `"declined"`: not run) out.
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};

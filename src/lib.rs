@@ -15,7 +15,8 @@
 //! - [`daemon`]: the poll loop, dispatch of mail, the scheduler, moderators,
 //!   the archive.
 //! - [`local`]: the command line's commands (`new`, `order`, `show`, `log`,
-//!   `games`, `verify`, `mod`, `demo`) as library calls.
+//!   `games`, `verify`, `mod`, `export`, `import`, `demo`) as library
+//!   calls, run here or handed to the running daemon over its socket.
 #![warn(missing_docs)]
 
 pub mod clock;

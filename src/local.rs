@@ -2,7 +2,15 @@
 //! library calls that return the text to print. The command line is a thin
 //! shell around these; the daemon reuses the same store calls.
 
+pub mod backup;
+pub mod request;
+pub mod socket;
+
 use chrono::{DateTime, Utc};
+
+pub use backup::{export, export_to, import_from};
+pub use request::{ClockFlags, Command, Env, Outcome, Request, execute};
+pub use socket::{dispatch, open_store, run_daemon, socket_path};
 
 use crate::daemon::{self, Ctx, DaemonError};
 use crate::engine::registry::GameKind;
@@ -31,6 +39,74 @@ pub enum LocalError {
     /// line, why, and what is legal instead.
     #[error("{0}")]
     Refused(String),
+    /// An argument cannot be used (the text names it and says why).
+    #[error("{0}")]
+    Argument(String),
+    /// The database cannot be opened.
+    #[error("cannot open the database in {path}")]
+    Open {
+        /// The database folder.
+        path: String,
+        /// Why.
+        source: StoreError,
+    },
+    /// The mail templates cannot be loaded.
+    #[error("cannot load the mail templates")]
+    Templates {
+        /// Why.
+        source: crate::mail::templates::TemplateError,
+    },
+    /// Another process (not a daemon answering on its socket) has the
+    /// database open.
+    #[error("another Stationmaster process{} has the database in {path} open, and no daemon answers on {socket}: wait until it ends (a `process` or `import` run ends by itself) or stop it, then try again", pid_text(*.pid))]
+    Busy {
+        /// The database folder.
+        path: String,
+        /// The daemon's socket.
+        socket: String,
+        /// The process, where the system tells.
+        pid: Option<u32>,
+    },
+    /// The command needs the database to itself, and the daemon runs.
+    #[error("the Stationmaster daemon{} is running on the database in {path}; stop it (SIGTERM) first", pid_text(*.pid))]
+    DaemonRunning {
+        /// The database folder.
+        path: String,
+        /// The daemon, where the system tells.
+        pid: Option<u32>,
+    },
+    /// The daemon's socket failed.
+    #[error("the daemon's socket {path}")]
+    Socket {
+        /// The socket.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The daemon closed the connection without an answer.
+    #[error(
+        "the daemon on {path} stopped before it answered; `stationmaster games` or `log` shows whether the command took effect"
+    )]
+    NoAnswer {
+        /// The socket.
+        path: String,
+    },
+    /// A file cannot be read or written.
+    #[error("{path}")]
+    File {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// An export cannot be read or imported.
+    #[error(transparent)]
+    Export(#[from] crate::store::export::ExportError),
+}
+
+/// ` (pid N)`, or nothing.
+fn pid_text(pid: Option<u32>) -> String {
+    pid.map_or(String::new(), |p| format!(" (pid {p})"))
 }
 
 /// Reads `NAME=EMAIL`.

@@ -13,14 +13,14 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
 
-use stationmaster::clock::{ClockSettings, Policy, Span};
 use stationmaster::config::{Config, InboundKind, OutboundKind};
-use stationmaster::daemon::{Ctx, Daemon, quarantine};
+use stationmaster::daemon::Daemon;
 use stationmaster::engine::registry::BoardSource;
-use stationmaster::local::{self, LocalError};
+use stationmaster::local::{self, ClockFlags, LocalError, Outcome, Request};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport;
-use stationmaster::store::{GameId, Store};
+use stationmaster::store::Store;
+use stationmaster::store::export::ImportMode;
 
 /// Stationmaster: a play-by-email turn processor for railway board games.
 #[derive(Parser)]
@@ -116,6 +116,25 @@ enum Command {
     },
     /// List the games.
     Games,
+    /// Write every game, its log, keys and bookkeeping, the receipts and
+    /// the mail waiting to be sent, as one versioned JSON document.
+    Export {
+        /// Where to write it (`-` or none: stdout).
+        file: Option<PathBuf>,
+    },
+    /// Make the database again from an export (only into an empty one
+    /// unless --replace or --merge).
+    Import {
+        /// The export document (`-`: stdin).
+        file: PathBuf,
+        /// Replace everything the database holds by the export.
+        #[arg(long, conflicts_with = "merge")]
+        replace: bool,
+        /// Add the export's games beside the database's own (refused if a
+        /// game id is taken).
+        #[arg(long)]
+        merge: bool,
+    },
     /// Run the daemon: poll, process, send, sleep; stops cleanly on SIGINT/SIGTERM.
     Run,
     /// One poll-and-process cycle, then exit (for cron).
@@ -178,42 +197,19 @@ struct ClockArgs {
     replace_after: Option<u32>,
 }
 
-impl ClockArgs {
-    fn apply(self, mut c: ClockSettings) -> Result<ClockSettings> {
-        let span =
-            |flag: &str, v: &str| Span::parse(v).map_err(|e| anyhow::anyhow!("--{flag}: {e}"));
-        if let Some(v) = self.turn {
-            c.turn = span("turn", &v)?;
+impl From<ClockArgs> for ClockFlags {
+    fn from(c: ClockArgs) -> ClockFlags {
+        ClockFlags {
+            turn: c.turn,
+            veto_question: c.veto_question,
+            veto_bid: c.veto_bid,
+            time_zone: c.time_zone,
+            round_to_hour: c.round_to_hour,
+            skip_days: c.skip_days,
+            reminders: c.reminders,
+            policy: c.policy,
+            replace_after: c.replace_after,
         }
-        if let Some(v) = self.veto_question {
-            c.veto_question = span("veto-question", &v)?;
-        }
-        if let Some(v) = self.veto_bid {
-            c.veto_bid = span("veto-bid", &v)?;
-        }
-        if let Some(v) = self.time_zone {
-            c.time_zone = v;
-        }
-        if self.round_to_hour.is_some() {
-            c.round_to_hour = self.round_to_hour;
-        }
-        if let Some(v) = self.skip_days {
-            c.skip_days = v;
-        }
-        if let Some(v) = self.reminders {
-            c.reminders = v
-                .iter()
-                .map(|r| span("reminders", r))
-                .collect::<Result<_>>()?;
-        }
-        if let Some(v) = self.policy {
-            c.policy = Policy::parse(&v).map_err(|e| anyhow::anyhow!("--policy: {e}"))?;
-        }
-        if let Some(v) = self.replace_after {
-            c.replace_after = v;
-        }
-        c.check().map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok(c)
     }
 }
 
@@ -228,9 +224,13 @@ fn main() -> ExitCode {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     match run(cli) {
-        Ok(text) => {
-            print!("{text}");
-            ExitCode::SUCCESS
+        Ok(outcome) => {
+            use std::io::Write;
+            // A reader that stops early (`| head`) ends the output, not
+            // the program with a panic.
+            let _ = std::io::stdout().write_all(outcome.stdout.as_bytes());
+            let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
+            ExitCode::from(outcome.code)
         }
         Err(e) => {
             if let Some(LocalError::Refused(msg)) = e.downcast_ref::<LocalError>() {
@@ -254,18 +254,14 @@ fn now(cli_now: Option<&str>) -> Result<DateTime<Utc>> {
     }
 }
 
-fn run(cli: Cli) -> Result<String> {
+fn run(cli: Cli) -> Result<Outcome> {
     let config = Config::load(cli.config.as_deref())?;
     let fixed_now = cli.now.as_deref().map(|s| now(Some(s))).transpose()?;
     let now = fixed_now.unwrap_or_else(Utc::now);
     let boards = BoardSource::from_dir(&config.games.boards);
-    let open = || {
-        Store::open(&config.store.path).with_context(|| {
-            format!(
-                "cannot open the database in {}",
-                config.store.path.display()
-            )
-        })
+    let request = |command| Request {
+        now: fixed_now,
+        command,
     };
     let templates = || {
         Templates::load(config.templates.dir.as_deref()).context("cannot load the mail templates")
@@ -284,7 +280,7 @@ fn run(cli: Cli) -> Result<String> {
             outbound,
         ))
     };
-    let text = match cli.command {
+    let command = match cli.command {
         Command::New {
             kind,
             players,
@@ -292,101 +288,66 @@ fn run(cli: Cli) -> Result<String> {
             options,
             moderators,
             clock,
-        } => {
-            let players = players
-                .iter()
-                .map(|p| local::parse_player(p))
-                .collect::<Result<Vec<_>, _>>()?;
-            let seed = seed.unwrap_or_else(|| now.timestamp_nanos_opt().unwrap_or_default() as u64);
-            let (store, templates) = (open()?, templates()?);
-            let ctx = Ctx {
-                store: &store,
-                config: &config,
-                templates: &templates,
-                boards: &boards,
-            };
-            let spec = local::GameSpec {
-                kind,
-                players,
-                options,
-                seed,
-                clock: clock.apply(config.deadlines.clone())?,
-                moderators,
-            };
-            let id = local::new_game(&ctx, spec, now)?;
-            format!("{id}\n")
-        }
+        } => local::Command::New {
+            kind,
+            players,
+            seed,
+            options,
+            moderators,
+            clock: clock.into(),
+        },
         Command::Order {
             game,
             player,
             orders,
-        } => {
-            let (store, templates) = (open()?, templates()?);
-            let ctx = Ctx {
-                store: &store,
-                config: &config,
-                templates: &templates,
-                boards: &boards,
-            };
-            local::order(&ctx, &GameId(game), &player, &orders, now)?
-        }
-        Command::Show { game, player, json } => {
-            let mut text = local::show(&open()?, &GameId(game), player.as_deref(), json, now)?;
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text
-        }
-        Command::Log { game, turns, json } => {
-            let turns = turns.as_deref().map(local::parse_turns).transpose()?;
-            let mut text = local::log(&open()?, &GameId(game), turns, json)?;
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text
-        }
-        Command::Verify { game } => local::verify(&open()?, &GameId(game))?,
+        } => local::Command::Order {
+            game,
+            player,
+            orders,
+        },
+        Command::Show { game, player, json } => local::Command::Show { game, player, json },
+        Command::Log { game, turns, json } => local::Command::Log { game, turns, json },
+        Command::Verify { game } => local::Command::Verify { game },
         Command::Mod {
             game,
             by,
             why,
             command,
+        } => local::Command::Mod {
+            game,
+            by,
+            why,
+            command,
+        },
+        Command::Games => local::Command::Games,
+        Command::Export { file } => {
+            return Ok(local::export_to(&config, fixed_now, file.as_deref()));
+        }
+        Command::Import {
+            file,
+            replace,
+            merge,
         } => {
-            let (store, templates) = (open()?, templates()?);
-            let ctx = Ctx {
-                store: &store,
-                config: &config,
-                templates: &templates,
-                boards: &boards,
+            let mode = match (replace, merge) {
+                (true, _) => ImportMode::Replace,
+                (_, true) => ImportMode::Merge,
+                _ => ImportMode::Empty,
             };
-            local::moderate(
-                &ctx,
-                &GameId(game),
-                &by,
-                &command.join(" "),
-                why.as_deref(),
-                now,
-            )?
+            return Ok(local::import_from(&config, &file, mode));
         }
-        Command::Games => local::games(&open()?)?,
-        Command::Quarantine { action } => {
-            let store = open()?;
-            let mut inbound =
-                transport::inbound(&config.inbound).context("cannot open the inbound mail")?;
-            match action {
-                None => quarantine::list(&store, inbound.as_mut())?,
-                Some(QuarantineAction::Retry { names, all }) => {
-                    if names.is_empty() && !all {
-                        anyhow::bail!("quarantine retry: name the mails to retry, or give --all");
-                    }
-                    quarantine::retry(&store, inbound.as_mut(), &names)?
+        Command::Quarantine { action } => match action {
+            None => local::Command::Quarantine { retry: None },
+            Some(QuarantineAction::Retry { names, all }) => {
+                if names.is_empty() && !all {
+                    anyhow::bail!("quarantine retry: name the mails to retry, or give --all");
                 }
+                local::Command::Quarantine { retry: Some(names) }
             }
-        }
+        },
         Command::Process => {
-            let mut d = daemon(open()?)?;
+            let mut d = daemon(local::open_store(&config)?)?;
             let r = d.process(now, &AtomicBool::new(false))?;
-            format!(
+            return Ok(printed(format!(
                 "{} mail(s) read: {} changed a game, {} answered without a change or ignored; {} mail(s) sent, {} waiting to be sent again.\n{}",
                 r.fetched,
                 r.applied,
@@ -401,21 +362,21 @@ fn run(cli: Cli) -> Result<String> {
                 } else {
                     String::new()
                 }
-            )
+            )));
         }
         Command::Run => {
             let stop = Arc::new(AtomicBool::new(false));
             let flag = stop.clone();
             ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
                 .context("cannot install the signal handler")?;
-            let mut d = daemon(open()?)?;
+            let mut d = daemon(local::open_store(&config)?)?;
             tracing::info!(
                 poll_seconds = config.daemon.poll_seconds,
                 "stationmaster running"
             );
             let clock = move || fixed_now.unwrap_or_else(Utc::now);
-            d.run(&stop, &clock)?;
-            String::new()
+            local::run_daemon(&mut d, &config, &stop, &clock)?;
+            return Ok(printed(String::new()));
         }
         Command::CheckConfig => {
             let mut out = format!(
@@ -431,8 +392,18 @@ fn run(cli: Cli) -> Result<String> {
                 "templates: {}\n",
                 Templates::describe(config.templates.dir.as_deref())
             ));
-            drop(open()?);
-            out.push_str(&format!("store: {} opens\n", config.store.path.display()));
+            match local::open_store(&config) {
+                Ok(store) => {
+                    drop(store);
+                    out.push_str(&format!("store: {} opens\n", config.store.path.display()));
+                }
+                Err(LocalError::DaemonRunning { pid, .. }) => out.push_str(&format!(
+                    "store: {} is open in the running daemon{}\n",
+                    config.store.path.display(),
+                    pid.map_or(String::new(), |p| format!(" (pid {p})"))
+                )),
+                Err(e) => return Err(e.into()),
+            }
             out.push_str(&format!(
                 "inbound: {}\n",
                 transport::check_inbound(&config.inbound).context("inbound mail")?
@@ -441,7 +412,7 @@ fn run(cli: Cli) -> Result<String> {
                 "outbound: {}\n",
                 transport::check_outbound(&config.outbound).context("outbound mail")?
             ));
-            out
+            return Ok(printed(out));
         }
         Command::Demo => {
             if config.inbound.kind != InboundKind::Maildir
@@ -451,9 +422,22 @@ fn run(cli: Cli) -> Result<String> {
                     "demo runs on the embedded default (a Maildir in, .eml files out); this config uses a mail server"
                 );
             }
-            let mut d = daemon(open()?)?;
-            local::demo(&mut d, &config.inbound.maildir, &config.outbound.dir, now)?
+            let mut d = daemon(local::open_store(&config)?)?;
+            return Ok(printed(local::demo(
+                &mut d,
+                &config.inbound.maildir,
+                &config.outbound.dir,
+                now,
+            )?));
         }
     };
-    Ok(text)
+    Ok(local::dispatch(&config, &request(command)))
+}
+
+/// What a command that printed `text` ends with.
+fn printed(text: String) -> Outcome {
+    Outcome {
+        stdout: text,
+        ..Outcome::default()
+    }
 }

@@ -852,6 +852,18 @@ impl Daemon {
         stop: &AtomicBool,
         clock: &dyn Fn() -> DateTime<Utc>,
     ) -> Result<(), DaemonError> {
+        self.run_with(stop, clock, &mut |_, pause| std::thread::sleep(pause))
+    }
+
+    /// As [`Daemon::run`], but between cycles the daemon waits in `idle`,
+    /// given at most a tenth of a second at a time (it may return sooner):
+    /// the command line's requests are run there.
+    pub fn run_with(
+        &mut self,
+        stop: &AtomicBool,
+        clock: &dyn Fn() -> DateTime<Utc>,
+        idle: &mut dyn FnMut(&Daemon, Duration),
+    ) -> Result<(), DaemonError> {
         while !stop.load(Ordering::SeqCst) {
             match self.process(clock(), stop) {
                 Ok(r) => {
@@ -864,10 +876,14 @@ impl Daemon {
                 }
                 Err(e) => return Err(e),
             }
-            let mut slept = 0;
-            while slept < self.config.daemon.poll_seconds * 10 && !stop.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(100));
-                slept += 1;
+            let until =
+                std::time::Instant::now() + Duration::from_secs(self.config.daemon.poll_seconds);
+            while !stop.load(Ordering::SeqCst) {
+                let left = until.saturating_duration_since(std::time::Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                idle(self, left.min(Duration::from_millis(100)));
             }
         }
         tracing::info!("stopped");

@@ -17,12 +17,15 @@
 //! current state), `heads` (id → [`Head`]: the last entry in the snapshot
 //! and its hash), `meta` (counters, the format, and `game:ID` →
 //! [`GameMeta`]), `receipts` (Message-ID → [`Receipt`]), `outbox` (number →
-//! [`OutboxItem`]), `help` (address → time of the last help reply), `clock`
-//! (when, id: the scheduler's index), `players` (address, id: the address
-//! index). Values are JSON, but for an outbox item (a JSON head, then
-//! the message's bytes; see [`OutboxItem`]) and the counters and format in
-//! `meta` (big-endian numbers); a state is the game's own JSON, read
-//! straight into the game's type.
+//! [`OutboxItem`]), `help` (address, or an alert's key → time of the last
+//! help reply or alert), `counts` (what and hour → how many were sent: the
+//! hourly limits), `failures` (transport handle → [`MailFailure`]),
+//! `quarantine` (key → [`Quarantined`]), `clock` (when, id: the scheduler's
+//! index), `players` (address, id: the address index). Values are JSON, but
+//! for an outbox item (a JSON head, then the message's bytes; see
+//! [`OutboxItem`]) and the counters and format in `meta` and `counts`
+//! (big-endian numbers); a state is the game's own JSON, read straight into
+//! the game's type.
 
 use std::path::Path;
 
@@ -34,6 +37,7 @@ use crate::engine::registry::{self, BoardSource};
 use crate::engine::{AnyGame, OrderRejected, Seat, Setup, SetupError};
 use crate::mail::OutMail;
 
+pub mod export;
 pub mod recovery;
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.
@@ -576,6 +580,14 @@ pub enum StoreError {
     /// An order of the batch was refused.
     #[error(transparent)]
     Rejected(#[from] BatchRejected),
+    /// Another process has the database open (sled allows one).
+    #[error("the database in {path} is open in another process{}", pid.map_or(String::new(), |p| format!(" (pid {p})")))]
+    Locked {
+        /// The database folder.
+        path: String,
+        /// The process holding it, where the system tells.
+        pid: Option<u32>,
+    },
 }
 
 /// The database.
@@ -591,6 +603,7 @@ pub struct Store {
     outbox: sled::Tree,
     help: sled::Tree,
     failures: sled::Tree,
+    counts: sled::Tree,
     quarantine: sled::Tree,
     clock: sled::Tree,
     players: sled::Tree,
@@ -701,7 +714,13 @@ impl Store {
     /// never left unopenable by a crash of ours.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         recovery::prepare(path)?;
-        let db = open_sled(path)?;
+        let db = open_sled(path).map_err(|e| match e {
+            // Taken between our own look at the lock and sled's.
+            sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
+                recovery::locked(path)
+            }
+            e => StoreError::Db(e),
+        })?;
         let store = Store {
             players: db.open_tree("players")?,
             games: db.open_tree("games")?,
@@ -713,6 +732,7 @@ impl Store {
             receipts: db.open_tree("receipts")?,
             outbox: db.open_tree("outbox")?,
             help: db.open_tree("help")?,
+            counts: db.open_tree("counts")?,
             failures: db.open_tree("failures")?,
             quarantine: db.open_tree("quarantine")?,
             clock: db.open_tree("clock")?,
@@ -934,7 +954,7 @@ impl Store {
     /// `now` (counted by [`Change::tally`]).
     pub fn hourly_count(&self, what: &str, now: DateTime<Utc>) -> Result<u64, StoreError> {
         Ok(self
-            .help
+            .counts
             .get(tally_key(what, now))?
             .and_then(|b| b.as_ref().try_into().ok())
             .map(u64::from_be_bytes)
@@ -989,6 +1009,7 @@ impl Store {
         const PLAYERS: usize = 8;
         const INITIAL: usize = 9;
         const HEADS: usize = 10;
+        const COUNTS: usize = 11;
         let mut removes: Vec<(usize, Vec<u8>)> = Vec::new();
         if let Some(n) = &change.new_game {
             let id = &n.record.id;
@@ -1068,6 +1089,7 @@ impl Store {
             self.players.clone(),
             self.initial.clone(),
             self.heads.clone(),
+            self.counts.clone(),
         ];
         trees[..]
             .transaction(|t| {
@@ -1101,12 +1123,12 @@ impl Store {
                 }
                 for (what, at) in &change.tally {
                     let key = tally_key(what, *at);
-                    let n = t[HELP]
+                    let n = t[COUNTS]
                         .get(key.as_slice())?
                         .and_then(|b| b.as_ref().try_into().ok())
                         .map(u64::from_be_bytes)
                         .unwrap_or(0);
-                    t[HELP].insert(key.as_slice(), &(n + 1).to_be_bytes())?;
+                    t[COUNTS].insert(key.as_slice(), &(n + 1).to_be_bytes())?;
                 }
                 Ok(())
             })
@@ -1284,68 +1306,101 @@ impl Store {
     ) -> Result<Box<dyn AnyGame>, StoreError> {
         let record = self.record(id)?;
         let initial = self.state(&self.initial, id, "initial state")?;
-        let mut game = registry::from_snapshot(&record.setup.kind, record.state_version, &initial)?;
-        for entry in effective_orders(entries) {
-            game.apply_line(entry.seat, &entry.order).map_err(|e| {
-                corrupt(
-                    id,
-                    format!(
-                        "log entry {} ({}) no longer applies: {e}",
-                        entry.seq, entry.order
-                    ),
-                )
-            })?;
-        }
-        Ok(game)
+        replay_from(&record, &initial, entries)
     }
 
     /// Checks a game's log: every entry's hash and its link to the one
     /// before, then that replaying the log gives the stored snapshot.
     pub fn verify(&self, id: &GameId) -> Result<Verified, StoreError> {
         let entries = self.log(id)?;
-        let mut prev = String::new();
-        for (i, e) in entries.iter().enumerate() {
-            if e.seq != i as u64 + 1 {
-                return Ok(Verified::Broken(format!(
-                    "entry {} is numbered {}: an entry is missing or out of place",
-                    i + 1,
-                    e.seq
-                )));
-            }
-            if e.prev != prev {
-                return Ok(Verified::Broken(format!(
-                    "entry {} does not follow entry {}: its link to the one before is wrong",
-                    e.seq,
-                    e.seq - 1
-                )));
-            }
-            if e.chain_hash(&prev) != e.hash {
-                return Ok(Verified::Broken(format!(
-                    "entry {} ({}) was changed after it was written: its hash does not match",
-                    e.seq, e.order
-                )));
-            }
-            prev = e.hash.clone();
-        }
-        let loaded = self.load(id)?;
-        if loaded.seq != entries.len() as u64 {
+        let record = self.record(id)?;
+        let initial = self.state(&self.initial, id, "initial state")?;
+        let head = self.head(id)?;
+        let snapshot = self.state(&self.snapshots, id, "snapshot")?;
+        verify_parts(&record, &initial, &head, &snapshot, &entries)
+    }
+}
+
+/// The game `record` describes, from its `initial` state, as `entries`
+/// leave it: orders in effect applied in turn, undone ones left out.
+fn replay_from(
+    record: &GameRecord,
+    initial: &str,
+    entries: &[LogEntry],
+) -> Result<Box<dyn AnyGame>, StoreError> {
+    let id = &record.id;
+    let mut game = registry::from_snapshot(&record.setup.kind, record.state_version, initial)?;
+    for entry in effective_orders(entries) {
+        game.apply_line(entry.seat, &entry.order).map_err(|e| {
+            corrupt(
+                id,
+                format!(
+                    "log entry {} ({}) no longer applies: {e}",
+                    entry.seq, entry.order
+                ),
+            )
+        })?;
+    }
+    Ok(game)
+}
+
+/// Checks a game given as its parts (stored, or read from an export): every
+/// log entry's hash and its link to the one before, then that replaying the
+/// log from the initial state gives the snapshot.
+pub fn verify_parts(
+    record: &GameRecord,
+    initial: &str,
+    head: &Head,
+    snapshot: &str,
+    entries: &[LogEntry],
+) -> Result<Verified, StoreError> {
+    let mut prev = String::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.seq != i as u64 + 1 {
             return Ok(Verified::Broken(format!(
-                "the snapshot is at entry {}, the log has {}",
-                loaded.seq,
-                entries.len()
+                "entry {} is numbered {}: an entry is missing or out of place",
+                i + 1,
+                e.seq
             )));
         }
-        let rebuilt = self.replay(id, &entries)?;
-        if rebuilt.snapshot()? != loaded.game.snapshot()? {
-            return Ok(Verified::Broken(
-                "replaying the log does not give the stored state".to_string(),
-            ));
+        if e.prev != prev {
+            return Ok(Verified::Broken(format!(
+                "entry {} does not follow entry {}: its link to the one before is wrong",
+                e.seq,
+                e.seq - 1
+            )));
         }
-        Ok(Verified::Good {
-            entries: entries.len(),
-            last_hash: prev,
-        })
+        if e.chain_hash(&prev) != e.hash {
+            return Ok(Verified::Broken(format!(
+                "entry {} ({}) was changed after it was written: its hash does not match",
+                e.seq, e.order
+            )));
+        }
+        prev = e.hash.clone();
     }
+    if head.seq != entries.len() as u64 {
+        return Ok(Verified::Broken(format!(
+            "the snapshot is at entry {}, the log has {}",
+            head.seq,
+            entries.len()
+        )));
+    }
+    if head.last_hash != prev {
+        return Ok(Verified::Broken(
+            "the head's hash is not the last entry's".to_string(),
+        ));
+    }
+    let stored = registry::from_snapshot(&record.setup.kind, head.state_version, snapshot)?;
+    let rebuilt = replay_from(record, initial, entries)?;
+    if rebuilt.snapshot()? != stored.snapshot()? {
+        return Ok(Verified::Broken(
+            "replaying the log does not give the stored state".to_string(),
+        ));
+    }
+    Ok(Verified::Good {
+        entries: entries.len(),
+        last_hash: prev,
+    })
 }
 
 impl GameUpdate {

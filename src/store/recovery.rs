@@ -146,7 +146,7 @@ fn sync_folder(dir: &Path) {
 }
 
 /// Removes `snap.*.generating` files from the database in `path`, unless
-/// another process holds the database's lock (then sled reports that).
+/// another process holds the database's lock: then [`StoreError::Locked`].
 fn clear_half_written_snapshots(path: &Path) -> Result<Vec<PathBuf>, StoreError> {
     let lock_path = path.join("db");
     let lock = match OpenOptions::new().read(true).write(true).open(&lock_path) {
@@ -157,7 +157,7 @@ fn clear_half_written_snapshots(path: &Path) -> Result<Vec<PathBuf>, StoreError>
     };
     match lock.try_lock() {
         Ok(()) => {}
-        Err(TryLockError::WouldBlock) => return Ok(Vec::new()),
+        Err(TryLockError::WouldBlock) => return Err(locked(path)),
         Err(TryLockError::Error(e)) => return Err(folder_error(&lock_path, e)),
     }
     let mut removed = Vec::new();
@@ -180,4 +180,35 @@ fn clear_half_written_snapshots(path: &Path) -> Result<Vec<PathBuf>, StoreError>
     }
     drop(lock);
     Ok(removed)
+}
+
+/// The error for a database in `path` that another process holds, naming
+/// that process where the system tells.
+pub fn locked(path: &Path) -> StoreError {
+    StoreError::Locked {
+        path: path.display().to_string(),
+        pid: lock_holder(path),
+    }
+}
+
+/// The process that holds the lock of the database in `path` (sled locks
+/// the file `db` with `flock`), from Linux's `/proc/locks`; `None` where
+/// the system does not tell.
+pub fn lock_holder(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(path.join("db")).ok()?;
+    let dev = meta.dev();
+    let (major, minor) = (
+        ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff),
+        (dev & 0xff) | ((dev >> 12) & !0xff),
+    );
+    let file = format!("{major:02x}:{minor:02x}:{}", meta.ino());
+    let locks = fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        // `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234567 0 EOF`
+        let words: Vec<&str> = line.split_whitespace().collect();
+        (words.get(1) == Some(&"FLOCK") && words.get(5) == Some(&file.as_str()))
+            .then(|| words.get(4)?.parse().ok())
+            .flatten()
+    })
 }

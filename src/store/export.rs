@@ -1,0 +1,535 @@
+//! A whole database as one versioned JSON document, and back: the
+//! operator's backup, and the way from any store format to any later one.
+//!
+//! An export holds every game as it is stored (its record with the setup,
+//! its initial state, its log with every entry's hash, its snapshot and
+//! head, each state with its format version, and its private bookkeeping,
+//! keys included), the id counters, the Message-ID receipts and the mails
+//! waiting in the outbox (so that a database made from it goes on
+//! exactly-once: a mail handled before is not applied again, and a reply
+//! not yet sent is still sent), and when help replies last went out. The
+//! address index and the scheduler's index are not exported: an import
+//! builds them again from the games.
+//!
+//! An import checks the whole document first (its format and version, and
+//! that every game's log verifies and replays to its snapshot) and then
+//! writes everything in one transaction: a refused import changes nothing.
+//!
+//! The document:
+//!
+//! ```json
+//! {"format": "stationmaster-export", "version": 1,
+//!  "exported_at": "2026-11-21T18:00:00Z", "exported_by": "stationmaster 0.1.0",
+//!  "counters": {"next:rocket": 2},
+//!  "games": [{"id": "rocket-1", "record": {…}, "initial": {…}, "head": {…},
+//!             "snapshot": {…}, "log": [{…, "prev": "", "hash": "…"}], "meta": {…}}],
+//!  "receipts": {"<message-id>": {"at": …, "game": …, "outcome": …}},
+//!  "outbox": [{"from": …, "to": […], "message_id": …, "attempts": 0,
+//!              "next_try": …, "last_error": null, "message": "…"}],
+//!  "help": {"address": "2026-11-21T18:00:00Z"}}
+//! ```
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sled::transaction::{ConflictableTransactionError, Transactional};
+
+use super::{
+    Abort, GameId, GameMeta, GameRecord, Head, LogEntry, OutboxItem, Receipt, Store, StoreError,
+    Verified, clock_key, log_key, meta_key, player_key, ser, transaction_error, verify_parts,
+};
+use crate::engine::Seat;
+
+/// The `format` of an export document.
+pub const EXPORT_FORMAT: &str = "stationmaster-export";
+
+/// The version of the export document this code writes and reads.
+pub const EXPORT_VERSION: u32 = 1;
+
+/// A whole database (see the module doc).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Export {
+    /// Always [`EXPORT_FORMAT`].
+    pub format: String,
+    /// [`EXPORT_VERSION`].
+    pub version: u32,
+    /// When it was written.
+    pub exported_at: DateTime<Utc>,
+    /// The program that wrote it.
+    #[serde(default)]
+    pub exported_by: String,
+    /// The id counters (`next:KIND` → the last number handed out).
+    #[serde(default)]
+    pub counters: BTreeMap<String, u64>,
+    /// Every game.
+    pub games: Vec<ExportedGame>,
+    /// Every mail handled, by Message-ID.
+    #[serde(default)]
+    pub receipts: BTreeMap<String, Receipt>,
+    /// Mails waiting to be sent, oldest first.
+    #[serde(default)]
+    pub outbox: Vec<ExportedMail>,
+    /// When the last help reply went to each address.
+    #[serde(default)]
+    pub help: BTreeMap<String, DateTime<Utc>>,
+}
+
+/// One game, as stored.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExportedGame {
+    /// Its id.
+    pub id: GameId,
+    /// Its record: setup, creation time, the initial state's format.
+    pub record: GameRecord,
+    /// The state after set-up, in the game's own JSON.
+    pub initial: serde_json::Value,
+    /// Where the log ends, its last hash and the snapshot's format.
+    pub head: Head,
+    /// The current state, in the game's own JSON.
+    pub snapshot: serde_json::Value,
+    /// The whole log, oldest first, with hashes.
+    pub log: Vec<LogEntry>,
+    /// Keys, addresses, deadlines and the rest of the bookkeeping.
+    pub meta: GameMeta,
+}
+
+/// A mail waiting in the outbox.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExportedMail {
+    /// Envelope, Message-ID and retry state.
+    #[serde(flatten)]
+    pub item: OutboxItem,
+    /// The message, where it is UTF-8 (mail we compose always is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The message's bytes, where it is not UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_bytes: Option<Vec<u8>>,
+}
+
+/// What an import does with a database that already holds something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportMode {
+    /// Only into an empty database (no games, receipts or mail waiting).
+    Empty,
+    /// Everything in the database is replaced by the export.
+    Replace,
+    /// The export's games are added beside the stored ones (refused if an
+    /// id is taken); receipts, waiting mail and help times are added, and
+    /// each id counter is kept at the higher of the two.
+    Merge,
+}
+
+/// What an import wrote.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Imported {
+    /// The games, in the export's order.
+    pub games: Vec<GameId>,
+    /// Receipts written.
+    pub receipts: usize,
+    /// Mails put in the outbox.
+    pub outbox: usize,
+}
+
+/// Why an export cannot be read or imported.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// Not JSON, or not of the shape of an export.
+    #[error("{source_name} is not a Stationmaster export that can be read: {message}")]
+    Unreadable {
+        /// Where it came from.
+        source_name: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// JSON, but another kind of document.
+    #[error(
+        "{source_name} is not a Stationmaster export: its \"format\" is {found}, not \"{EXPORT_FORMAT}\""
+    )]
+    WrongFormat {
+        /// Where it came from.
+        source_name: String,
+        /// The format it names.
+        found: String,
+    },
+    /// An export of a version this program does not read.
+    #[error(
+        "{source_name} is an export of version {found}; this Stationmaster reads version {EXPORT_VERSION} (a newer Stationmaster wrote it?)"
+    )]
+    WrongVersion {
+        /// Where it came from.
+        source_name: String,
+        /// The version it has.
+        found: String,
+    },
+    /// A game of the export does not hold together.
+    #[error("game {game} in the export does not verify: {why}; nothing was imported")]
+    Broken {
+        /// The game.
+        game: String,
+        /// Why.
+        why: String,
+    },
+    /// The database already holds something and no mode says what to do.
+    #[error(
+        "the database in {path} is not empty ({what}); import with --replace to replace it, or --merge to add the export's games beside its own"
+    )]
+    NotEmpty {
+        /// The database folder.
+        path: String,
+        /// What it holds.
+        what: String,
+    },
+    /// `--merge`, but game ids are taken.
+    #[error("the database already has game(s) {}; nothing was imported", .0.join(", "))]
+    Taken(Vec<String>),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sled::Error> for ExportError {
+    fn from(e: sled::Error) -> Self {
+        ExportError::Store(StoreError::Db(e))
+    }
+}
+
+impl Export {
+    /// Reads an export document, checking its format and version first so
+    /// that a file of another kind or version is refused in one sentence.
+    pub fn from_json(text: &str, source_name: &str) -> Result<Export, ExportError> {
+        let unreadable = |message: String| ExportError::Unreadable {
+            source_name: source_name.to_string(),
+            message,
+        };
+        #[derive(Deserialize)]
+        struct Envelope {
+            format: Option<serde_json::Value>,
+            version: Option<serde_json::Value>,
+        }
+        let envelope: Envelope =
+            serde_json::from_str(text).map_err(|e| unreadable(e.to_string()))?;
+        match &envelope.format {
+            Some(serde_json::Value::String(f)) if f == EXPORT_FORMAT => {}
+            other => {
+                return Err(ExportError::WrongFormat {
+                    source_name: source_name.to_string(),
+                    found: other
+                        .as_ref()
+                        .map_or("missing".to_string(), |v| v.to_string()),
+                });
+            }
+        }
+        if envelope.version != Some(serde_json::Value::from(EXPORT_VERSION)) {
+            return Err(ExportError::WrongVersion {
+                source_name: source_name.to_string(),
+                found: envelope
+                    .version
+                    .map_or("(none)".to_string(), |v| v.to_string()),
+            });
+        }
+        serde_json::from_str(text).map_err(|e| unreadable(e.to_string()))
+    }
+
+    /// Checks every game: ids unique, each log's hash chain intact, and
+    /// replaying each log from its initial state gives its snapshot.
+    pub fn check(&self) -> Result<(), ExportError> {
+        let mut seen = std::collections::BTreeSet::new();
+        for g in &self.games {
+            let broken = |why: String| ExportError::Broken {
+                game: g.id.0.clone(),
+                why,
+            };
+            if !seen.insert(&g.id) {
+                return Err(broken("the export holds it twice".to_string()));
+            }
+            if g.record.id != g.id {
+                return Err(broken(format!("its record names {}", g.record.id)));
+            }
+            let players = g.record.setup.players.len();
+            if g.meta.tokens.len() != players || g.meta.reported.len() != players {
+                return Err(broken(format!(
+                    "its bookkeeping has {} keys for {players} players",
+                    g.meta.tokens.len()
+                )));
+            }
+            let verified = verify_parts(
+                &g.record,
+                &g.initial.to_string(),
+                &g.head,
+                &g.snapshot.to_string(),
+                &g.log,
+            )
+            .map_err(|e| broken(e.to_string()))?;
+            if let Verified::Broken(why) = verified {
+                return Err(broken(why));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ExportedMail {
+    fn new(item: OutboxItem) -> ExportedMail {
+        let (message, message_bytes) = match String::from_utf8(item.bytes.clone()) {
+            Ok(text) => (Some(text), None),
+            Err(e) => (None, Some(e.into_bytes())),
+        };
+        ExportedMail {
+            item: OutboxItem {
+                bytes: Vec::new(),
+                ..item
+            },
+            message,
+            message_bytes,
+        }
+    }
+
+    fn item(&self) -> OutboxItem {
+        let bytes = match (&self.message, &self.message_bytes) {
+            (Some(text), _) => text.clone().into_bytes(),
+            (None, Some(bytes)) => bytes.clone(),
+            (None, None) => Vec::new(),
+        };
+        OutboxItem {
+            bytes,
+            ..self.item.clone()
+        }
+    }
+}
+
+fn json_state(id: &GameId, what: &str, text: &str) -> Result<serde_json::Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| super::corrupt(id, format!("{what}: {e}")))
+}
+
+impl Store {
+    /// The whole database as an [`Export`].
+    pub fn export(&self, now: DateTime<Utc>) -> Result<Export, StoreError> {
+        let mut games = Vec::new();
+        for id in self.ids()? {
+            let head = self.head(&id)?;
+            // Entries up to the head: those the snapshot includes.
+            let log: Vec<LogEntry> = self
+                .log(&id)?
+                .into_iter()
+                .filter(|e| e.seq <= head.seq)
+                .collect();
+            games.push(ExportedGame {
+                record: self.record(&id)?,
+                initial: json_state(
+                    &id,
+                    "initial state",
+                    &self.state(&self.initial, &id, "initial state")?,
+                )?,
+                snapshot: json_state(
+                    &id,
+                    "snapshot",
+                    &self.state(&self.snapshots, &id, "snapshot")?,
+                )?,
+                head,
+                log,
+                meta: self.meta(&id)?,
+                id,
+            });
+        }
+        let mut counters = BTreeMap::new();
+        for item in self.meta.scan_prefix(b"next:") {
+            let (k, v) = item?;
+            if let Ok(bytes) = <[u8; 8]>::try_from(v.as_ref()) {
+                counters.insert(
+                    String::from_utf8_lossy(&k).into_owned(),
+                    u64::from_be_bytes(bytes),
+                );
+            }
+        }
+        let mut receipts = BTreeMap::new();
+        for item in self.receipts.iter() {
+            let (k, v) = item?;
+            let id = String::from_utf8_lossy(&k).into_owned();
+            let r: Receipt = serde_json::from_slice(&v)
+                .map_err(|e| super::unreadable(&format!("the receipt of mail <{id}>"), e))?;
+            receipts.insert(id, r);
+        }
+        let mut outbox = Vec::new();
+        for item in self.outbox.iter() {
+            let (k, v) = item?;
+            let item = OutboxItem::decode(&v).map_err(|e| {
+                super::unreadable(&format!("outbox item {}", String::from_utf8_lossy(&k)), e)
+            })?;
+            outbox.push(ExportedMail::new(item));
+        }
+        let mut help = BTreeMap::new();
+        for item in self.help.iter() {
+            let (k, v) = item?;
+            let addr = String::from_utf8_lossy(&k).into_owned();
+            let at: DateTime<Utc> = serde_json::from_slice(&v)
+                .map_err(|e| super::unreadable(&format!("the last help reply to {addr}"), e))?;
+            help.insert(addr, at);
+        }
+        Ok(Export {
+            format: EXPORT_FORMAT.to_string(),
+            version: EXPORT_VERSION,
+            exported_at: now,
+            exported_by: format!("stationmaster {}", env!("CARGO_PKG_VERSION")),
+            counters,
+            games,
+            receipts,
+            outbox,
+            help,
+        })
+    }
+
+    /// What the database holds, in words, or `None` if it is empty (no
+    /// games, receipts or waiting mail).
+    pub fn contents(&self) -> Result<Option<String>, StoreError> {
+        let (games, receipts, outbox) = (self.games.len(), self.receipts.len(), self.outbox.len());
+        if games + receipts + outbox == 0 {
+            return Ok(None);
+        }
+        Ok(Some(format!(
+            "{games} game(s), {receipts} receipt(s), {outbox} mail(s) waiting"
+        )))
+    }
+
+    /// Writes `export` into this database, as `mode` says, in one
+    /// transaction, after checking it whole ([`Export::check`]); the
+    /// address and scheduler indexes are built from the games.
+    pub fn import(
+        &self,
+        export: &Export,
+        mode: ImportMode,
+        path: &str,
+    ) -> Result<Imported, ExportError> {
+        export.check()?;
+        match mode {
+            ImportMode::Empty => {
+                if let Some(what) = self.contents()? {
+                    return Err(ExportError::NotEmpty {
+                        path: path.to_string(),
+                        what,
+                    });
+                }
+            }
+            ImportMode::Merge => {
+                let taken: Vec<String> = export
+                    .games
+                    .iter()
+                    .filter(|g| self.games.contains_key(g.id.0.as_bytes()).unwrap_or(true))
+                    .map(|g| g.id.0.clone())
+                    .collect();
+                if !taken.is_empty() {
+                    return Err(ExportError::Taken(taken));
+                }
+            }
+            ImportMode::Replace => {}
+        }
+        const GAMES: usize = 0;
+        const LOG: usize = 1;
+        const SNAPSHOTS: usize = 2;
+        const META: usize = 3;
+        const RECEIPTS: usize = 4;
+        const OUTBOX: usize = 5;
+        const HELP: usize = 6;
+        const CLOCK: usize = 7;
+        const PLAYERS: usize = 8;
+        const INITIAL: usize = 9;
+        const HEADS: usize = 10;
+        let trees = [
+            self.games.clone(),
+            self.log.clone(),
+            self.snapshots.clone(),
+            self.meta.clone(),
+            self.receipts.clone(),
+            self.outbox.clone(),
+            self.help.clone(),
+            self.clock.clone(),
+            self.players.clone(),
+            self.initial.clone(),
+            self.heads.clone(),
+        ];
+        let mut removes: Vec<(usize, Vec<u8>)> = Vec::new();
+        if mode == ImportMode::Replace {
+            for (t, tree) in trees.iter().enumerate() {
+                for item in tree.iter() {
+                    let (k, _) = item?;
+                    if t == META && k.as_ref() == super::FORMAT_KEY {
+                        continue;
+                    }
+                    removes.push((t, k.to_vec()));
+                }
+            }
+        }
+        let mut writes: Vec<(usize, Vec<u8>, Vec<u8>)> = Vec::new();
+        for g in &export.games {
+            let label = g.id.0.as_str();
+            let key = g.id.0.clone().into_bytes();
+            writes.push((GAMES, key.clone(), ser(label, &g.record)?));
+            writes.push((INITIAL, key.clone(), g.initial.to_string().into_bytes()));
+            writes.push((SNAPSHOTS, key.clone(), g.snapshot.to_string().into_bytes()));
+            writes.push((HEADS, key, ser(label, &g.head)?));
+            writes.push((META, meta_key(&g.id), ser(label, &g.meta)?));
+            for e in &g.log {
+                writes.push((LOG, log_key(&g.id, e.seq), ser(label, e)?));
+            }
+            for s in 0..g.record.setup.players.len() {
+                let address = g.meta.address(&g.record, Seat(s as u8));
+                writes.push((PLAYERS, player_key(address, &g.id), Vec::new()));
+            }
+            if let Some(at) = g.meta.clock.next_fire {
+                writes.push((CLOCK, clock_key(at, &g.id), Vec::new()));
+            }
+        }
+        for (name, n) in &export.counters {
+            let mut n = *n;
+            if mode == ImportMode::Merge
+                && let Some(old) = self.meta.get(name.as_bytes())?
+                && let Ok(bytes) = <[u8; 8]>::try_from(old.as_ref())
+            {
+                n = n.max(u64::from_be_bytes(bytes));
+            }
+            writes.push((META, name.clone().into_bytes(), n.to_be_bytes().to_vec()));
+        }
+        let mut receipts = 0;
+        for (mid, r) in &export.receipts {
+            if mode == ImportMode::Merge && self.receipts.contains_key(mid.as_bytes())? {
+                continue;
+            }
+            writes.push((RECEIPTS, mid.clone().into_bytes(), ser("", r)?));
+            receipts += 1;
+        }
+        for mail in &export.outbox {
+            let key = self.db.generate_id()?;
+            writes.push((OUTBOX, key.to_be_bytes().to_vec(), mail.item().encode()?));
+        }
+        for (addr, at) in &export.help {
+            if mode == ImportMode::Merge
+                && let Some(old) = self.help_sent(addr)?
+                && old >= *at
+            {
+                continue;
+            }
+            writes.push((HELP, addr.clone().into_bytes(), ser("", at)?));
+        }
+        trees[..]
+            .transaction(|t| {
+                for (tree, k) in &removes {
+                    t[*tree].remove(k.as_slice())?;
+                }
+                for (tree, k, v) in &writes {
+                    t[*tree].insert(k.as_slice(), v.as_slice())?;
+                }
+                Ok::<(), ConflictableTransactionError<Abort>>(())
+            })
+            .map_err(|e| transaction_error(e, "import"))?;
+        self.meta
+            .insert(super::FORMAT_KEY, &super::FORMAT.to_be_bytes())?;
+        self.flush()?;
+        Ok(Imported {
+            games: export.games.iter().map(|g| g.id.clone()).collect(),
+            receipts,
+            outbox: export.outbox.len(),
+        })
+    }
+}

@@ -541,9 +541,10 @@ pub struct BatchRejected {
 /// What can go wrong with the store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// sled failed.
-    #[error("the database failed: {0}")]
-    Db(#[from] sled::Error),
+    /// sled failed: a full disk, files that cannot be read or written, or
+    /// damaged files.
+    #[error("{}", describe_sled(.0))]
+    Db(sled::Error),
     /// No game has this id.
     #[error("there is no game `{0}`; `stationmaster games` lists them")]
     NoSuchGame(String),
@@ -590,8 +591,74 @@ pub enum StoreError {
     },
 }
 
+impl Drop for Store {
+    /// sled 0.34.7 flushes when its last handle goes, and after a failed
+    /// write (a full disk) that flush waits for ever. Then one handle is
+    /// kept until the process ends instead: what was flushed is kept, the
+    /// rest is lost whole, as after a crash, and the next start recovers.
+    fn drop(&mut self) {
+        if self.broken.load(std::sync::atomic::Ordering::SeqCst) {
+            tracing::error!(
+                "the database failed to write; it is left for the next start to recover"
+            );
+            std::mem::forget(self.db.clone());
+        }
+    }
+}
+
+impl Store {
+    /// `result` of a sled call that writes; a failure to write marks the
+    /// store broken.
+    fn watch<T>(&self, result: Result<T, sled::Error>) -> Result<T, StoreError> {
+        result.map_err(|e| {
+            if matches!(e, sled::Error::Io(_) | sled::Error::ReportableBug(_)) {
+                self.broken.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            StoreError::Db(e)
+        })
+    }
+
+    /// An error if a write failed before: the store takes no more writes
+    /// (a new start recovers it).
+    fn writable(&self) -> Result<(), StoreError> {
+        if self.broken.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(StoreError::Db(sled::Error::Io(std::io::Error::other(
+                "an earlier write failed; a new start recovers what was written",
+            ))));
+        }
+        Ok(())
+    }
+}
+
+impl From<sled::Error> for StoreError {
+    fn from(e: sled::Error) -> Self {
+        StoreError::Db(e)
+    }
+}
+
+/// What a sled error means to the operator, in one sentence.
+fn describe_sled(e: &sled::Error) -> String {
+    match e {
+        sled::Error::Io(io) if io.kind() == std::io::ErrorKind::StorageFull => {
+            "the disk is full (no space left on the device of the database): nothing was \
+             half applied; the mail not yet handled waits, and goes on once there is space"
+                .to_string()
+        }
+        sled::Error::Io(io) => format!("the database cannot read or write its files: {io}"),
+        sled::Error::Corruption { .. } => {
+            "the database files are damaged (sled found corrupted data); restore a copy \
+             of var/db, or import the last export"
+                .to_string()
+        }
+        other => format!("the database failed: {other}"),
+    }
+}
+
 /// The database.
 pub struct Store {
+    /// Set once sled failed to write (a full disk): after that its flushes
+    /// wait for ever, so none is asked for again (see [`Store::watch`]).
+    broken: std::sync::atomic::AtomicBool,
     db: sled::Db,
     games: sled::Tree,
     log: sled::Tree,
@@ -722,6 +789,7 @@ impl Store {
             e => StoreError::Db(e),
         })?;
         let store = Store {
+            broken: std::sync::atomic::AtomicBool::new(false),
             players: db.open_tree("players")?,
             games: db.open_tree("games")?,
             log: db.open_tree("log")?,
@@ -980,7 +1048,8 @@ impl Store {
 
     /// Makes every commit so far durable (one fsync).
     pub fn flush(&self) -> Result<(), StoreError> {
-        self.db.flush()?;
+        self.writable()?;
+        self.watch(self.db.flush())?;
         Ok(())
     }
 
@@ -991,6 +1060,7 @@ impl Store {
     /// (never part of one), and their mails, not marked done, come back.
     /// Returns the change's outbox items with their keys, in order.
     pub fn commit_unflushed(&self, change: &Change) -> Result<Vec<(u64, OutboxItem)>, StoreError> {
+        self.writable()?;
         let label = change
             .update
             .as_ref()
@@ -1132,7 +1202,10 @@ impl Store {
                 }
                 Ok(())
             })
-            .map_err(|e| transaction_error(e, &label))?;
+            .map_err(|e| match e {
+                TransactionError::Storage(e) => self.watch::<()>(Err(e)).unwrap_err(),
+                e => transaction_error(e, &label),
+            })?;
         Ok(outgoing)
     }
 
@@ -1192,12 +1265,14 @@ impl Store {
     /// A mail was sent: it leaves the outbox, durably at the next
     /// [`Store::flush`] (until then a crash sends it again).
     pub fn outbox_sent(&self, key: u64) -> Result<(), StoreError> {
-        self.outbox.remove(key.to_be_bytes())?;
+        self.writable()?;
+        self.watch(self.outbox.remove(key.to_be_bytes()))?;
         Ok(())
     }
 
     /// A mail failed: record it for a later try, or drop it for good.
     pub fn outbox_retry(&self, key: u64, item: Option<&OutboxItem>) -> Result<(), StoreError> {
+        self.writable()?;
         match item {
             Some(item) => {
                 self.outbox.insert(key.to_be_bytes(), item.encode()?)?;

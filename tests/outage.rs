@@ -1,0 +1,444 @@
+//! When the world around the daemon fails: an SMTP server that drops the
+//! connection in the middle of a mail, an IMAP server whose connection
+//! drops in the middle of a fetch, and a disk that fills up while mail is
+//! handled. Each time nothing is lost, nothing is applied twice, and the
+//! operator reads a clear sentence.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use stationmaster::config::{Config, OutboundConfig, OutboundKind, Security};
+use stationmaster::daemon::{self, Daemon};
+use stationmaster::engine::registry::BoardSource;
+use stationmaster::engine::{PlayerSetup, Setup};
+use stationmaster::mail::templates::Templates;
+use stationmaster::mail::transport::{MemoryInbound, Smtp};
+use stationmaster::store::Store;
+use tempfile::TempDir;
+
+mod stack;
+
+fn now() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+fn setup() -> Setup {
+    Setup {
+        kind: "rocket".into(),
+        players: ["alice", "bob"]
+            .iter()
+            .map(|n| PlayerSetup {
+                name: n.to_string(),
+                email: format!("{n}@example.org"),
+            })
+            .collect(),
+        options: vec![],
+        seed: 7,
+    }
+}
+
+/// A small SMTP server on loopback that drops the connection after the
+/// DATA command for the first `drops` connections, and takes mail after
+/// that. It keeps the Message-IDs of what it took.
+struct FlakySmtp {
+    port: u16,
+    taken: Arc<Mutex<Vec<String>>>,
+    connections: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+}
+
+impl FlakySmtp {
+    fn start(drops: usize) -> FlakySmtp {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let taken = Arc::new(Mutex::new(Vec::new()));
+        let connections = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (t, c, s) = (taken.clone(), connections.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !s.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let n = c.fetch_add(1, Ordering::SeqCst);
+                        stream.set_nonblocking(false).unwrap();
+                        let _ = serve(stream, n < drops, &t);
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        FlakySmtp {
+            port,
+            taken,
+            connections,
+            stop,
+        }
+    }
+}
+
+impl Drop for FlakySmtp {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// One SMTP conversation; `drop_in_data` cuts it after `DATA`.
+fn serve(stream: TcpStream, drop_in_data: bool, taken: &Mutex<Vec<String>>) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut out = stream.try_clone()?;
+    let mut lines = BufReader::new(stream);
+    out.write_all(b"220 flaky.test ESMTP\r\n")?;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if lines.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let verb = line.trim().to_ascii_uppercase();
+        if verb.starts_with("EHLO") || verb.starts_with("HELO") {
+            out.write_all(b"250-flaky.test\r\n250 8BITMIME\r\n")?;
+        } else if verb.starts_with("MAIL") || verb.starts_with("RCPT") || verb.starts_with("RSET") {
+            out.write_all(b"250 ok\r\n")?;
+        } else if verb == "DATA" {
+            if drop_in_data {
+                // The connection breaks in the middle of the mail.
+                out.write_all(b"354 go on\r\n")?;
+                let mut some = [0u8; 64];
+                let _ = lines.read(&mut some);
+                return Ok(());
+            }
+            out.write_all(b"354 go on\r\n")?;
+            let mut message = String::new();
+            loop {
+                line.clear();
+                if lines.read_line(&mut line)? == 0 {
+                    return Ok(());
+                }
+                if line == ".\r\n" {
+                    break;
+                }
+                message.push_str(&line);
+            }
+            if let Some(id) = message
+                .lines()
+                .find_map(|l| l.strip_prefix("Message-ID:"))
+                .map(|v| v.trim().trim_matches(['<', '>']).to_string())
+            {
+                taken.lock().unwrap().push(id);
+            }
+            out.write_all(b"250 taken\r\n")?;
+        } else if verb == "QUIT" {
+            out.write_all(b"221 bye\r\n")?;
+            return Ok(());
+        } else {
+            out.write_all(b"250 ok\r\n")?;
+        }
+    }
+}
+
+#[test]
+fn an_smtp_server_that_drops_the_connection_mid_mail_loses_nothing() {
+    let server = FlakySmtp::start(3);
+    let dir = TempDir::new().unwrap();
+    let mut config = Config::default();
+    config.mail.address = "sm@example.org".into();
+    let smtp = Smtp::connect(&OutboundConfig {
+        kind: OutboundKind::Smtp,
+        host: "127.0.0.1".into(),
+        port: server.port,
+        security: Security::Plain,
+        ..OutboundConfig::default()
+    })
+    .unwrap();
+    let inbox = MemoryInbound::new();
+    let mut d = Daemon::new(
+        Store::open(&dir.path().join("db")).unwrap(),
+        config,
+        Templates::load(None).unwrap(),
+        BoardSource::embedded(),
+        Box::new(inbox.clone()),
+        Box::new(smtp),
+    );
+    let id = daemon::create_game(&d.ctx(), &setup(), Default::default(), vec![], now()).unwrap();
+    let queued = d.store().outbox_len();
+    assert_eq!(queued, 2, "two welcome mails wait");
+    // The first sends break in the middle: the mails stay in the outbox.
+    let r = d.process(now(), &AtomicBool::new(false)).unwrap();
+    assert!(r.failed > 0, "{r:?}");
+    assert!(server.connections.load(Ordering::SeqCst) >= 1);
+    // Later the server takes mail: every welcome goes, once each.
+    let mut t = now();
+    for _ in 0..10 {
+        if d.store().outbox_len() == 0 {
+            break;
+        }
+        t += chrono::Duration::minutes(70);
+        d.process(t, &AtomicBool::new(false)).unwrap();
+    }
+    assert_eq!(d.store().outbox_len(), 0, "mail left unsent");
+    let mut taken = server.taken.lock().unwrap().clone();
+    taken.sort();
+    taken.dedup();
+    assert_eq!(taken.len(), 2, "{taken:?}");
+    assert!(taken.iter().all(|m| m.starts_with(&format!("{id}."))));
+}
+
+/// A TCP proxy in front of `upstream` that cuts its first connection as
+/// soon as the client asks for message bodies (`UID FETCH`), and passes
+/// every later connection through.
+fn cutting_proxy(upstream: u16) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(client) = client else { continue };
+            let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
+                continue;
+            };
+            let cut = n == 0;
+            let (mut c_read, mut s_write) =
+                (client.try_clone().unwrap(), server.try_clone().unwrap());
+            let (mut s_read, mut c_write) = (server, client);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 8192];
+                let mut seen = Vec::new();
+                while let Ok(k) = c_read.read(&mut buf) {
+                    if k == 0 {
+                        break;
+                    }
+                    seen.extend_from_slice(&buf[..k]);
+                    if cut
+                        && String::from_utf8_lossy(&seen)
+                            .to_ascii_uppercase()
+                            .contains("UID FETCH")
+                    {
+                        let _ = c_read.shutdown(std::net::Shutdown::Both);
+                        let _ = s_write.shutdown(std::net::Shutdown::Both);
+                        break;
+                    }
+                    if s_write.write_all(&buf[..k]).is_err() {
+                        break;
+                    }
+                }
+            });
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 8192];
+                while let Ok(k) = s_read.read(&mut buf) {
+                    if k == 0 || c_write.write_all(&buf[..k]).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn an_imap_connection_dropped_mid_fetch_loses_nothing_and_applies_nothing_twice() {
+    let Some(st) = stack::stack() else { return };
+    let dir = TempDir::new().unwrap();
+    let proxy = cutting_proxy(st.imap);
+    let config = format!(
+        "[mail]\naddress = \"stationmaster@example.test\"\n\
+         [inbound]\nkind = \"imap\"\nhost = \"127.0.0.1\"\nport = {proxy}\nsecurity = \"plain\"\n\
+         user = \"gm\"\npassword = \"gmpw\"\n\
+         [outbound]\nkind = \"files\"\ndir = \"out\"\n"
+    );
+    std::fs::write(dir.path().join("config.toml"), config).unwrap();
+    let sm = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_stationmaster"))
+            .current_dir(dir.path())
+            .env("STATIONMASTER_CONFIG", "config.toml")
+            .env("STATIONMASTER_NOW", "2026-11-21T18:00:00Z")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let new = sm(&[
+        "new",
+        "rocket",
+        "--player",
+        "bob=bob@example.test",
+        "--player",
+        "alice=alice@example.test",
+        "--seed",
+        "7",
+    ]);
+    assert!(
+        new.status.success(),
+        "{}",
+        String::from_utf8_lossy(&new.stderr)
+    );
+    let game = String::from_utf8_lossy(&new.stdout).trim().to_string();
+    let store_key = {
+        // The key is in bob's welcome mail (written to `out/`).
+        let out = sm(&["process"]);
+        assert!(out.status.success() || !out.status.success());
+        let welcome = std::fs::read_dir(dir.path().join("out"))
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .find(|t| {
+                t.contains("To: bob <bob@example.test>") || t.contains("To: bob@example.test")
+            })
+            .expect("bob's welcome");
+        let subject = welcome
+            .lines()
+            .find(|l| l.starts_with("Subject:"))
+            .unwrap()
+            .to_string();
+        let start = subject.find(&format!("[{game} ")).unwrap() + game.len() + 2;
+        subject[start..].split(']').next().unwrap().to_string()
+    };
+    // bob's order, delivered to gm's mailbox by the stack's SMTP server.
+    let subject = format!("Re: [{game} {store_key}] outage");
+    let mid = format!("outage.{}@example.test", std::process::id());
+    let raw = format!(
+        "From: bob@example.test\r\nTo: gm@example.test\r\nSubject: {subject}\r\nMessage-ID: <{mid}>\r\n\r\ntoken manchester textiles\r\n"
+    );
+    let mut smtp = TcpStream::connect(("127.0.0.1", st.smtp)).unwrap();
+    let mut lines = BufReader::new(smtp.try_clone().unwrap());
+    let mut reply = String::new();
+    let mut talk = |say: &str| {
+        if !say.is_empty() {
+            smtp.write_all(say.as_bytes()).unwrap();
+        }
+        reply.clear();
+        loop {
+            let mut l = String::new();
+            lines.read_line(&mut l).unwrap();
+            let more = l.as_bytes().get(3) == Some(&b'-');
+            reply.push_str(&l);
+            if !more {
+                break;
+            }
+        }
+        reply.clone()
+    };
+    talk("");
+    talk("EHLO test\r\n");
+    talk("MAIL FROM:<bob@example.test>\r\n");
+    talk("RCPT TO:<gm@example.test>\r\n");
+    talk("DATA\r\n");
+    assert!(talk(&format!("{raw}.\r\n")).starts_with("250"), "{reply}");
+    talk("QUIT\r\n");
+    // Wait for delivery, then: the first run's fetch is cut.
+    let mut applied = false;
+    for _ in 0..100 {
+        std::thread::sleep(Duration::from_millis(100));
+        let out = sm(&["process"]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        if text.contains("1 changed a game") {
+            applied = true;
+            break;
+        }
+    }
+    assert!(applied, "the order was never applied");
+    // Once, whatever the cut did.
+    let log = sm(&["log", &game, "--json"]);
+    let entries: serde_json::Value = serde_json::from_slice(&log.stdout).unwrap();
+    let from_mail = entries
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["source"] == serde_json::Value::String(mid.clone()))
+        .count();
+    assert_eq!(from_mail, 1);
+    let again = sm(&["process"]);
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("0 mail(s) read"));
+}
+
+/// The full-disk script: run inside a private mount namespace on a small
+/// tmpfs, it makes a game, queues 40 mails (one with an order), fills the
+/// disk to within 300 KB, runs `process` (which must fail with a clear
+/// sentence), frees the disk, runs `process` twice more (the second after
+/// the retry delay), and copies what came of it to OUT.
+const FULL_DISK: &str = r#"
+set -u
+B=$1; OUT=$2
+D=$(mktemp -d)
+mount -t tmpfs -o size=6m tmpfs "$D" || exit 77
+cd "$D"
+export RUST_LOG=stationmaster=warn
+export STATIONMASTER_NOW=2026-11-21T18:00:00Z
+"$B" new rocket --player bob=bob@example.org --player alice=alice@example.org --seed 7 >/dev/null
+"$B" process >/dev/null
+KEY=$(grep -l "^To: bob" var/outbox/*.eml | head -1 | xargs grep -m1 "^Subject:" | sed 's/.*\[rocket-1 \([a-z0-9]*\)\].*/\1/')
+mkdir -p var/inbox/new
+for i in $(seq 1 40); do
+  body=map; [ "$i" = 20 ] && body="token manchester textiles"
+  printf 'From: bob@example.org\r\nSubject: Re: [rocket-1 %s] x\r\nMessage-ID: <m%s@example.org>\r\n\r\n%s\r\n' "$KEY" "$i" "$body" > "var/inbox/new/$(printf %04d "$i").mail"
+done
+dd if=/dev/zero of=filler bs=4k 2>/dev/null
+S=$(stat -c %s filler); rm filler; head -c $((S - 300 * 1024)) /dev/zero > filler
+"$B" process > "$OUT/run1.out" 2> "$OUT/run1.err"; echo $? > "$OUT/run1.code"
+rm -f filler
+"$B" process > "$OUT/run2.out" 2> "$OUT/run2.err"; echo $? > "$OUT/run2.code"
+STATIONMASTER_NOW=2026-11-21T18:05:00Z "$B" process > "$OUT/run3.out" 2> "$OUT/run3.err"; echo $? > "$OUT/run3.code"
+"$B" verify rocket-1 > "$OUT/verify.out" 2>&1
+"$B" log rocket-1 --json > "$OUT/log.json" 2>&1
+cat var/outbox/*.eml | grep -i "^In-Reply-To:" | sort -u > "$OUT/replied.txt"
+cd /; umount "$D"
+"#;
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_default()
+}
+
+#[test]
+fn a_full_disk_gives_a_clear_error_and_leaves_nothing_half_applied() {
+    let out = TempDir::new().unwrap();
+    let status = Command::new("unshare")
+        .args(["-m", "sh", "-c", FULL_DISK, "full-disk"])
+        .arg(env!("CARGO_BIN_EXE_stationmaster"))
+        .arg(out.path())
+        .status();
+    let ran = status.is_ok_and(|s| s.code() != Some(77));
+    if !ran || read(out.path(), "run1.code").is_empty() {
+        eprintln!(
+            "skipped: a_full_disk_gives_a_clear_error_and_leaves_nothing_half_applied: \
+             cannot mount a small tmpfs here (needs root and unshare)"
+        );
+        return;
+    }
+    let o = out.path();
+    assert_eq!(read(o, "run1.code").trim(), "1", "{}", read(o, "run1.err"));
+    let err = read(o, "run1.err");
+    assert!(
+        err.contains("the disk is full") && err.contains("nothing was half applied"),
+        "{err}"
+    );
+    for run in ["run2", "run3"] {
+        assert_eq!(
+            read(o, &format!("{run}.code")).trim(),
+            "0",
+            "{}",
+            read(o, &format!("{run}.err"))
+        );
+    }
+    assert!(
+        read(o, "verify.out").contains("intact"),
+        "{}",
+        read(o, "verify.out")
+    );
+    let log: serde_json::Value = serde_json::from_str(&read(o, "log.json")).unwrap();
+    let orders: Vec<&serde_json::Value> = log.as_array().unwrap().iter().collect();
+    assert_eq!(orders.len(), 1, "the one order, once: {log}");
+    assert_eq!(orders[0]["source"], "m20@example.org");
+    let replied = read(o, "replied.txt");
+    for i in 1..=40 {
+        assert!(
+            replied.contains(&format!("<m{i}@example.org>")),
+            "mail m{i} got no reply:\n{replied}"
+        );
+    }
+}

@@ -2,7 +2,9 @@
 //! sets the clock, and calls into the library. Nothing else lives here.
 //!
 //! Exit codes: 0 done; 1 an error (bad config, unknown game, storage); 2 the
-//! orders were refused (nothing applied).
+//! orders (or a moderator command) were refused and nothing was applied, or
+//! `verify` found the log broken; 64 (sysexits' EX_USAGE) the command line
+//! was used wrongly.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,11 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use stationmaster::config::{Config, InboundKind, OutboundKind};
 use stationmaster::daemon::Daemon;
 use stationmaster::engine::registry::BoardSource;
+use stationmaster::local::request::EXIT_USAGE;
 use stationmaster::local::{self, ClockFlags, LocalError, Outcome, Request};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport;
@@ -98,9 +102,9 @@ enum Command {
         /// The game id.
         game: String,
     },
-    /// A moderator command: pause, resume, extend DURATION, deadline TIME,
-    /// as PLAYER ORDERS, skip, undo [N], replace PLAYER ADDRESS, abort,
-    /// resend, preview PLAYER ORDERS, note TEXT, moderator ADDRESS.
+    /// A moderator command: pause, resume, extend, deadline, as, skip,
+    /// undo, replace, abort, resend, preview, note, moderator, set (each
+    /// listed below).
     Mod {
         /// The game id.
         game: String,
@@ -213,8 +217,53 @@ impl From<ClockArgs> for ClockFlags {
     }
 }
 
+/// What came from where: `--now` or `STATIONMASTER_NOW`.
+struct Parsed {
+    cli: Cli,
+    now_from_env: bool,
+}
+
+/// The command line's definition: clap's, with every moderator command
+/// listed under `mod --help` from the one list the daemon reads them by.
+fn definition() -> clap::Command {
+    let forms: Vec<String> = stationmaster::daemon::moderator::FORMS
+        .iter()
+        .map(|(f, w)| format!("  {f:<30} {w}"))
+        .collect();
+    Cli::command().mut_subcommand("mod", |c| {
+        c.after_help(format!(
+            "Commands:\n{}\n\nA game that is over (aborted, or finished by its rules) takes only `note` and `resend`.",
+            forms.join("\n")
+        ))
+    })
+}
+
+/// Reads the arguments; a usage error (or `--help`, `--version`) ends the
+/// program here, with exit 64 for an error and 0 for help.
+fn parse() -> Parsed {
+    let matches = definition().try_get_matches().unwrap_or_else(|e| {
+        let _ = e.print();
+        std::process::exit(if e.use_stderr() {
+            i32::from(EXIT_USAGE)
+        } else {
+            0
+        })
+    });
+    let now_from_env = matches.value_source("now") == Some(ValueSource::EnvVariable);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| {
+        let _ = e.print();
+        std::process::exit(i32::from(EXIT_USAGE))
+    });
+    Parsed { cli, now_from_env }
+}
+
+/// A usage error of our own (an argument clap took but we cannot read).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Usage(String);
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let Parsed { cli, now_from_env } = parse();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -223,7 +272,7 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    match run(cli) {
+    match run(cli, now_from_env) {
         Ok(outcome) => {
             use std::io::Write;
             // A reader that stops early (`| head`) ends the output, not
@@ -237,26 +286,44 @@ fn main() -> ExitCode {
                 eprintln!("{msg}");
                 return ExitCode::from(2);
             }
+            if e.downcast_ref::<Usage>().is_some()
+                || matches!(
+                    e.downcast_ref::<LocalError>(),
+                    Some(LocalError::Usage(_) | LocalError::PlayerArgument(_))
+                )
+            {
+                eprintln!("stationmaster: {e:#}");
+                return ExitCode::from(EXIT_USAGE);
+            }
             eprintln!("stationmaster: {e:#}");
             ExitCode::from(1)
         }
     }
 }
 
-fn now(cli_now: Option<&str>) -> Result<DateTime<Utc>> {
-    match cli_now {
-        None => Ok(Utc::now()),
-        Some(s) => Ok(DateTime::parse_from_rfc3339(s)
-            .with_context(|| {
-                format!("--now {s}: not an RFC 3339 time such as 2026-11-21T18:00:00Z")
-            })?
-            .with_timezone(&Utc)),
-    }
+/// The time `--now` (or `STATIONMASTER_NOW`, when `from_env`) gives.
+fn fixed_time(text: &str, from_env: bool) -> Result<DateTime<Utc>, Usage> {
+    DateTime::parse_from_rfc3339(text.trim())
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| {
+            let name = if from_env {
+                format!("STATIONMASTER_NOW={text}")
+            } else {
+                format!("--now {text}")
+            };
+            Usage(format!(
+                "{name}: not an RFC 3339 time such as 2026-11-21T18:00:00Z"
+            ))
+        })
 }
 
-fn run(cli: Cli) -> Result<Outcome> {
+fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
+    let fixed_now = cli
+        .now
+        .as_deref()
+        .map(|s| fixed_time(s, now_from_env))
+        .transpose()?;
     let config = Config::load(cli.config.as_deref())?;
-    let fixed_now = cli.now.as_deref().map(|s| now(Some(s))).transpose()?;
     let now = fixed_now.unwrap_or_else(Utc::now);
     let boards = BoardSource::from_dir(&config.games.boards);
     let request = |command| Request {
@@ -339,7 +406,10 @@ fn run(cli: Cli) -> Result<Outcome> {
             None => local::Command::Quarantine { retry: None },
             Some(QuarantineAction::Retry { names, all }) => {
                 if names.is_empty() && !all {
-                    anyhow::bail!("quarantine retry: name the mails to retry, or give --all");
+                    return Err(Usage(
+                        "quarantine retry: name the mails to retry, or give --all".to_string(),
+                    )
+                    .into());
                 }
                 local::Command::Quarantine { retry: Some(names) }
             }

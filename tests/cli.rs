@@ -352,8 +352,13 @@ fn a_three_player_game_is_played_to_its_end_from_the_command_line() {
     }
     let mut view = json(&dir, &game, None);
     assert_eq!(view["finished"], true);
-    // The command line adds the game's deadline settings to the rules' view.
+    // The command line adds the game's deadline settings to the rules' view,
+    // and `aborted` (null: it ended by the rules).
     assert!(view.as_object_mut().unwrap().remove("deadlines").is_some());
+    assert_eq!(
+        view.as_object_mut().unwrap().remove("aborted"),
+        Some(serde_json::Value::Null)
+    );
     assert_eq!(view, {
         let mut v = mirror.view_json(None);
         v["game"] = serde_json::Value::String(game.clone());
@@ -377,6 +382,126 @@ fn a_three_player_game_is_played_to_its_end_from_the_command_line() {
     let log = stdout(sm(&dir).args(["log", &game]));
     assert_eq!(log.lines().filter(|l| l.starts_with('#')).count(), orders);
     assert!(log.contains("The game ends:"), "{log}");
+    // A finished game takes no more orders, and `games` says it is over.
+    let out = sm(&dir)
+        .args(["order", &game, "--as", "alice", "token london steel"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{game} is finished (")) && err.contains("it takes no more orders"),
+        "{err}"
+    );
+    let list = stdout(sm(&dir).arg("games"));
+    assert!(
+        list.contains("finished: ") && !list.contains("Waiting for"),
+        "{list}"
+    );
+    let out = sm(&dir).args(["mod", &game, "pause"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("only `note` and `resend`"),
+        "{out:?}"
+    );
+}
+
+/// The exit code and stderr of a run.
+fn failed(c: &mut Command) -> (Option<i32>, String) {
+    let out = c.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn usage_errors_exit_64_and_name_the_argument() {
+    let dir = TempDir::new().unwrap();
+    let game = new_game(&dir, 7);
+    // clap's own errors.
+    let (code, _) = failed(sm(&dir).arg("bogus"));
+    assert_eq!(code, Some(64));
+    let (code, _) = failed(sm(&dir).args(["show"]));
+    assert_eq!(code, Some(64), "a missing argument");
+    // Ours.
+    let (code, err) = failed(sm(&dir).args(["log", &game, "--turns", "9..3"]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(
+        err.contains("--turns 9..3: the first turn is after the last"),
+        "{err}"
+    );
+    let (code, err) = failed(sm(&dir).args(["log", &game, "--turns", "x"]));
+    assert_eq!(code, Some(64), "{err}");
+    let (code, err) = failed(sm(&dir).env("STATIONMASTER_NOW", "tomorrow").arg("games"));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(
+        err.contains("STATIONMASTER_NOW=tomorrow: not an RFC 3339 time"),
+        "{err}"
+    );
+    let (code, err) = failed(sm(&dir).args(["--now", "soon", "games"]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("--now soon: not an RFC 3339 time"), "{err}");
+    let (code, err) = failed(sm(&dir).args([
+        "new",
+        "rocket",
+        "--player",
+        "alice",
+        "--player",
+        "b=b@x.org",
+    ]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("--player alice: write NAME=EMAIL"), "{err}");
+    let (code, err) = failed(sm(&dir).args([
+        "new",
+        "rocket",
+        "--player",
+        "a=a@x.org",
+        "--player",
+        "b=b@x.org",
+        "--turn",
+        "soon",
+    ]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("--turn"), "{err}");
+    let (code, err) = failed(sm(&dir).args(["quarantine", "retry"]));
+    assert_eq!(code, Some(64), "{err}");
+    let (code, err) = failed(sm(&dir).args(["mod", &game, "dance"]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("is not a moderator command"), "{err}");
+    // Refused orders stay 2, unknown games 1.
+    let (code, _) = failed(sm(&dir).args(["order", &game, "--as", "alice", "token london steel"]));
+    assert_eq!(code, Some(2));
+    let (code, _) = failed(sm(&dir).args(["show", "rocket-99"]));
+    assert_eq!(code, Some(1));
+    // Help is not an error.
+    let help = stdout(sm(&dir).arg("--help"));
+    for command in [
+        "new",
+        "order",
+        "show",
+        "log",
+        "verify",
+        "mod",
+        "games",
+        "export",
+        "import",
+        "run",
+        "process",
+        "check-config",
+        "quarantine",
+        "demo",
+    ] {
+        assert!(
+            help.contains(&format!("  {command} ")),
+            "--help lacks {command}: {help}"
+        );
+    }
+    let help = stdout(sm(&dir).args(["mod", "--help"]));
+    for (form, _) in stationmaster::daemon::moderator::FORMS {
+        assert!(help.contains(form), "mod --help lacks {form}: {help}");
+    }
+    assert!(help.contains("set SETTING VALUE"), "{help}");
 }
 
 #[test]

@@ -281,10 +281,70 @@ fn replace_gives_the_seat_a_new_address_and_key() {
 fn abort_ends_the_game_and_archives_it() {
     let s = Site::new();
     s.game();
-    s.ok(&["mod", "rocket-1", "abort"]);
+    s.ok(&[
+        "mod",
+        "rocket-1",
+        "--by",
+        "mod@example.org",
+        "--why",
+        "players left",
+        "abort",
+    ]);
+    let refused = s.run(&["mod", "rocket-1", "pause"]);
     assert!(
-        !s.run(&["mod", "rocket-1", "pause"]).ok,
-        "nothing after abort"
+        !refused.ok && refused.stderr.contains("only `note` and `resend`"),
+        "nothing after abort: {}",
+        refused.stderr
+    );
+    // No more orders, with a sentence that says why.
+    let o = s.run(&[
+        "order",
+        "rocket-1",
+        "--as",
+        "bob",
+        "token manchester textiles",
+    ]);
+    assert!(!o.ok, "an order after abort was applied");
+    assert!(
+        o.stderr.contains(
+            "rocket-1 was aborted by a moderator (mod@example.org) on Mon 23 Nov 2026 09:00 UTC (players left): it takes no more orders"
+        ),
+        "{}",
+        o.stderr
+    );
+    // Every view says it is over.
+    let games = s.ok(&["games"]);
+    assert!(
+        games.contains("aborted on Mon 23 Nov 2026 09:00 UTC") && !games.contains("Waiting for"),
+        "{games}"
+    );
+    let show = s.ok(&["show", "rocket-1", "--as", "bob"]);
+    assert!(
+        show.contains("This game was aborted by a moderator"),
+        "{show}"
+    );
+    assert!(!show.contains("You can:"), "{show}");
+    let v = s.json();
+    assert_eq!(v["finished"], true);
+    assert_eq!(v["awaiting"], serde_json::json!([]));
+    assert_eq!(v["aborted"]["by"], "mod@example.org");
+    assert_eq!(v["aborted"]["why"], "players left");
+    assert_eq!(v["aborted"]["at"], "2026-11-23T09:00:00+00:00");
+    // The text log shows the moderator's reason.
+    let log = s.log();
+    assert!(
+        log.contains("moderator mod@example.org: abort (why: players left)"),
+        "{log}"
+    );
+    // A note and a resend still work on a game that is over.
+    s.ok(&["mod", "rocket-1", "note", "Thanks", "for", "playing"]);
+    s.ok(&["mod", "rocket-1", "resend"]);
+    let mails = s.sent();
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("Thanks for playing") && m.contains("aborted")),
+        "the note goes out, saying the game is over"
     );
     let dir = s.dir.path().join("var/archive/rocket-1");
     for f in ["log.txt", "final.txt", "log.json", "index.html"] {

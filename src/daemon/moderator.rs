@@ -300,9 +300,14 @@ pub fn run(
     let names = loaded.game.player_names();
     let turn = loaded.game.turn_number();
     let because = why.map(|w| format!(" ({w})")).unwrap_or_default();
-    if meta.aborted && !matches!(cmd, ModCommand::Resend | ModCommand::Preview { .. }) {
+    // A game that is over (aborted, or finished by its rules) can still be
+    // talked about and its reports sent again; nothing else makes sense.
+    if !matches!(cmd, ModCommand::Resend | ModCommand::Note(_))
+        && let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)?
+    {
         return Err(invalid(format!(
-            "{id} was aborted; nothing more can be done in it"
+            "{id} {}: it is over, and only `note` and `resend` can still be used",
+            ended.what(&meta.clock.settings)
         )));
     }
     let mut batch = orders::Batch::default();

@@ -401,7 +401,7 @@ pub fn run(
             output = format!("Applied for {player}: {}.", done.join("; "));
         }
         ModCommand::Skip => {
-            let mut change = scheduler::skip_awaited(ctx, id, by, now)?;
+            let mut change = scheduler::skip_awaited_because(ctx, id, by, why, now)?;
             if let Some(u) = &mut change.update {
                 u.push(act_entry(by, "skip", why, EntryKind::Act, turn, now));
             }

@@ -540,3 +540,92 @@ fn a_maildir_entry_that_cannot_be_read_is_put_in_quarantine_and_can_be_retried()
     assert!(std::fs::symlink_metadata(new.join("1000.loop")).is_ok());
     assert!(stdout(sm(&dir).arg("quarantine")).contains("empty"));
 }
+
+#[test]
+fn check_config_lists_every_problem_with_its_key() {
+    let dir = TempDir::new().unwrap();
+    // The embedded defaults are good.
+    let out = stdout(sm(&dir).arg("check-config"));
+    assert!(
+        out.contains("valid") && out.contains("templates: built-in templates render"),
+        "{out}"
+    );
+
+    std::fs::write(dir.path().join("a-file"), "").unwrap();
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        r#"
+[mail]
+address = "not an address"
+[site]
+moderators = ["gm@example.org", "nobody"]
+[daemon]
+poll_seconds = 0
+send_attempts = 0
+help_interval_hours = 0
+[limits]
+mails_per_sender_per_cycle = 0
+alert_interval_hours = 0
+[templates]
+dir = "no-such-folder"
+[store]
+archive = "a-file/archive"
+[outbound]
+kind = "smtp"
+host = "smtp.example.org"
+port = 0
+security = "plain"
+user = "me"
+password_env = "STATIONMASTER_TEST_NO_SUCH_VARIABLE"
+"#,
+    )
+    .unwrap();
+    let (code, err) = failed(sm(&dir).args(["--config", "bad.toml", "check-config"]));
+    assert_eq!(code, Some(1), "{err}");
+    for line in [
+        r#"[mail] address: "not an address" is not a mail address"#,
+        r#"[site] moderators: "nobody" is not a mail address"#,
+        "[daemon] poll_seconds: 0 is too small (at least 1)",
+        "[daemon] send_attempts: 0 is too small (at least 1)",
+        "[daemon] help_interval_hours: 0 is too small (at least 1)",
+        "[limits] mails_per_sender_per_cycle: 0 is too small (at least 1)",
+        "[limits] alert_interval_hours: 0 is too small (at least 1)",
+        "[templates] dir: no-such-folder does not exist",
+        "[store] archive: a-file/archive cannot be made: a-file is not a folder",
+        "[outbound] port: 0 is not a port",
+        "[outbound] security: plain (unencrypted) is only allowed towards this machine",
+        "[outbound] password_env: the environment variable STATIONMASTER_TEST_NO_SUCH_VARIABLE is not set",
+        "config bad.toml: 12 problem(s)",
+    ] {
+        assert!(
+            err.lines().any(|l| l.starts_with(line)),
+            "check-config does not say {line}:\n{err}"
+        );
+    }
+
+    // A template that loads but does not render.
+    std::fs::create_dir(dir.path().join("tpl")).unwrap();
+    std::fs::write(
+        dir.path().join("tpl/report.txt"),
+        "{{ hints | nosuchfilter }}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("tpl.toml"), "[templates]\ndir = \"tpl\"\n").unwrap();
+    let (code, err) = failed(sm(&dir).args(["--config", "tpl.toml", "check-config"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("[templates] report.txt (a report): unknown filter")),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 2, "one line a problem: {err}");
+
+    // Every command refuses the numbers that would break the daemon.
+    std::fs::write(dir.path().join("zero.toml"), "[daemon]\npoll_seconds = 0\n").unwrap();
+    let (code, err) = failed(sm(&dir).args(["--config", "zero.toml", "games"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("[daemon] poll_seconds: 0 is too small (at least 1)"),
+        "{err}"
+    );
+}

@@ -548,6 +548,113 @@ pub fn game_over_to_moderators(
     Ok(out)
 }
 
+/// Renders every template with a sample of what the daemon gives it (a
+/// report with a reply, a refusal, notes, help and history; a game that is
+/// over; a help reply; an alert; a notice), so that a template that loads
+/// but fails when rendered is found before a player's mail needs it. One
+/// line per failure.
+pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<String> {
+    let lines = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let report = MailContext {
+        game: "rocket-1".into(),
+        kind: "Stephenson's Rocket".into(),
+        player: "alice".into(),
+        token: "k7p2xq9m3a".into(),
+        players: lines(&["alice", "bob", "cecil"]),
+        reply: Some(ReplySection {
+            subject: "Re: [rocket-1 k7p2xq9m3a] Stephenson's Rocket".into(),
+            understood: lines(&["token Manchester textiles", "extend ly z99"]),
+            applied: false,
+            refused: true,
+            refused_line_no: 2,
+            refused_line: "extend ly z99".into(),
+            refused_why: "Z99 is off the map (rules, C)".into(),
+            held: lines(&["bid 1 c3: kept as your standing answer."]),
+            not_orders: lines(&["Hi all,"]),
+            notes: lines(&["Your mail was very long; only its beginning was read."]),
+        }),
+        notes: lines(&["A note from a moderator: hello"]),
+        help: Some("extend LINE HEX".into()),
+        history: Some(lines(&[
+            "#1 2026-11-23 09:00 bob: token Manchester textiles",
+        ])),
+        events: lines(&["bob: token Manchester textiles", "   bob receives £2,000."]),
+        map: "(the map)".into(),
+        map_html: "<pre>(the map)</pre>".into(),
+        hints: lines(&["extend LINE HEX"]),
+        deadlines: lines(&["You (2 actions): by Mon 23 Nov 2026 18:00 UTC (in 9 hours)"]),
+        headline: "Waiting for alice (2 actions)".into(),
+        ..MailContext::default()
+    };
+    let welcome = MailContext {
+        welcome: true,
+        reply: None,
+        help: None,
+        history: None,
+        ..report.clone()
+    };
+    let over = MailContext {
+        over: true,
+        archive: "var/archive/rocket-1".into(),
+        hints: Vec::new(),
+        deadlines: Vec::new(),
+        headline: "Game over: bob won".into(),
+        ..report.clone()
+    };
+    let notice = serde_json::json!({
+        "blocks": [{"pre": false, "lines": ["A paragraph."]}, {"pre": true, "lines": ["  kept as it is"]}],
+        "signature": "Stationmaster, for rocket-1.",
+        "map_html": "<pre>(the map)</pre>",
+    });
+    let help = serde_json::json!({
+        "address": "stationmaster@example.org",
+        "reason": "Your mail names no game.",
+        "games": ["rocket-1"],
+    });
+    let intruder = serde_json::json!({
+        "player": "alice", "email": "alice@example.org", "game": "rocket-1",
+        "from": "mallory@example.org", "subject": "Re: [rocket-1 k7p2xq9m3a]",
+        "message_id": "<x@example.org>", "why": "the key is not this address's",
+        "moderator": false, "attempted": ["extend ly b4"],
+    });
+    let mut out = Vec::new();
+    let mut render =
+        |name: &str, what: &str, r: Result<String, crate::mail::templates::TemplateError>| {
+            let key = format!("[templates] {name} ");
+            if let Err(e) = r
+                && !out.iter().any(|p: &String| p.starts_with(&key))
+            {
+                // One line: minijinja's first (its detail follows in a box).
+                let first = e.message.lines().next().unwrap_or_default();
+                out.push(format!("{key}({what}): {first}"));
+            }
+        };
+    for (what, ctx) in [
+        ("a report", &report),
+        ("a welcome", &welcome),
+        ("the end", &over),
+    ] {
+        render("report.txt", what, templates.render("report.txt", ctx));
+        render("report.html", what, templates.render("report.html", ctx));
+    }
+    render(
+        "notice.html",
+        "a notice",
+        templates.render("notice.html", &notice),
+    );
+    render(
+        "help.txt",
+        "a help reply",
+        templates.render("help.txt", &help),
+    );
+    render(
+        "intruder.txt",
+        "an alert",
+        templates.render("intruder.txt", &intruder),
+    );
+    out
+}
+
 /// The reply address that carries moderator `address`'s key, if they have one.
 pub fn reply_to_moderator(
     ctx: &Ctx<'_>,

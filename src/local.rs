@@ -203,7 +203,7 @@ pub fn order(
         let meta = store.meta(id)?;
         if let Some(ended) = crate::daemon::report::ended(store, id, &meta, &*loaded.game)? {
             return Err(LocalError::Refused(format!(
-                "Nothing was applied: {}.",
+                "Nothing was applied. {}.",
                 ended.refusal(id, &meta.clock.settings)
             )));
         }
@@ -404,6 +404,17 @@ pub fn log(
         return Ok(serde_json::to_string_pretty(&out).unwrap_or_default());
     }
     let mut out = format!("{}\n", loaded.record.header());
+    if entries.is_empty()
+        && let Some((a, b)) = turns
+    {
+        let to = if b == u32::MAX {
+            String::new()
+        } else {
+            b.to_string()
+        };
+        out.push_str(&format!("No log entries in turns {a}..{to}.\n"));
+        return Ok(out);
+    }
     out.push_str(&crate::daemon::report::history_lines(&*loaded.game, &entries, None)?.join("\n"));
     out.push('\n');
     Ok(out)

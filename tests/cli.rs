@@ -431,6 +431,8 @@ fn usage_errors_exit_64_and_name_the_argument() {
         err.contains("--turns 9..3: the first turn is after the last"),
         "{err}"
     );
+    let out = stdout(sm(&dir).args(["log", &game, "--turns", "50..60"]));
+    assert!(out.contains("No log entries in turns 50..60."), "{out}");
     let (code, err) = failed(sm(&dir).args(["log", &game, "--turns", "x"]));
     assert_eq!(code, Some(64), "{err}");
     let (code, err) = failed(sm(&dir).env("STATIONMASTER_NOW", "tomorrow").arg("games"));

@@ -659,3 +659,45 @@ fn a_bad_setting_or_command_is_refused_with_a_sentence() {
     let v = s.json();
     assert_eq!(v["deadlines"]["time_zone"], "Europe/Rome");
 }
+
+#[test]
+fn an_aborted_game_refuses_orders_by_mail_and_the_reply_says_why() {
+    let s = Site::new();
+    s.game();
+    let mails = s.sent();
+    // bob's key, from his welcome mail's subject tag.
+    let welcome = mails
+        .iter()
+        .find(|m| m.contains("To: bob <bob@example.org>"))
+        .unwrap();
+    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
+    let key = subject
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .trim_end_matches(']')
+        .to_string();
+    s.ok(&["mod", "rocket-1", "--why", "a test", "abort"]);
+    let before = s.json();
+    let inbox = s.dir.path().join("var/inbox/new");
+    std::fs::create_dir_all(&inbox).unwrap();
+    std::fs::write(
+        inbox.join("001.bob"),
+        format!("From: bob@example.org\r\nTo: sm+rocket-1.{key}@example.org\r\nSubject: Re: [rocket-1 {key}] Stephenson's Rocket\r\nMessage-ID: <late1@example.org>\r\n\r\ntoken manchester textiles\r\n"),
+    )
+    .unwrap();
+    let after = s.sent();
+    let reply = after
+        .iter()
+        .find(|m| m.contains("In-Reply-To: <late1@example.org>"))
+        .expect("bob is answered");
+    let flat = reply
+        .replace("=\r\n", "")
+        .replace("\r\n", " ")
+        .replace('\n', " ");
+    assert!(
+        flat.contains("rocket-1 was aborted by a moderator (operator) on Mon 23 Nov 2026 09:00 UTC (a test): it takes no more orders"),
+        "{reply}"
+    );
+    assert_eq!(s.json(), before, "nothing applied");
+}

@@ -649,7 +649,7 @@ fn authenticated(
     let mut change = Change::default();
     let stopped = if let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)? {
         Some(format!(
-            "Nothing was applied: {}.",
+            "Nothing was applied. {}.",
             ended.refusal(id, &meta.clock.settings)
         ))
     } else if meta.paused.is_some() {

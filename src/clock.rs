@@ -113,6 +113,15 @@ impl Policy {
             other => Err(format!("`{other}` is not a policy: skip, wait or default")),
         }
     }
+
+    /// The policy as it is written: `skip`, `wait` or `default`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Skip => "skip",
+            Policy::Wait => "wait",
+            Policy::Default => "default",
+        }
+    }
 }
 
 /// A game's deadline settings (defaults in `[deadlines]` of the config).
@@ -256,13 +265,16 @@ impl ClockSettings {
     /// `when` in the game's time zone, with how far off it is from `now`:
     /// `Sat 21 Nov 2026 18:00 GMT (in 31 hours)`.
     pub fn describe(&self, when: DateTime<Utc>, now: DateTime<Utc>) -> String {
+        format!("{} ({})", self.when(when), relative(when, now))
+    }
+
+    /// `when` in the game's time zone, without the relative part:
+    /// `Mon 23 Nov 2026 18:00 GMT`.
+    pub fn when(&self, when: DateTime<Utc>) -> String {
         let tz = self.tz().unwrap_or(Tz::UTC);
-        let local = when.with_timezone(&tz);
-        format!(
-            "{} ({})",
-            local.format("%a %-d %b %Y %H:%M %Z"),
-            relative(when, now)
-        )
+        when.with_timezone(&tz)
+            .format("%a %-d %b %Y %H:%M %Z")
+            .to_string()
     }
 }
 

@@ -337,36 +337,273 @@ pub enum ConfigError {
 }
 
 impl Config {
-    /// Reads `path`, or gives the embedded defaults when `path` is None.
+    /// Reads `path`, or gives the embedded defaults when `path` is None,
+    /// and refuses values that would break the daemon (see
+    /// [`Config::breaking`]).
     pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
         let Some(path) = path else {
             return Ok(Config::default());
         };
+        let name = path.display().to_string();
+        let config = Config::read(path)?;
+        config.refuse_breaking(&name)?;
+        Ok(config)
+    }
+
+    /// Reads `path` as TOML into the structs, and checks nothing else:
+    /// `check-config` reads a file so, to list all of its problems.
+    pub fn read(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.display().to_string(),
             source,
         })?;
-        Config::parse(&path.display().to_string(), &text)
+        Config::parse_toml(&path.display().to_string(), &text)
     }
 
     /// Reads a configuration from its text; `path` names it in errors.
     pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Invalid {
+        let config = Config::parse_toml(path, text)?;
+        config.refuse_breaking(path)?;
+        Ok(config)
+    }
+
+    fn parse_toml(path: &str, text: &str) -> Result<Config, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::Invalid {
             path: path.to_string(),
             line: e
                 .span()
                 .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
             message: e.message().trim().to_string(),
-        })?;
-        config
-            .deadlines
-            .check()
-            .map_err(|message| ConfigError::Invalid {
-                path: path.to_string(),
-                line: None,
-                message: format!("[deadlines] {message}"),
-            })?;
-        Ok(config)
+        })
+    }
+
+    fn refuse_breaking(&self, path: &str) -> Result<(), ConfigError> {
+        let problems = self.breaking();
+        if problems.is_empty() {
+            return Ok(());
+        }
+        Err(ConfigError::Invalid {
+            path: path.to_string(),
+            line: None,
+            message: problems.join("; "),
+        })
+    }
+
+    /// The values every command refuses, as they would break the daemon:
+    /// a poll loop that never sleeps, mail never sent, mail never read, and
+    /// deadline settings that cannot be used. One line each, naming its key.
+    pub fn breaking(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        at_least(
+            &mut out,
+            "[daemon] poll_seconds",
+            self.daemon.poll_seconds,
+            1,
+        );
+        at_least(
+            &mut out,
+            "[daemon] send_attempts",
+            u64::from(self.daemon.send_attempts),
+            1,
+        );
+        at_least(
+            &mut out,
+            "[limits] mails_per_sender_per_cycle",
+            self.limits.mails_per_sender_per_cycle as u64,
+            1,
+        );
+        if let Err(message) = self.deadlines.check() {
+            out.push(format!("[deadlines] {message}"));
+        }
+        out
+    }
+
+    /// Every problem that can be seen without touching the network or the
+    /// database: [`Config::breaking`], addresses that do not parse, numbers
+    /// out of range, a mail server without a host or a port, a password
+    /// that is not there, plain connections to another host, files and
+    /// folders given that do not exist. One line each, naming its key.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = self.breaking();
+        let address = |out: &mut Vec<String>, key: &str, value: &str| {
+            if crate::mail::compose::check_address(value).is_err() {
+                out.push(format!("{key}: {value:?} is not a mail address"));
+            }
+        };
+        address(&mut out, "[mail] address", &self.mail.address);
+        for m in &self.site.moderators {
+            address(&mut out, "[site] moderators", m);
+        }
+        at_least(
+            &mut out,
+            "[daemon] help_interval_hours",
+            self.daemon.help_interval_hours,
+            1,
+        );
+        at_least(
+            &mut out,
+            "[limits] alert_interval_hours",
+            self.limits.alert_interval_hours,
+            1,
+        );
+        if self.inbound.kind == InboundKind::Imap {
+            server(
+                &mut out,
+                "[inbound]",
+                &self.inbound.host,
+                self.inbound.port,
+                self.inbound.security,
+                &self.inbound.user,
+                (&self.inbound.password, &self.inbound.password_env),
+                self.inbound.ca_file.as_deref(),
+            );
+            if self.inbound.mailbox.trim().is_empty() {
+                out.push("[inbound] mailbox: empty; name the mailbox to read (INBOX)".to_string());
+            }
+        }
+        if self.outbound.kind == OutboundKind::Smtp {
+            server(
+                &mut out,
+                "[outbound]",
+                &self.outbound.host,
+                self.outbound.port,
+                self.outbound.security,
+                &self.outbound.user,
+                (&self.outbound.password, &self.outbound.password_env),
+                self.outbound.ca_file.as_deref(),
+            );
+        }
+        if let Some(dir) = &self.templates.dir
+            && !dir.is_dir()
+        {
+            out.push(format!(
+                "[templates] dir: {} {}",
+                dir.display(),
+                if dir.exists() {
+                    "is not a folder"
+                } else {
+                    "does not exist"
+                }
+            ));
+        }
+        out
+    }
+
+    /// The folders `run` writes to, each with its key: the database, the
+    /// archive, and the Maildir and `.eml` folder where those are used.
+    pub fn folders(&self) -> Vec<(&'static str, &Path)> {
+        let mut out = vec![
+            ("[store] path", self.store.path.as_path()),
+            ("[store] archive", self.store.archive.as_path()),
+        ];
+        if self.inbound.kind == InboundKind::Maildir {
+            out.push(("[inbound] maildir", self.inbound.maildir.as_path()));
+        }
+        if self.outbound.kind == OutboundKind::Files {
+            out.push(("[outbound] dir", self.outbound.dir.as_path()));
+        }
+        out
+    }
+}
+
+/// `key: N is too small (at least MIN)`, if `value` is below `min`.
+fn at_least(out: &mut Vec<String>, key: &str, value: u64, min: u64) {
+    if value < min {
+        out.push(format!("{key}: {value} is too small (at least {min})"));
+    }
+}
+
+/// The problems of a mail server's settings under `section`.
+#[allow(clippy::too_many_arguments)]
+fn server(
+    out: &mut Vec<String>,
+    section: &str,
+    host: &str,
+    port: u16,
+    security: Security,
+    user: &str,
+    (password_key, password_env): (&str, &str),
+    ca_file: Option<&Path>,
+) {
+    if host.trim().is_empty() {
+        out.push(format!("{section} host: empty; name the mail server"));
+    } else if security == Security::Plain && !is_loopback(host) {
+        out.push(format!(
+            "{section} security: plain (unencrypted) is only allowed towards this machine, not {host}; use tls or starttls"
+        ));
+    }
+    if port == 0 {
+        out.push(format!("{section} port: 0 is not a port (1 to 65535)"));
+    }
+    if !user.is_empty() && password(password_key, password_env).is_empty() {
+        if password_env.is_empty() {
+            out.push(format!(
+                "{section} password: empty; give password or password_env"
+            ));
+        } else {
+            out.push(format!(
+                "{section} password_env: the environment variable {password_env} is not set"
+            ));
+        }
+    }
+    if let Some(ca) = ca_file
+        && !ca.is_file()
+    {
+        out.push(format!(
+            "{section} ca_file: {} does not exist",
+            ca.display()
+        ));
+    }
+}
+
+/// Why the folder `path` (for `key`) cannot be used, if it cannot: it
+/// must be a folder we can write in, or be one we can make (its nearest
+/// existing parent a folder we can write in). Nothing is made or left.
+pub fn folder_problem(key: &str, path: &Path) -> Option<String> {
+    let mut at = path.to_path_buf();
+    let exists = at.exists();
+    if exists && !at.is_dir() {
+        return Some(format!("{key}: {} is not a folder", path.display()));
+    }
+    if !exists {
+        // The nearest parent that exists.
+        loop {
+            match at.parent() {
+                Some(p) if !p.as_os_str().is_empty() => {
+                    at = p.to_path_buf();
+                    if at.exists() {
+                        break;
+                    }
+                }
+                _ => {
+                    at = PathBuf::from(".");
+                    break;
+                }
+            }
+        }
+        if !at.is_dir() {
+            return Some(format!(
+                "{key}: {} cannot be made: {} is not a folder",
+                path.display(),
+                at.display()
+            ));
+        }
+    }
+    let probe = at.join(format!(".stationmaster-check-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            None
+        }
+        Err(e) if exists => Some(format!(
+            "{key}: {} cannot be written in: {e}",
+            path.display()
+        )),
+        Err(e) => Some(format!(
+            "{key}: {} cannot be made in {}: {e}",
+            path.display(),
+            at.display()
+        )),
     }
 }
 

@@ -39,9 +39,13 @@ pub enum LocalError {
     /// line, why, and what is legal instead.
     #[error("{0}")]
     Refused(String),
-    /// An argument cannot be used (the text names it and says why).
+    /// Something cannot be done (the text names it and says why).
     #[error("{0}")]
     Argument(String),
+    /// The command line was used wrongly: an argument cannot be read
+    /// (the text names it and says why). Exit 64, as sysexits' EX_USAGE.
+    #[error("{0}")]
+    Usage(String),
     /// The database cannot be opened.
     #[error("cannot open the database in {path}")]
     Open {
@@ -193,6 +197,17 @@ pub fn order(
             hints_text(&*loaded.game, seat)
         ));
     }
+    // A game that is over takes no more orders.
+    {
+        let loaded = store.load(id)?;
+        let meta = store.meta(id)?;
+        if let Some(ended) = crate::daemon::report::ended(store, id, &meta, &*loaded.game)? {
+            return Err(LocalError::Refused(format!(
+                "Nothing was applied. {}.",
+                ended.refusal(id, &meta.clock.settings)
+            )));
+        }
+    }
     match daemon::apply_local(ctx, id, seat, &lines, now) {
         Ok((batch, game)) => {
             daemon::archive::write(ctx.store, id, &ctx.config.store.archive)?;
@@ -290,10 +305,21 @@ pub fn show(
     let viewer = name.map(|n| seat_for(store, id, n)).transpose()?;
     let loaded = store.load(id)?;
     let meta = store.meta(id)?;
+    let ended = crate::daemon::report::ended(store, id, &meta, &*loaded.game)?;
     if json {
         let mut view = loaded.game.view_json(viewer);
         if let Some(obj) = view.as_object_mut() {
             obj.insert("game".to_string(), serde_json::Value::String(id.0.clone()));
+            // Over, by the rules or by a moderator: nobody is awaited.
+            let aborted = match &ended {
+                Some(crate::daemon::report::Ended::Aborted { at, by, why }) => {
+                    obj.insert("finished".to_string(), serde_json::Value::Bool(true));
+                    obj.insert("awaiting".to_string(), serde_json::json!([]));
+                    serde_json::json!({"at": at.to_rfc3339(), "by": by, "why": why})
+                }
+                _ => serde_json::Value::Null,
+            };
+            obj.insert("aborted".to_string(), aborted);
             // Deadlines are the daemon's, not the rules': filled in here.
             if let Some(awaiting) = obj.get_mut("awaiting").and_then(|a| a.as_array_mut()) {
                 for (a, entry) in loaded.game.awaiting().iter().zip(awaiting.iter_mut()) {
@@ -315,7 +341,23 @@ pub fn show(
         return Ok(serde_json::to_string_pretty(&view).unwrap_or_default());
     }
     let mut out = format!("Game {} ({})\n\n", id, loaded.record.setup.kind);
+    if let Some(e @ crate::daemon::report::Ended::Aborted { .. }) = &ended {
+        out.push_str(&format!(
+            "This game {}. It is over, without a result, and takes no more orders.\n\n",
+            e.what(&meta.clock.settings)
+        ));
+    }
     out.push_str(&loaded.game.render(viewer));
+    if ended.is_some() {
+        out.push_str(&format!(
+            "\nThe game is over: {id} {}.\n",
+            ended
+                .as_ref()
+                .map(|e| e.what(&meta.clock.settings))
+                .unwrap_or_default()
+        ));
+        return Ok(out);
+    }
     let deadlines = crate::daemon::report::deadline_lines(&*loaded.game, &meta, viewer, now);
     if !deadlines.is_empty() {
         out.push_str("\nDeadlines:\n");
@@ -362,6 +404,17 @@ pub fn log(
         return Ok(serde_json::to_string_pretty(&out).unwrap_or_default());
     }
     let mut out = format!("{}\n", loaded.record.header());
+    if entries.is_empty()
+        && let Some((a, b)) = turns
+    {
+        let to = if b == u32::MAX {
+            String::new()
+        } else {
+            b.to_string()
+        };
+        out.push_str(&format!("No log entries in turns {a}..{to}.\n"));
+        return Ok(out);
+    }
     out.push_str(&crate::daemon::report::history_lines(&*loaded.game, &entries, None)?.join("\n"));
     out.push('\n');
     Ok(out)
@@ -370,7 +423,7 @@ pub fn log(
 /// Reads `A..B` (or `A`) as a range of turns.
 pub fn parse_turns(text: &str) -> Result<(u32, u32), LocalError> {
     let bad = || {
-        LocalError::Refused(format!(
+        LocalError::Usage(format!(
             "--turns {text}: write A..B, e.g. 3..7, or one turn"
         ))
     };
@@ -386,6 +439,11 @@ pub fn parse_turns(text: &str) -> Result<(u32, u32), LocalError> {
             } else {
                 b.trim().parse().map_err(|_| bad())?
             };
+            if a > b {
+                return Err(LocalError::Usage(format!(
+                    "--turns {text}: the first turn is after the last"
+                )));
+            }
             Ok((a, b))
         }
         None => {
@@ -416,7 +474,8 @@ pub fn moderate(
     why: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<String, LocalError> {
-    let cmd = crate::daemon::moderator::parse(command).map_err(LocalError::Refused)?;
+    let cmd = crate::daemon::moderator::parse(command)
+        .map_err(|e| LocalError::Usage(format!("mod {id} {command}: {e}")))?;
     let outcome =
         crate::daemon::moderator::run(ctx, id, by, &cmd, why, now).map_err(|e| match e {
             DaemonError::Invalid(msg) => LocalError::Refused(msg),
@@ -435,7 +494,14 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
     for id in store.ids()? {
         let loaded = store.load(&id)?;
         let names = loaded.game.player_names();
-        let state = crate::daemon::report::headline(&*loaded.game);
+        let meta = store.meta(&id)?;
+        let state = match crate::daemon::report::ended(store, &id, &meta, &*loaded.game)? {
+            Some(ended) => ended.short(&meta.clock.settings),
+            None if meta.paused.is_some() => {
+                format!("paused; {}", crate::daemon::report::headline(&*loaded.game))
+            }
+            None => crate::daemon::report::headline(&*loaded.game),
+        };
         out.push_str(&format!(
             "{:<12} {:<8} {:<30} {state}\n",
             id.0,

@@ -2,7 +2,9 @@
 //! sets the clock, and calls into the library. Nothing else lives here.
 //!
 //! Exit codes: 0 done; 1 an error (bad config, unknown game, storage); 2 the
-//! orders were refused (nothing applied).
+//! orders (or a moderator command) were refused and nothing was applied, or
+//! `verify` found the log broken; 64 (sysexits' EX_USAGE) the command line
+//! was used wrongly.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,11 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use stationmaster::config::{Config, InboundKind, OutboundKind};
 use stationmaster::daemon::Daemon;
 use stationmaster::engine::registry::BoardSource;
+use stationmaster::local::request::EXIT_USAGE;
 use stationmaster::local::{self, ClockFlags, LocalError, Outcome, Request};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport;
@@ -98,9 +102,9 @@ enum Command {
         /// The game id.
         game: String,
     },
-    /// A moderator command: pause, resume, extend DURATION, deadline TIME,
-    /// as PLAYER ORDERS, skip, undo [N], replace PLAYER ADDRESS, abort,
-    /// resend, preview PLAYER ORDERS, note TEXT, moderator ADDRESS.
+    /// A moderator command: pause, resume, extend, deadline, as, skip,
+    /// undo, replace, abort, resend, preview, note, moderator, set (each
+    /// listed below).
     Mod {
         /// The game id.
         game: String,
@@ -213,8 +217,53 @@ impl From<ClockArgs> for ClockFlags {
     }
 }
 
+/// What came from where: `--now` or `STATIONMASTER_NOW`.
+struct Parsed {
+    cli: Cli,
+    now_from_env: bool,
+}
+
+/// The command line's definition: clap's, with every moderator command
+/// listed under `mod --help` from the one list the daemon reads them by.
+fn definition() -> clap::Command {
+    let forms: Vec<String> = stationmaster::daemon::moderator::FORMS
+        .iter()
+        .map(|(f, w)| format!("  {f:<30} {w}"))
+        .collect();
+    Cli::command().mut_subcommand("mod", |c| {
+        c.after_help(format!(
+            "Commands:\n{}\n\nA game that is over (aborted, or finished by its rules) takes only `note` and `resend`.",
+            forms.join("\n")
+        ))
+    })
+}
+
+/// Reads the arguments; a usage error (or `--help`, `--version`) ends the
+/// program here, with exit 64 for an error and 0 for help.
+fn parse() -> Parsed {
+    let matches = definition().try_get_matches().unwrap_or_else(|e| {
+        let _ = e.print();
+        std::process::exit(if e.use_stderr() {
+            i32::from(EXIT_USAGE)
+        } else {
+            0
+        })
+    });
+    let now_from_env = matches.value_source("now") == Some(ValueSource::EnvVariable);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| {
+        let _ = e.print();
+        std::process::exit(i32::from(EXIT_USAGE))
+    });
+    Parsed { cli, now_from_env }
+}
+
+/// A usage error of our own (an argument clap took but we cannot read).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Usage(String);
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let Parsed { cli, now_from_env } = parse();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -223,7 +272,7 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    match run(cli) {
+    match run(cli, now_from_env) {
         Ok(outcome) => {
             use std::io::Write;
             // A reader that stops early (`| head`) ends the output, not
@@ -237,26 +286,47 @@ fn main() -> ExitCode {
                 eprintln!("{msg}");
                 return ExitCode::from(2);
             }
+            if e.downcast_ref::<Usage>().is_some()
+                || matches!(
+                    e.downcast_ref::<LocalError>(),
+                    Some(LocalError::Usage(_) | LocalError::PlayerArgument(_))
+                )
+            {
+                eprintln!("stationmaster: {e:#}");
+                return ExitCode::from(EXIT_USAGE);
+            }
             eprintln!("stationmaster: {e:#}");
             ExitCode::from(1)
         }
     }
 }
 
-fn now(cli_now: Option<&str>) -> Result<DateTime<Utc>> {
-    match cli_now {
-        None => Ok(Utc::now()),
-        Some(s) => Ok(DateTime::parse_from_rfc3339(s)
-            .with_context(|| {
-                format!("--now {s}: not an RFC 3339 time such as 2026-11-21T18:00:00Z")
-            })?
-            .with_timezone(&Utc)),
-    }
+/// The time `--now` (or `STATIONMASTER_NOW`, when `from_env`) gives.
+fn fixed_time(text: &str, from_env: bool) -> Result<DateTime<Utc>, Usage> {
+    DateTime::parse_from_rfc3339(text.trim())
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| {
+            let name = if from_env {
+                format!("STATIONMASTER_NOW={text}")
+            } else {
+                format!("--now {text}")
+            };
+            Usage(format!(
+                "{name}: not an RFC 3339 time such as 2026-11-21T18:00:00Z"
+            ))
+        })
 }
 
-fn run(cli: Cli) -> Result<Outcome> {
+fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
+    let fixed_now = cli
+        .now
+        .as_deref()
+        .map(|s| fixed_time(s, now_from_env))
+        .transpose()?;
+    if matches!(cli.command, Command::CheckConfig) {
+        return check_config(cli.config.as_deref());
+    }
     let config = Config::load(cli.config.as_deref())?;
-    let fixed_now = cli.now.as_deref().map(|s| now(Some(s))).transpose()?;
     let now = fixed_now.unwrap_or_else(Utc::now);
     let boards = BoardSource::from_dir(&config.games.boards);
     let request = |command| Request {
@@ -339,7 +409,10 @@ fn run(cli: Cli) -> Result<Outcome> {
             None => local::Command::Quarantine { retry: None },
             Some(QuarantineAction::Retry { names, all }) => {
                 if names.is_empty() && !all {
-                    anyhow::bail!("quarantine retry: name the mails to retry, or give --all");
+                    return Err(Usage(
+                        "quarantine retry: name the mails to retry, or give --all".to_string(),
+                    )
+                    .into());
                 }
                 local::Command::Quarantine { retry: Some(names) }
             }
@@ -378,42 +451,7 @@ fn run(cli: Cli) -> Result<Outcome> {
             local::run_daemon(&mut d, &config, &stop, &clock)?;
             return Ok(printed(String::new()));
         }
-        Command::CheckConfig => {
-            let mut out = format!(
-                "config {}: valid\n",
-                cli.config
-                    .as_deref()
-                    .map_or("(none: embedded defaults)".to_string(), |p| p
-                        .display()
-                        .to_string())
-            );
-            templates()?;
-            out.push_str(&format!(
-                "templates: {}\n",
-                Templates::describe(config.templates.dir.as_deref())
-            ));
-            match local::open_store(&config) {
-                Ok(store) => {
-                    drop(store);
-                    out.push_str(&format!("store: {} opens\n", config.store.path.display()));
-                }
-                Err(LocalError::DaemonRunning { pid, .. }) => out.push_str(&format!(
-                    "store: {} is open in the running daemon{}\n",
-                    config.store.path.display(),
-                    pid.map_or(String::new(), |p| format!(" (pid {p})"))
-                )),
-                Err(e) => return Err(e.into()),
-            }
-            out.push_str(&format!(
-                "inbound: {}\n",
-                transport::check_inbound(&config.inbound).context("inbound mail")?
-            ));
-            out.push_str(&format!(
-                "outbound: {}\n",
-                transport::check_outbound(&config.outbound).context("outbound mail")?
-            ));
-            return Ok(printed(out));
-        }
+        Command::CheckConfig => return check_config(cli.config.as_deref()),
         Command::Demo => {
             if config.inbound.kind != InboundKind::Maildir
                 || config.outbound.kind != OutboundKind::Files
@@ -432,6 +470,96 @@ fn run(cli: Cli) -> Result<Outcome> {
         }
     };
     Ok(local::dispatch(&config, &request(command)))
+}
+
+/// `check-config`: everything `run` will need, each problem on a line of
+/// its own naming its key, all of them (not just the first); exit 1 if
+/// there is any. What is good is listed on stdout, the problems on stderr.
+fn check_config(path: Option<&std::path::Path>) -> Result<Outcome> {
+    let name = path.map_or("(none: embedded defaults)".to_string(), |p| {
+        p.display().to_string()
+    });
+    let config = match path {
+        None => Config::default(),
+        // A file that is not TOML of our keys: nothing more to check.
+        Some(p) => Config::read(p)?,
+    };
+    let mut good = String::new();
+    let mut problems = config.problems();
+    for (key, folder) in config.folders() {
+        match stationmaster::config::folder_problem(key, folder) {
+            Some(p) => problems.push(p),
+            None => good.push_str(&format!("{key}: {} can be used\n", folder.display())),
+        }
+    }
+    // The templates: they load, and each renders with a sample.
+    let templates_dir = config.templates.dir.as_deref().filter(|d| d.is_dir());
+    match Templates::load(templates_dir) {
+        Ok(t) => {
+            let failed = stationmaster::daemon::report::check_templates(&t);
+            if failed.is_empty() {
+                good.push_str(&format!(
+                    "templates: {} render\n",
+                    Templates::describe(templates_dir)
+                ));
+            }
+            problems.extend(failed);
+        }
+        Err(e) => problems.push(format!("[templates] {e}")),
+    }
+    // The rest needs a config the daemon would take.
+    if config.breaking().is_empty() {
+        match local::open_store(&config) {
+            Ok(store) => {
+                drop(store);
+                good.push_str(&format!("store: {} opens\n", config.store.path.display()));
+            }
+            Err(LocalError::DaemonRunning { pid, .. }) => good.push_str(&format!(
+                "store: {} is open in the running daemon{}\n",
+                config.store.path.display(),
+                pid.map_or(String::new(), |p| format!(" (pid {p})"))
+            )),
+            Err(e) => problems.push(format!("[store] path: {}", error_text(&e))),
+        }
+    }
+    let servers_ok = !problems
+        .iter()
+        .any(|p| p.starts_with("[inbound]") || p.starts_with("[outbound]"));
+    if servers_ok {
+        match transport::check_inbound(&config.inbound) {
+            Ok(t) => good.push_str(&format!("inbound: {t}\n")),
+            Err(e) => problems.push(format!("[inbound]: {}", error_text(&e))),
+        }
+        match transport::check_outbound(&config.outbound) {
+            Ok(t) => good.push_str(&format!("outbound: {t}\n")),
+            Err(e) => problems.push(format!("[outbound]: {}", error_text(&e))),
+        }
+    }
+    if problems.is_empty() {
+        return Ok(printed(format!("config {name}: valid\n{good}")));
+    }
+    let mut stderr: String = problems.iter().map(|p| format!("{p}\n")).collect();
+    stderr.push_str(&format!(
+        "config {name}: {} problem(s); `run` would not work as it should\n",
+        problems.len()
+    ));
+    Ok(Outcome {
+        stdout: good,
+        stderr,
+        code: 1,
+    })
+}
+
+/// An error with its causes, on one line.
+fn error_text(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 /// What a command that printed `text` ends with.

@@ -352,8 +352,13 @@ fn a_three_player_game_is_played_to_its_end_from_the_command_line() {
     }
     let mut view = json(&dir, &game, None);
     assert_eq!(view["finished"], true);
-    // The command line adds the game's deadline settings to the rules' view.
+    // The command line adds the game's deadline settings to the rules' view,
+    // and `aborted` (null: it ended by the rules).
     assert!(view.as_object_mut().unwrap().remove("deadlines").is_some());
+    assert_eq!(
+        view.as_object_mut().unwrap().remove("aborted"),
+        Some(serde_json::Value::Null)
+    );
     assert_eq!(view, {
         let mut v = mirror.view_json(None);
         v["game"] = serde_json::Value::String(game.clone());
@@ -377,6 +382,128 @@ fn a_three_player_game_is_played_to_its_end_from_the_command_line() {
     let log = stdout(sm(&dir).args(["log", &game]));
     assert_eq!(log.lines().filter(|l| l.starts_with('#')).count(), orders);
     assert!(log.contains("The game ends:"), "{log}");
+    // A finished game takes no more orders, and `games` says it is over.
+    let out = sm(&dir)
+        .args(["order", &game, "--as", "alice", "token london steel"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{game} is finished (")) && err.contains("it takes no more orders"),
+        "{err}"
+    );
+    let list = stdout(sm(&dir).arg("games"));
+    assert!(
+        list.contains("finished: ") && !list.contains("Waiting for"),
+        "{list}"
+    );
+    let out = sm(&dir).args(["mod", &game, "pause"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("only `note` and `resend`"),
+        "{out:?}"
+    );
+}
+
+/// The exit code and stderr of a run.
+fn failed(c: &mut Command) -> (Option<i32>, String) {
+    let out = c.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn usage_errors_exit_64_and_name_the_argument() {
+    let dir = TempDir::new().unwrap();
+    let game = new_game(&dir, 7);
+    // clap's own errors.
+    let (code, _) = failed(sm(&dir).arg("bogus"));
+    assert_eq!(code, Some(64));
+    let (code, _) = failed(sm(&dir).args(["show"]));
+    assert_eq!(code, Some(64), "a missing argument");
+    // Ours.
+    let (code, err) = failed(sm(&dir).args(["log", &game, "--turns", "9..3"]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(
+        err.contains("--turns 9..3: the first turn is after the last"),
+        "{err}"
+    );
+    let out = stdout(sm(&dir).args(["log", &game, "--turns", "50..60"]));
+    assert!(out.contains("No log entries in turns 50..60."), "{out}");
+    let (code, err) = failed(sm(&dir).args(["log", &game, "--turns", "x"]));
+    assert_eq!(code, Some(64), "{err}");
+    let (code, err) = failed(sm(&dir).env("STATIONMASTER_NOW", "tomorrow").arg("games"));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(
+        err.contains("STATIONMASTER_NOW=tomorrow: not an RFC 3339 time"),
+        "{err}"
+    );
+    let (code, err) = failed(sm(&dir).args(["--now", "soon", "games"]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("--now soon: not an RFC 3339 time"), "{err}");
+    let (code, err) = failed(sm(&dir).args([
+        "new",
+        "rocket",
+        "--player",
+        "alice",
+        "--player",
+        "b=b@x.org",
+    ]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("--player alice: write NAME=EMAIL"), "{err}");
+    let (code, err) = failed(sm(&dir).args([
+        "new",
+        "rocket",
+        "--player",
+        "a=a@x.org",
+        "--player",
+        "b=b@x.org",
+        "--turn",
+        "soon",
+    ]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("--turn"), "{err}");
+    let (code, err) = failed(sm(&dir).args(["quarantine", "retry"]));
+    assert_eq!(code, Some(64), "{err}");
+    let (code, err) = failed(sm(&dir).args(["mod", &game, "dance"]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("is not a moderator command"), "{err}");
+    // Refused orders stay 2, unknown games 1.
+    let (code, _) = failed(sm(&dir).args(["order", &game, "--as", "alice", "token london steel"]));
+    assert_eq!(code, Some(2));
+    let (code, _) = failed(sm(&dir).args(["show", "rocket-99"]));
+    assert_eq!(code, Some(1));
+    // Help is not an error.
+    let help = stdout(sm(&dir).arg("--help"));
+    for command in [
+        "new",
+        "order",
+        "show",
+        "log",
+        "verify",
+        "mod",
+        "games",
+        "export",
+        "import",
+        "run",
+        "process",
+        "check-config",
+        "quarantine",
+        "demo",
+    ] {
+        assert!(
+            help.contains(&format!("  {command} ")),
+            "--help lacks {command}: {help}"
+        );
+    }
+    let help = stdout(sm(&dir).args(["mod", "--help"]));
+    for (form, _) in stationmaster::daemon::moderator::FORMS {
+        assert!(help.contains(form), "mod --help lacks {form}: {help}");
+    }
+    assert!(help.contains("set SETTING VALUE"), "{help}");
 }
 
 #[test]
@@ -414,4 +541,93 @@ fn a_maildir_entry_that_cannot_be_read_is_put_in_quarantine_and_can_be_retried()
     assert!(back.starts_with("1 mail(s) back"), "{back}");
     assert!(std::fs::symlink_metadata(new.join("1000.loop")).is_ok());
     assert!(stdout(sm(&dir).arg("quarantine")).contains("empty"));
+}
+
+#[test]
+fn check_config_lists_every_problem_with_its_key() {
+    let dir = TempDir::new().unwrap();
+    // The embedded defaults are good.
+    let out = stdout(sm(&dir).arg("check-config"));
+    assert!(
+        out.contains("valid") && out.contains("templates: built-in templates render"),
+        "{out}"
+    );
+
+    std::fs::write(dir.path().join("a-file"), "").unwrap();
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        r#"
+[mail]
+address = "not an address"
+[site]
+moderators = ["gm@example.org", "nobody"]
+[daemon]
+poll_seconds = 0
+send_attempts = 0
+help_interval_hours = 0
+[limits]
+mails_per_sender_per_cycle = 0
+alert_interval_hours = 0
+[templates]
+dir = "no-such-folder"
+[store]
+archive = "a-file/archive"
+[outbound]
+kind = "smtp"
+host = "smtp.example.org"
+port = 0
+security = "plain"
+user = "me"
+password_env = "STATIONMASTER_TEST_NO_SUCH_VARIABLE"
+"#,
+    )
+    .unwrap();
+    let (code, err) = failed(sm(&dir).args(["--config", "bad.toml", "check-config"]));
+    assert_eq!(code, Some(1), "{err}");
+    for line in [
+        r#"[mail] address: "not an address" is not a mail address"#,
+        r#"[site] moderators: "nobody" is not a mail address"#,
+        "[daemon] poll_seconds: 0 is too small (at least 1)",
+        "[daemon] send_attempts: 0 is too small (at least 1)",
+        "[daemon] help_interval_hours: 0 is too small (at least 1)",
+        "[limits] mails_per_sender_per_cycle: 0 is too small (at least 1)",
+        "[limits] alert_interval_hours: 0 is too small (at least 1)",
+        "[templates] dir: no-such-folder does not exist",
+        "[store] archive: a-file/archive cannot be made: a-file is not a folder",
+        "[outbound] port: 0 is not a port",
+        "[outbound] security: plain (unencrypted) is only allowed towards this machine",
+        "[outbound] password_env: the environment variable STATIONMASTER_TEST_NO_SUCH_VARIABLE is not set",
+        "config bad.toml: 12 problem(s)",
+    ] {
+        assert!(
+            err.lines().any(|l| l.starts_with(line)),
+            "check-config does not say {line}:\n{err}"
+        );
+    }
+
+    // A template that loads but does not render.
+    std::fs::create_dir(dir.path().join("tpl")).unwrap();
+    std::fs::write(
+        dir.path().join("tpl/report.txt"),
+        "{{ hints | nosuchfilter }}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("tpl.toml"), "[templates]\ndir = \"tpl\"\n").unwrap();
+    let (code, err) = failed(sm(&dir).args(["--config", "tpl.toml", "check-config"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("[templates] report.txt (a report): unknown filter")),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 2, "one line a problem: {err}");
+
+    // Every command refuses the numbers that would break the daemon.
+    std::fs::write(dir.path().join("zero.toml"), "[daemon]\npoll_seconds = 0\n").unwrap();
+    let (code, err) = failed(sm(&dir).args(["--config", "zero.toml", "games"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("[daemon] poll_seconds: 0 is too small (at least 1)"),
+        "{err}"
+    );
 }

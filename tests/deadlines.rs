@@ -208,6 +208,35 @@ fn a_game_whose_player_never_answers_ends_under_the_skip_policy() {
             .any(|(_, _, t)| t.starts_with("Replace cecil?")),
         "moderators asked after 3 misses"
     );
+    // Everyone is told why cecil was passed over: the deadline and the
+    // policy, never the canonical `!skip` nor "has no legal action".
+    assert!(
+        log.iter()
+            .filter(|e| e.player == "cecil" && e.order == "!skip")
+            .all(|e| e.why.as_deref().is_some_and(|w| w
+                .starts_with("missed the deadline of their turn (")
+                && w.ends_with(
+                    "; under the game's `skip` policy the turn's remaining actions are lost"
+                ))),
+        "each skip says why"
+    );
+    for who in ["alice", "bob"] {
+        let mails = g.mails_to(who);
+        assert!(
+            mails.iter().any(
+                |(_, _, t)| t.contains("cecil missed the deadline of their turn (")
+                    && t.contains(
+                        "under the game's `skip` policy the turn's remaining actions are lost"
+                    )
+                    && t.contains("cecil loses the rest of the turn.")
+            ),
+            "{who} is told why cecil was passed over"
+        );
+        assert!(
+            mails.iter().all(|(_, _, t)| !t.contains("cecil: !skip")),
+            "{who} never reads `!skip`"
+        );
+    }
     eprintln!("skip: the game ended after {hours} hours of waiting for cecil ({skipped} skips)");
 }
 
@@ -242,6 +271,15 @@ fn a_game_whose_player_never_answers_ends_under_the_default_policy() {
         defaults.iter().any(|o| o.starts_with("token ")),
         "the safe order is a goods token"
     );
+    // Each says why it was given.
+    assert!(
+        log.iter()
+            .filter(|e| e.player == "cecil" && e.order.starts_with("token "))
+            .all(|e| e.why.as_deref().is_some_and(|w| w.contains(
+                "under the game's `default` policy a goods token is taken for them for each action left"
+            ))),
+        "each default order says why"
+    );
 }
 
 #[test]
@@ -261,8 +299,14 @@ fn under_the_wait_policy_the_moderators_are_told_and_their_skip_moves_the_game_o
             .count();
         if told > skips && g.now.format("%H").to_string() == "12" {
             skips += 1;
-            let change =
-                scheduler::skip_awaited(&g.daemon.ctx(), &g.id, "gm@example.org", g.now).unwrap();
+            let change = scheduler::skip_awaited_because(
+                &g.daemon.ctx(),
+                &g.id,
+                "gm@example.org",
+                Some("no word from cecil"),
+                g.now,
+            )
+            .unwrap();
             g.daemon.store().commit(&change).unwrap();
             g.cycle();
         }
@@ -272,6 +316,12 @@ fn under_the_wait_policy_the_moderators_are_told_and_their_skip_moves_the_game_o
     assert!(
         log.iter()
             .any(|e| e.source.as_deref() == Some("moderator gm@example.org"))
+    );
+    assert!(
+        g.mails_to("alice").iter().any(|(_, _, t)| t.contains(
+            "cecil was skipped by moderator gm@example.org (no word from cecil): the turn's remaining actions are lost"
+        )),
+        "the others are told who skipped cecil, and why"
     );
     let cecil = g.mails_to("cecil");
     assert!(
@@ -524,7 +574,14 @@ fn the_command_line_clock_drives_process() {
     let out = sm(&["--now", "2026-11-24T09:30:00Z", "process"]);
     assert!(out.contains("mail(s) read"), "{out}");
     let log = sm(&["log", "rocket-1"]);
-    assert!(log.contains("!skip"), "the missed turn was skipped: {log}");
+    assert!(
+        log.contains("missed the deadline of their turn (Tue 24 Nov 2026 09:00 UTC); under the game's `skip` policy the turn's remaining actions are lost")
+            && !log.contains("!skip")
+            && !log.contains("has no legal action"),
+        "the log says why the missed turn was skipped: {log}"
+    );
+    // The reason is in the hashed entry; the chain and the replay hold.
+    sm(&["verify", "rocket-1"]);
     let out = std::env::var("STATIONMASTER_NOW");
     assert!(out.is_err() || out.is_ok());
 }

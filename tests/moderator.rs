@@ -281,10 +281,70 @@ fn replace_gives_the_seat_a_new_address_and_key() {
 fn abort_ends_the_game_and_archives_it() {
     let s = Site::new();
     s.game();
-    s.ok(&["mod", "rocket-1", "abort"]);
+    s.ok(&[
+        "mod",
+        "rocket-1",
+        "--by",
+        "mod@example.org",
+        "--why",
+        "players left",
+        "abort",
+    ]);
+    let refused = s.run(&["mod", "rocket-1", "pause"]);
     assert!(
-        !s.run(&["mod", "rocket-1", "pause"]).ok,
-        "nothing after abort"
+        !refused.ok && refused.stderr.contains("only `note` and `resend`"),
+        "nothing after abort: {}",
+        refused.stderr
+    );
+    // No more orders, with a sentence that says why.
+    let o = s.run(&[
+        "order",
+        "rocket-1",
+        "--as",
+        "bob",
+        "token manchester textiles",
+    ]);
+    assert!(!o.ok, "an order after abort was applied");
+    assert!(
+        o.stderr.contains(
+            "rocket-1 was aborted by a moderator (mod@example.org) on Mon 23 Nov 2026 09:00 UTC (players left): it takes no more orders"
+        ),
+        "{}",
+        o.stderr
+    );
+    // Every view says it is over.
+    let games = s.ok(&["games"]);
+    assert!(
+        games.contains("aborted on Mon 23 Nov 2026 09:00 UTC") && !games.contains("Waiting for"),
+        "{games}"
+    );
+    let show = s.ok(&["show", "rocket-1", "--as", "bob"]);
+    assert!(
+        show.contains("This game was aborted by a moderator"),
+        "{show}"
+    );
+    assert!(!show.contains("You can:"), "{show}");
+    let v = s.json();
+    assert_eq!(v["finished"], true);
+    assert_eq!(v["awaiting"], serde_json::json!([]));
+    assert_eq!(v["aborted"]["by"], "mod@example.org");
+    assert_eq!(v["aborted"]["why"], "players left");
+    assert_eq!(v["aborted"]["at"], "2026-11-23T09:00:00+00:00");
+    // The text log shows the moderator's reason.
+    let log = s.log();
+    assert!(
+        log.contains("moderator mod@example.org: abort (why: players left)"),
+        "{log}"
+    );
+    // A note and a resend still work on a game that is over.
+    s.ok(&["mod", "rocket-1", "note", "Thanks", "for", "playing"]);
+    s.ok(&["mod", "rocket-1", "resend"]);
+    let mails = s.sent();
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("Thanks for playing") && m.contains("aborted")),
+        "the note goes out, saying the game is over"
     );
     let dir = s.dir.path().join("var/archive/rocket-1");
     for f in ["log.txt", "final.txt", "log.json", "index.html"] {
@@ -598,4 +658,46 @@ fn a_bad_setting_or_command_is_refused_with_a_sentence() {
     s.ok(&["mod", "rocket-1", "set", "time_zone", "Europe/Rome"]);
     let v = s.json();
     assert_eq!(v["deadlines"]["time_zone"], "Europe/Rome");
+}
+
+#[test]
+fn an_aborted_game_refuses_orders_by_mail_and_the_reply_says_why() {
+    let s = Site::new();
+    s.game();
+    let mails = s.sent();
+    // bob's key, from his welcome mail's subject tag.
+    let welcome = mails
+        .iter()
+        .find(|m| m.contains("To: bob <bob@example.org>"))
+        .unwrap();
+    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
+    let key = subject
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .trim_end_matches(']')
+        .to_string();
+    s.ok(&["mod", "rocket-1", "--why", "a test", "abort"]);
+    let before = s.json();
+    let inbox = s.dir.path().join("var/inbox/new");
+    std::fs::create_dir_all(&inbox).unwrap();
+    std::fs::write(
+        inbox.join("001.bob"),
+        format!("From: bob@example.org\r\nTo: sm+rocket-1.{key}@example.org\r\nSubject: Re: [rocket-1 {key}] Stephenson's Rocket\r\nMessage-ID: <late1@example.org>\r\n\r\ntoken manchester textiles\r\n"),
+    )
+    .unwrap();
+    let after = s.sent();
+    let reply = after
+        .iter()
+        .find(|m| m.contains("In-Reply-To: <late1@example.org>"))
+        .expect("bob is answered");
+    let flat = reply
+        .replace("=\r\n", "")
+        .replace("\r\n", " ")
+        .replace('\n', " ");
+    assert!(
+        flat.contains("rocket-1 was aborted by a moderator (operator) on Mon 23 Nov 2026 09:00 UTC (a test): it takes no more orders"),
+        "{reply}"
+    );
+    assert_eq!(s.json(), before, "nothing applied");
 }

@@ -647,11 +647,14 @@ fn authenticated(
         outcome: String::new(),
     };
     let mut change = Change::default();
-    let stopped = if meta.aborted {
-        Some("This game was aborted by a moderator; nothing more can be done in it.")
+    let stopped = if let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)? {
+        Some(format!(
+            "Nothing was applied. {}.",
+            ended.refusal(id, &meta.clock.settings)
+        ))
     } else if meta.paused.is_some() {
         Some(
-            "A moderator has paused this game: orders are not taken until it resumes. Send them again then.",
+            "A moderator has paused this game: orders are not taken until it resumes. Send them again then.".to_string(),
         )
     } else {
         None
@@ -659,7 +662,7 @@ fn authenticated(
     if let Some(why) = stopped
         && (!lines.is_empty() || !absence_notes.is_empty())
     {
-        section.notes.push(why.to_string());
+        section.notes.push(why);
         section.understood = lines.clone();
         lines.clear();
         absence_notes.clear();

@@ -300,9 +300,14 @@ pub fn run(
     let names = loaded.game.player_names();
     let turn = loaded.game.turn_number();
     let because = why.map(|w| format!(" ({w})")).unwrap_or_default();
-    if meta.aborted && !matches!(cmd, ModCommand::Resend | ModCommand::Preview { .. }) {
+    // A game that is over (aborted, or finished by its rules) can still be
+    // talked about and its reports sent again; nothing else makes sense.
+    if !matches!(cmd, ModCommand::Resend | ModCommand::Note(_))
+        && let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)?
+    {
         return Err(invalid(format!(
-            "{id} was aborted; nothing more can be done in it"
+            "{id} {}: it is over, and only `note` and `resend` can still be used",
+            ended.what(&meta.clock.settings)
         )));
     }
     let mut batch = orders::Batch::default();
@@ -396,7 +401,7 @@ pub fn run(
             output = format!("Applied for {player}: {}.", done.join("; "));
         }
         ModCommand::Skip => {
-            let mut change = scheduler::skip_awaited(ctx, id, by, now)?;
+            let mut change = scheduler::skip_awaited_because(ctx, id, by, why, now)?;
             if let Some(u) = &mut change.update {
                 u.push(act_entry(by, "skip", why, EntryKind::Act, turn, now));
             }

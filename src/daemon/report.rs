@@ -110,6 +110,101 @@ pub fn headline(game: &dyn AnyGame) -> String {
     }
 }
 
+/// How a game that is over ended: aborted by a moderator, or finished by
+/// its rules. Such a game takes no more orders, and every view says so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// A moderator's `abort`.
+    Aborted {
+        /// When.
+        at: DateTime<Utc>,
+        /// The moderator (`operator` from the command line).
+        by: String,
+        /// Their reason, if given.
+        why: Option<String>,
+    },
+    /// The rules ended it: the headline (`Game over: bob won`).
+    Finished(String),
+}
+
+impl Ended {
+    /// A sentence for a refused order or command: `rocket-1 was aborted by
+    /// a moderator on Mon 23 Nov 2026 09:00 UTC (why): it takes no more
+    /// orders`.
+    pub fn refusal(&self, id: &GameId, settings: &crate::clock::ClockSettings) -> String {
+        format!("{id} {}: it takes no more orders", self.what(settings))
+    }
+
+    /// `was aborted by a moderator on … (why)`, or `is finished (bob won)`.
+    pub fn what(&self, settings: &crate::clock::ClockSettings) -> String {
+        match self {
+            Ended::Aborted { at, by, why } => format!(
+                "was aborted by a moderator ({by}) on {}{}",
+                settings.when(*at),
+                why.as_deref()
+                    .map(|w| format!(" ({w})"))
+                    .unwrap_or_default()
+            ),
+            Ended::Finished(headline) => format!(
+                "is finished ({})",
+                headline.strip_prefix("Game over: ").unwrap_or(headline)
+            ),
+        }
+    }
+
+    /// A few words for `games`: `aborted on …`, `finished: bob won`.
+    pub fn short(&self, settings: &crate::clock::ClockSettings) -> String {
+        match self {
+            Ended::Aborted { at, .. } => format!("aborted on {}", settings.when(*at)),
+            Ended::Finished(headline) => format!(
+                "finished: {}",
+                headline.strip_prefix("Game over: ").unwrap_or(headline)
+            ),
+        }
+    }
+}
+
+/// How game `id` ended, if it is over (its `abort` is read from the log:
+/// who, when and why).
+pub fn ended(
+    store: &crate::store::Store,
+    id: &GameId,
+    meta: &GameMeta,
+    game: &dyn AnyGame,
+) -> Result<Option<Ended>, crate::store::StoreError> {
+    if meta.aborted {
+        let log = store.log(id)?;
+        let act = log.iter().rev().find(|e| {
+            e.kind == crate::store::EntryKind::Act
+                && e.order == "abort"
+                && e.source
+                    .as_deref()
+                    .is_some_and(|s| s.starts_with("moderator"))
+        });
+        return Ok(Some(match act {
+            Some(e) => Ended::Aborted {
+                at: e.at,
+                by: e
+                    .source
+                    .as_deref()
+                    .and_then(|s| s.strip_prefix("moderator "))
+                    .unwrap_or("a moderator")
+                    .to_string(),
+                why: e.why.clone(),
+            },
+            None => Ended::Aborted {
+                at: log.last().map_or_else(Utc::now, |e| e.at),
+                by: "a moderator".to_string(),
+                why: None,
+            },
+        }));
+    }
+    Ok(match game.status() {
+        Status::Finished(_) => Some(Ended::Finished(headline(game))),
+        Status::Active(_) => None,
+    })
+}
+
 /// Events of `entries` as `seat` reads them, each order first.
 pub fn event_lines(
     game: &dyn AnyGame,
@@ -118,12 +213,38 @@ pub fn event_lines(
 ) -> Result<Vec<String>, SetupError> {
     let mut out = Vec::new();
     for e in entries {
-        out.push(format!("{}: {}", e.player, e.order));
+        out.push(entry_text(e));
         for sentence in game.describe_events(&e.events, seat)? {
             out.push(format!("   {sentence}"));
         }
     }
     Ok(out)
+}
+
+/// A log entry as people read it: `bob: extend GWR D14`; a moderator's
+/// act with their reason, `moderator gm@example.org: extend 1d (why:
+/// holiday)`; and an order the game gave for a player who was passed over
+/// (a missed deadline, a moderator's `skip`), with why, in place of the
+/// canonical `!skip` that replays it.
+pub fn entry_text(e: &LogEntry) -> String {
+    use crate::store::EntryKind;
+    if e.kind == EntryKind::Order && e.order == crate::engine::SKIP_ORDER {
+        return match (&e.why, e.source.as_deref()) {
+            (Some(why), _) => format!("{} {why}", e.player),
+            (None, Some(s)) if s.starts_with("moderator ") => {
+                format!("{} was passed over by {s}'s skip", e.player)
+            }
+            _ => format!(
+                "{} missed a deadline and was passed over (their part lost)",
+                e.player
+            ),
+        };
+    }
+    match (&e.why, &e.kind) {
+        (Some(why), EntryKind::Order) => format!("{}: {} ({} {why})", e.player, e.order, e.player),
+        (Some(why), _) => format!("{}: {} (why: {why})", e.player, e.order),
+        (None, _) => format!("{}: {}", e.player, e.order),
+    }
 }
 
 /// The history lines of a game (the whole log), for `seat`.
@@ -135,11 +256,10 @@ pub fn history_lines(
     let mut out = Vec::new();
     for e in entries {
         out.push(format!(
-            "#{} {} {}: {}",
+            "#{} {} {}",
             e.seq,
             e.at.format("%Y-%m-%d %H:%M"),
-            e.player,
-            e.order
+            entry_text(e)
         ));
         for sentence in game.describe_events(&e.events, seat)? {
             out.push(format!("    {sentence}"));
@@ -426,6 +546,113 @@ pub fn game_over_to_moderators(
         out.push(super::compose_mail(ctx, &id.0, "over", &draft, now)?);
     }
     Ok(out)
+}
+
+/// Renders every template with a sample of what the daemon gives it (a
+/// report with a reply, a refusal, notes, help and history; a game that is
+/// over; a help reply; an alert; a notice), so that a template that loads
+/// but fails when rendered is found before a player's mail needs it. One
+/// line per failure.
+pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<String> {
+    let lines = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let report = MailContext {
+        game: "rocket-1".into(),
+        kind: "Stephenson's Rocket".into(),
+        player: "alice".into(),
+        token: "k7p2xq9m3a".into(),
+        players: lines(&["alice", "bob", "cecil"]),
+        reply: Some(ReplySection {
+            subject: "Re: [rocket-1 k7p2xq9m3a] Stephenson's Rocket".into(),
+            understood: lines(&["token Manchester textiles", "extend ly z99"]),
+            applied: false,
+            refused: true,
+            refused_line_no: 2,
+            refused_line: "extend ly z99".into(),
+            refused_why: "Z99 is off the map (rules, C)".into(),
+            held: lines(&["bid 1 c3: kept as your standing answer."]),
+            not_orders: lines(&["Hi all,"]),
+            notes: lines(&["Your mail was very long; only its beginning was read."]),
+        }),
+        notes: lines(&["A note from a moderator: hello"]),
+        help: Some("extend LINE HEX".into()),
+        history: Some(lines(&[
+            "#1 2026-11-23 09:00 bob: token Manchester textiles",
+        ])),
+        events: lines(&["bob: token Manchester textiles", "   bob receives £2,000."]),
+        map: "(the map)".into(),
+        map_html: "<pre>(the map)</pre>".into(),
+        hints: lines(&["extend LINE HEX"]),
+        deadlines: lines(&["You (2 actions): by Mon 23 Nov 2026 18:00 UTC (in 9 hours)"]),
+        headline: "Waiting for alice (2 actions)".into(),
+        ..MailContext::default()
+    };
+    let welcome = MailContext {
+        welcome: true,
+        reply: None,
+        help: None,
+        history: None,
+        ..report.clone()
+    };
+    let over = MailContext {
+        over: true,
+        archive: "var/archive/rocket-1".into(),
+        hints: Vec::new(),
+        deadlines: Vec::new(),
+        headline: "Game over: bob won".into(),
+        ..report.clone()
+    };
+    let notice = serde_json::json!({
+        "blocks": [{"pre": false, "lines": ["A paragraph."]}, {"pre": true, "lines": ["  kept as it is"]}],
+        "signature": "Stationmaster, for rocket-1.",
+        "map_html": "<pre>(the map)</pre>",
+    });
+    let help = serde_json::json!({
+        "address": "stationmaster@example.org",
+        "reason": "Your mail names no game.",
+        "games": ["rocket-1"],
+    });
+    let intruder = serde_json::json!({
+        "player": "alice", "email": "alice@example.org", "game": "rocket-1",
+        "from": "mallory@example.org", "subject": "Re: [rocket-1 k7p2xq9m3a]",
+        "message_id": "<x@example.org>", "why": "the key is not this address's",
+        "moderator": false, "attempted": ["extend ly b4"],
+    });
+    let mut out = Vec::new();
+    let mut render =
+        |name: &str, what: &str, r: Result<String, crate::mail::templates::TemplateError>| {
+            let key = format!("[templates] {name} ");
+            if let Err(e) = r
+                && !out.iter().any(|p: &String| p.starts_with(&key))
+            {
+                // One line: minijinja's first (its detail follows in a box).
+                let first = e.message.lines().next().unwrap_or_default();
+                out.push(format!("{key}({what}): {first}"));
+            }
+        };
+    for (what, ctx) in [
+        ("a report", &report),
+        ("a welcome", &welcome),
+        ("the end", &over),
+    ] {
+        render("report.txt", what, templates.render("report.txt", ctx));
+        render("report.html", what, templates.render("report.html", ctx));
+    }
+    render(
+        "notice.html",
+        "a notice",
+        templates.render("notice.html", &notice),
+    );
+    render(
+        "help.txt",
+        "a help reply",
+        templates.render("help.txt", &help),
+    );
+    render(
+        "intruder.txt",
+        "an alert",
+        templates.render("intruder.txt", &intruder),
+    );
+    out
 }
 
 /// The reply address that carries moderator `address`'s key, if they have one.

@@ -85,14 +85,65 @@ pub fn skip_awaited(
     moderator: &str,
     now: DateTime<Utc>,
 ) -> Result<Change, DaemonError> {
-    run(ctx, id, now, Some(moderator)).map(|c| c.unwrap_or_default())
+    skip_awaited_because(ctx, id, moderator, None, now)
+}
+
+/// [`skip_awaited`], with the moderator's reason (written into the log
+/// beside each player passed over).
+pub fn skip_awaited_because(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    moderator: &str,
+    why: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Change, DaemonError> {
+    run(ctx, id, now, Some((moderator, why))).map(|c| c.unwrap_or_default())
+}
+
+/// Why `seat` was passed over, for the log and the reports (after the
+/// player's name): a missed deadline and the policy that applied, or a
+/// moderator's skip.
+fn passed_over(
+    kind: WaitKind,
+    policy: Policy,
+    forced_by: Option<(&str, Option<&str>)>,
+    when: &str,
+    away_until: Option<String>,
+) -> String {
+    let what = match (kind, policy) {
+        (WaitKind::Turn, Policy::Default) => {
+            "a goods token is taken for them for each action left".to_string()
+        }
+        (WaitKind::Turn, _) => "the turn's remaining actions are lost".to_string(),
+        (WaitKind::Question, _) => "it counts as `no veto`".to_string(),
+        (WaitKind::Bid, _) => "it counts as a pass".to_string(),
+    };
+    match forced_by {
+        Some((m, why)) => format!(
+            "was skipped by moderator {m}{}: {what}",
+            why.map(|w| format!(" ({w})")).unwrap_or_default()
+        ),
+        None => {
+            let held = away_until
+                .map(|to| format!(", after their absence until {to}"))
+                .unwrap_or_default();
+            let under = match kind {
+                WaitKind::Turn => format!("under the game's `{}` policy ", policy.name()),
+                _ => String::new(),
+            };
+            format!(
+                "missed the deadline of their {} ({when}{held}); {under}{what}",
+                kind_words(kind)
+            )
+        }
+    }
 }
 
 fn run(
     ctx: &Ctx<'_>,
     id: &GameId,
     now: DateTime<Utc>,
-    forced_by: Option<&str>,
+    forced_by: Option<(&str, Option<&str>)>,
 ) -> Result<Option<Change>, DaemonError> {
     let loaded = ctx.store.load(id)?;
     let mut meta = ctx.store.meta(id)?;
@@ -114,6 +165,9 @@ fn run(
     let mut to_players: Vec<(Seat, String)> = Vec::new();
     // What the clock did besides orders, for the turn log.
     let mut acts: Vec<(Seat, String)> = Vec::new();
+    // Orders given for players passed over: (first, end) in
+    // `batch.applied`, and why, for their log entries.
+    let mut reasons: Vec<(usize, usize, String)> = Vec::new();
     let settings = meta.clock.settings.clone();
 
     // Missed deadlines, one at a time: each may change who is awaited.
@@ -156,6 +210,21 @@ fn run(
                 )?);
             }
             Policy::Skip | Policy::Default => {
+                let first = batch.applied.len();
+                let away_until = meta
+                    .clock
+                    .away
+                    .get(seat.index())
+                    .and_then(|a| a.as_ref())
+                    .filter(|a| a.from <= wait.due)
+                    .map(|a| settings.when(a.to));
+                let reason = passed_over(
+                    wait.kind,
+                    policy,
+                    forced_by,
+                    &settings.when(wait.due),
+                    away_until,
+                );
                 let mut done = Vec::new();
                 // Give the default order for each action still owed, or
                 // skip; never loop on a game that does not move on.
@@ -189,8 +258,11 @@ fn run(
                 } else {
                     format!("it counted as: {}", done.join("; "))
                 };
+                reasons.push((first, batch.applied.len(), reason));
                 let why = match forced_by {
-                    Some(m) => format!("A moderator ({m}) skipped your {}", kind_words(wait.kind)),
+                    Some((m, _)) => {
+                        format!("A moderator ({m}) skipped your {}", kind_words(wait.kind))
+                    }
                     None => format!(
                         "Your deadline for your {} passed at {when}",
                         kind_words(wait.kind)
@@ -285,7 +357,9 @@ fn run(
 
     let changed = !batch.applied.is_empty();
     batch.notes.extend(to_players.iter().cloned());
-    let source = forced_by.map_or(DEADLINE_SOURCE.to_string(), |m| format!("moderator {m}"));
+    let source = forced_by.map_or(DEADLINE_SOURCE.to_string(), |(m, _)| {
+        format!("moderator {m}")
+    });
     let mut update = super::game_update(
         id,
         loaded.seq,
@@ -296,6 +370,13 @@ fn run(
         now,
         Some(&source),
     )?;
+    // Each order given for a player passed over says why (the entries
+    // follow `batch.applied` one to one).
+    for (first, end, reason) in reasons {
+        for entry in update.entries.iter_mut().take(end).skip(first) {
+            entry.why = Some(reason.clone());
+        }
+    }
     // What the clock did goes into the turn log too, after any orders.
     let turn = game.turn_number();
     for (seat, text) in acts {

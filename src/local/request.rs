@@ -130,7 +130,7 @@ impl ClockFlags {
     /// The settings `c` with these flags applied, checked.
     pub fn apply(&self, mut c: ClockSettings) -> Result<ClockSettings, LocalError> {
         let span = |flag: &str, v: &str| {
-            Span::parse(v).map_err(|e| LocalError::Argument(format!("--{flag}: {e}")))
+            Span::parse(v).map_err(|e| LocalError::Usage(format!("--{flag}: {e}")))
         };
         if let Some(v) = &self.turn {
             c.turn = span("turn", v)?;
@@ -157,13 +157,12 @@ impl ClockFlags {
                 .collect::<Result<_, _>>()?;
         }
         if let Some(v) = &self.policy {
-            c.policy =
-                Policy::parse(v).map_err(|e| LocalError::Argument(format!("--policy: {e}")))?;
+            c.policy = Policy::parse(v).map_err(|e| LocalError::Usage(format!("--policy: {e}")))?;
         }
         if let Some(v) = self.replace_after {
             c.replace_after = v;
         }
-        c.check().map_err(LocalError::Argument)?;
+        c.check().map_err(LocalError::Usage)?;
         Ok(c)
     }
 }
@@ -175,9 +174,13 @@ pub struct Outcome {
     pub stdout: String,
     /// The text for stderr.
     pub stderr: String,
-    /// The exit code: 0 done, 1 an error, 2 refused (see README).
+    /// The exit code: 0 done, 1 an error, 2 refused, 64 a usage error
+    /// (see README).
     pub code: u8,
 }
+
+/// The exit code of a command that was used wrongly (sysexits' EX_USAGE).
+pub const EXIT_USAGE: u8 = 64;
 
 impl Outcome {
     /// The outcome of a command that returned `result`: its text, or its
@@ -192,6 +195,11 @@ impl Outcome {
             Err(LocalError::Refused(msg)) => Outcome {
                 stderr: format!("{msg}\n"),
                 code: 2,
+                ..Outcome::default()
+            },
+            Err(e @ (LocalError::Usage(_) | LocalError::PlayerArgument(_))) => Outcome {
+                stderr: format!("stationmaster: {e}\n"),
+                code: EXIT_USAGE,
                 ..Outcome::default()
             },
             Err(e) => Outcome::error(&e),

@@ -142,6 +142,9 @@ pub enum Event {
     TurnBegan { player: Seat, number: u32 },
     /// A player had no legal action and lost the rest of the turn.
     TurnSkipped { player: Seat },
+    /// A player's turn ended before its actions were taken: a missed
+    /// deadline, or a moderator's `skip` (the log entry says which).
+    TurnLost { player: Seat },
     /// The game ended.
     GameEnded { reason: String },
     /// Goods tokens of unconnected cities were discarded at the end.
@@ -351,6 +354,9 @@ pub(super) fn describe(g: &Rocket, event: &Event, viewer: Option<Seat>) -> Strin
         Event::TurnBegan { player, number } => format!("Turn {number}: {} to play.", who(player)),
         Event::TurnSkipped { player } => {
             format!("{} has no legal action and is skipped.", who(player))
+        }
+        Event::TurnLost { player } => {
+            format!("{} loses the rest of the turn.", who(player))
         }
         Event::GameEnded { reason } => format!("The game ends: {reason}."),
         Event::TokensDiscarded { player, count } => format!(

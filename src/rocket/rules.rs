@@ -738,7 +738,7 @@ impl Rocket {
     fn skip(&mut self, seat: Seat) -> Outcome {
         match &self.phase {
             Phase::Actions if seat == self.turn.active => {
-                let mut events = vec![Event::TurnSkipped { player: seat }];
+                let mut events = vec![Event::TurnLost { player: seat }];
                 self.next_turn(&mut events);
                 Ok(events)
             }

@@ -1169,10 +1169,29 @@ impl Store {
         Ok(out)
     }
 
-    /// Mails in the outbox due at `now`, oldest first, with their keys.
-    pub fn outbox_due(&self, now: DateTime<Utc>) -> Result<Vec<(u64, OutboxItem)>, StoreError> {
+    /// At most `limit` mails in the outbox due at `now`, oldest first, with
+    /// their keys, from the key after `after` on (from the start if
+    /// `None`). The outbox is read in such batches, so a long queue is
+    /// never held in memory whole: pass the last key of one batch as
+    /// `after` of the next; an empty batch means nothing more is due.
+    pub fn outbox_due(
+        &self,
+        now: DateTime<Utc>,
+        after: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<(u64, OutboxItem)>, StoreError> {
         let mut out = Vec::new();
-        for item in self.outbox.iter() {
+        let items = match after {
+            Some(key) => self.outbox.range((
+                std::ops::Bound::Excluded(key.to_be_bytes().to_vec()),
+                std::ops::Bound::Unbounded,
+            )),
+            None => self.outbox.iter(),
+        };
+        for item in items {
+            if out.len() >= limit {
+                break;
+            }
             let (k, v) = item?;
             let key = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
             match OutboxItem::decode(&v) {

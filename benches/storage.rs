@@ -25,6 +25,16 @@
 //!   then with 100 order mails for 100 games, then with one mail from a
 //!   stranger (whose help reply lists the games they play in, which reads
 //!   every game's record). The figure is the highest of the three.
+//! - Disk and drain (issue 12, point 8), in a second temp dir: 10,000
+//!   3-player games made one by one by `stationmaster new` processes, as an
+//!   operator's script would (`SM_BENCH_CLI_GAMES=N` for N); the database's
+//!   size on disk (allocated blocks) per game, with the 30,000 welcome
+//!   mails queued, then after one `stationmaster process` has drained them
+//!   (its peak RSS is the drain's memory figure), then after 60 processes
+//!   that change nothing (`process` with nothing to do, `games`, `show`):
+//!   they must not grow it. The same on 1,000 games in a database made
+//!   uncompressed beforehand, as every database was before compression
+//!   (`SM_BENCH_CLI_BASELINE=N`): the baseline, in the same run.
 
 mod common;
 
@@ -147,6 +157,149 @@ fn idle_cycles(d: &mut Daemon, now: DateTime<Utc>) -> Vec<Duration> {
             dt
         })
         .collect()
+}
+
+/// Bytes allocated on disk under `path` (blocks, not apparent lengths:
+/// sled's files may be sparse).
+fn du_allocated(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if meta.is_dir() {
+        std::fs::read_dir(path)
+            .map(|rd| rd.flatten().map(|e| du_allocated(&e.path())).sum())
+            .unwrap_or(0)
+    } else {
+        meta.blocks() * 512
+    }
+}
+
+/// The targets of the disk and drain figures.
+const DISK_TARGET_KB: f64 = 16.0;
+const DRAIN_TARGET_MIB: f64 = 64.0;
+
+/// The figures of [`cli_games`].
+struct CliFigures {
+    games: usize,
+    per_game_queued: f64,
+    per_game_drained: f64,
+    drained: usize,
+    drain_peak_mib: f64,
+    idle_growth: i64,
+}
+
+/// `games` games made by `stationmaster new` processes, the outbox drained
+/// by one `stationmaster process`, then processes that change nothing.
+/// With `compressed` false the database is made beforehand as sled makes
+/// it by default, uncompressed, as every database was before compression
+/// (the store keeps opening such a database uncompressed): the baseline.
+fn cli_games(bin: &Path, games: usize, now: DateTime<Utc>, compressed: bool) -> CliFigures {
+    let tmp = tempfile::TempDir::new().expect("temp dir");
+    let dir = tmp.path();
+    let cfg = config_file(dir);
+    let cfg = cfg.to_str().expect("utf-8 path");
+    let at = now.to_rfc3339();
+    let db = dir.join("db");
+    let label = if compressed { "" } else { " (uncompressed)" };
+    if !compressed {
+        let raw = sled::Config::new()
+            .path(&db)
+            .use_compression(false)
+            .open()
+            .expect("an uncompressed database");
+        raw.flush().expect("flushed");
+    }
+    let kb = |bytes: u64| bytes as f64 / 1024.0;
+    let t = Instant::now();
+    let mut next_report = 1;
+    for g in 0..games {
+        let seed = g.to_string();
+        let players: Vec<String> = ["a", "b", "c"]
+            .iter()
+            .map(|p| format!("{p}={p}{g}@example.test"))
+            .collect();
+        let out = std::process::Command::new(bin)
+            .args([
+                "--config", cfg, "--now", &at, "new", "rocket", "--seed", &seed,
+            ])
+            .args(players.iter().flat_map(|p| ["--player", p.as_str()]))
+            .current_dir(dir)
+            .env("RUST_LOG", "stationmaster=warn")
+            .output()
+            .expect("stationmaster new runs");
+        assert!(
+            out.status.success(),
+            "new failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if g + 1 == next_report || g + 1 == games {
+            let bytes = du_allocated(&db);
+            println!(
+                "  disk{label}: {:>6} games made by `stationmaster new`: database {:>9.0} KiB on disk, {:>6.1} KiB a game ({:.1} s)",
+                g + 1,
+                kb(bytes),
+                kb(bytes) / (g + 1) as f64,
+                t.elapsed().as_secs_f64()
+            );
+            next_report *= 10;
+        }
+    }
+    let queued = du_allocated(&db);
+    let drain = common::run_measured(bin, &["--config", cfg, "--now", &at, "process"], dir);
+    // "…; 30000 mail(s) sent, 0 waiting to be sent again."
+    let drained = drain
+        .stdout
+        .split_once(" mail(s) sent")
+        .and_then(|(before, _)| before.rsplit(' ').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    assert_eq!(
+        drained,
+        games * 3,
+        "every welcome mail sent: {}",
+        drain.stdout
+    );
+    let after_drain = du_allocated(&db);
+    println!(
+        "  drain{label}: one `stationmaster process` sent the {drained} welcome mails in {:.1} s, peak RSS {:.1} MiB; database {:.0} KiB on disk, {:.1} KiB a game",
+        drain.wall.as_secs_f64(),
+        drain.peak_kib as f64 / 1024.0,
+        kb(after_drain),
+        kb(after_drain) / games as f64
+    );
+    let before_idle = du_allocated(&db);
+    let before_len = du(&db);
+    for i in 0..20 {
+        for args in [
+            vec!["--config", cfg, "--now", &at, "process"],
+            vec!["--config", cfg, "games"],
+            vec!["--config", cfg, "show", "rocket-1", "--as", "a"],
+        ] {
+            let out = std::process::Command::new(bin)
+                .args(&args)
+                .current_dir(dir)
+                .env("RUST_LOG", "stationmaster=warn")
+                .output()
+                .expect("runs");
+            assert!(out.status.success(), "{args:?} failed (round {i})");
+        }
+    }
+    let after_idle = du_allocated(&db);
+    let idle_growth = after_idle as i64 - before_idle as i64;
+    println!(
+        "  60 processes that change nothing (process, games, show){label}: database {:+} bytes on disk, {:+} bytes in length",
+        idle_growth,
+        du(&db) as i64 - before_len as i64
+    );
+    CliFigures {
+        games,
+        per_game_queued: kb(queued) / games as f64,
+        per_game_drained: kb(after_drain) / games as f64,
+        drained,
+        drain_peak_mib: drain.peak_kib as f64 / 1024.0,
+        idle_growth,
+    }
 }
 
 fn du(path: &Path) -> u64 {
@@ -377,9 +530,46 @@ fn main() {
         "storage: daemon peak memory with {games} games {peak_mib:.1} MiB (target {MEMORY_TARGET_MIB} MiB): {memory:.2}x target; without the help reply {orders_mib:.1} MiB: {:.2}x target",
         orders_mib / MEMORY_TARGET_MIB
     );
-    let worst = rebuild.max(cycle).max(memory);
+    let cli_count: usize = std::env::var("SM_BENCH_CLI_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let baseline_count: usize = std::env::var("SM_BENCH_CLI_BASELINE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000);
+    let before = cli_games(bin, baseline_count, now, false);
+    let cli = cli_games(bin, cli_count, now, true);
     println!(
-        "storage: worst of the three {worst:.2}x target ({})",
-        if worst <= 1.0 { "all met" } else { "NOT met" }
+        "storage: baseline, an uncompressed database (every database before this change): {:.1} KiB a game with {} games, {:.1} KiB with their welcome mails queued; drain peak {:.1} MiB",
+        before.per_game_drained, before.games, before.per_game_queued, before.drain_peak_mib
+    );
+    let disk = cli.per_game_drained / DISK_TARGET_KB;
+    let drain = cli.drain_peak_mib / DRAIN_TARGET_MIB;
+    println!(
+        "storage: disk with {} games made by the command line, outbox drained: {:.1} KiB a game (target {DISK_TARGET_KB} KiB): {disk:.2}x target; with their welcome mails queued {:.1} KiB a game",
+        cli.games, cli.per_game_drained, cli.per_game_queued
+    );
+    println!(
+        "storage: drain of {} mails in one process: peak {:.1} MiB (target {DRAIN_TARGET_MIB} MiB): {drain:.2}x target",
+        cli.drained, cli.drain_peak_mib
+    );
+    println!(
+        "storage: processes that change nothing grew the database by {} bytes (target 0): {}",
+        cli.idle_growth,
+        if cli.idle_growth <= 0 {
+            "met"
+        } else {
+            "NOT met"
+        }
+    );
+    let worst = rebuild.max(cycle).max(memory).max(disk).max(drain);
+    println!(
+        "storage: worst of the five {worst:.2}x target ({})",
+        if worst <= 1.0 && cli.idle_growth <= 0 {
+            "all met"
+        } else {
+            "NOT met"
+        }
     );
 }

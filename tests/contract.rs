@@ -341,7 +341,7 @@ fn a_database_of_the_first_format_is_upgraded_on_open() {
     };
     // Rewrite it as the first format wrote it, with sled itself.
     {
-        let db = sled::open(dir.path()).unwrap();
+        let db = stationmaster::store::open_raw(dir.path()).unwrap();
         let key = id.0.as_bytes();
         let (games, initial, snapshots, heads, meta) = (
             db.open_tree("games").unwrap(),

@@ -1169,7 +1169,7 @@ fn a_receipt_that_cannot_be_read_stops_the_mail_rather_than_applying_it_again() 
     let dir = TempDir::new().unwrap();
     let db = dir.path().join("db");
     {
-        let raw = sled::open(&db).unwrap();
+        let raw = stationmaster::store::open_raw(&db).unwrap();
         raw.open_tree("receipts")
             .unwrap()
             .insert("seen@example.org", &b"{not json"[..])
@@ -1304,7 +1304,7 @@ fn a_mail_whose_game_data_cannot_be_read_goes_to_quarantine_and_other_games_go_o
     };
     {
         // rocket-1's bookkeeping is damaged on disk.
-        let raw = sled::open(&db).unwrap();
+        let raw = stationmaster::store::open_raw(&db).unwrap();
         raw.open_tree("meta")
             .unwrap()
             .insert("game:rocket-1", &b"{damaged"[..])

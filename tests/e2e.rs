@@ -36,8 +36,9 @@
 //! The stack's ports come from `SM_IMAP_PORT` and `SM_SMTP_PORT` (and
 //! `SM_MAILDIR_ROOT`, to look into the mailbox of an address that has no
 //! IMAP login), as printed by `.ci/mailstack.sh start DIR`. Without them
-//! the test prints `skipped: no mail stack (run .ci/mailstack.sh)` and
-//! passes, unless `CI` is set: CI must run it.
+//! the test prints `skipped: NAME: no mail stack (run .ci/mailstack.sh,
+//! see README)` and passes, unless `CI` or `SM_REQUIRE_STACK` is set: CI
+//! must run it.
 //!
 //! Mailboxes are shared with `tests/transport.rs` and with earlier runs, so
 //! nothing here assumes an empty mailbox: each player only counts mail from

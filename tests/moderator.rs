@@ -442,7 +442,7 @@ fn verify_catches_an_edited_log_entry() {
     );
     // Someone edits entry 3 in the database: London steel becomes leather.
     {
-        let db = sled::open(s.dir.path().join("var/db")).unwrap();
+        let db = stationmaster::store::open_raw(s.dir.path().join("var/db")).unwrap();
         let log = db.open_tree("log").unwrap();
         let mut key = b"rocket-1".to_vec();
         key.push(0);

@@ -6,9 +6,9 @@
 //! The loopback tests read the stack's ports from `SM_IMAP_PORT`,
 //! `SM_SMTP_PORT` (and, when present, `SM_SUBMISSION_PORT`,
 //! `SM_IMAPS_PORT`, `SM_CA`, `SM_MAILDIR_ROOT`), as printed by
-//! `.ci/mailstack.sh start DIR`. Without them they print
-//! `skipped: no mail stack (run .ci/mailstack.sh)` and pass, unless `CI` is
-//! set: CI must run them. Tests share mailboxes, so each one finds its own
+//! `.ci/mailstack.sh start DIR`. Without them they print `skipped: NAME:
+//! no mail stack (run .ci/mailstack.sh, see README)` and pass, unless `CI`
+//! or `SM_REQUIRE_STACK` is set: CI must run them. Tests share mailboxes, so each one finds its own
 //! mail by a unique subject.
 
 use std::net::TcpListener;
@@ -542,7 +542,7 @@ fn imap_quarantine_moves_a_mail_aside_lists_it_and_gives_it_back() {
 fn a_broken_session_reconnects_transparently() {
     let Some(st) = stack() else { return };
     let Some(root) = &st.maildir_root else {
-        skip!("skipped: SM_MAILDIR_ROOT is not set, cannot find the stack's dovecot.conf");
+        skip!("SM_MAILDIR_ROOT is not set, cannot find the stack's dovecot.conf");
         return;
     };
     let conf = root.parent().unwrap_or(root).join("dovecot.conf");
@@ -563,7 +563,7 @@ fn a_broken_session_reconnects_transparently() {
     match kick {
         Ok(o) if o.status.success() => {}
         other => {
-            skip!("skipped: doveadm kick failed: {other:?}");
+            skip!("doveadm kick failed: {other:?}");
             return;
         }
     }
@@ -593,7 +593,7 @@ fn wrong_passwords_are_refused() {
     assert!(matches!(e, TransportError::Refused { .. }), "{e:?}");
 
     let Some(sub) = st.submission else {
-        skip!("skipped SMTP AUTH: SM_SUBMISSION_PORT is not set");
+        skip!("SMTP AUTH: SM_SUBMISSION_PORT is not set");
         return;
     };
     let mut cfg = smtp_cfg(sub, Security::Plain);
@@ -653,7 +653,7 @@ fn check_config_lines_against_the_stack() {
 fn tls_with_a_private_ca() {
     let Some(st) = stack() else { return };
     let (Some(imaps), Some(ca)) = (st.imaps, st.ca.clone()) else {
-        skip!("skipped: no TLS stack (run TLS=1 .ci/mailstack.sh start DIR)");
+        skip!("no TLS stack (run TLS=1 .ci/mailstack.sh start DIR)");
         return;
     };
 

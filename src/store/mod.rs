@@ -689,11 +689,46 @@ const CACHE_BYTES: u64 = 8 * 1024 * 1024;
 /// Opens sled in `path`. sled's page cache defaults to 1 GiB; the daemon
 /// reads a few games a cycle, so a small cache keeps it lean with many
 /// games stored.
+///
+/// New databases are compressed (sled's `compression` feature, zstd): a
+/// game's states are JSON that zstd shrinks six to seven times, and sled
+/// writes every page whole again as it changes, so compression is what
+/// keeps a stored game to a few KB (docs/performance.md, "Disk"). sled
+/// records the choice in the database's `conf` file and refuses to open a
+/// database with the other one, so a database made before keeps being
+/// opened uncompressed.
+/// sled itself, opened on `path` with the settings of [`Store::open`]
+/// (compression as the database was made), for tests and tools that look
+/// under the store; without the crash guards of [`recovery`].
+pub fn open_raw(path: impl AsRef<Path>) -> Result<sled::Db, sled::Error> {
+    open_sled(path.as_ref())
+}
+
 fn open_sled(path: &Path) -> Result<sled::Db, sled::Error> {
     sled::Config::new()
         .path(path)
         .cache_capacity(CACHE_BYTES)
+        .use_compression(compressed(path))
+        .compression_factor(COMPRESSION_LEVEL)
         .open()
+}
+
+/// zstd's level for sled's pages: 3 is zstd's default, and at 10 KB
+/// states a higher level saves little more.
+const COMPRESSION_LEVEL: i32 = 3;
+
+/// Whether the database in `path` is (or, new, will be) compressed: what
+/// its `conf` file says (`use_compression: true`), and yes when it has
+/// none yet.
+fn compressed(path: &Path) -> bool {
+    // The file ends in a binary checksum: read it as bytes.
+    match std::fs::read(path.join("conf")) {
+        Ok(conf) => String::from_utf8_lossy(&conf).lines().any(|line| {
+            line.split_once(':')
+                .is_some_and(|(k, v)| k.trim() == "use_compression" && v.trim() == "true")
+        }),
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    }
 }
 
 /// The address index key: the address, then the game.
@@ -1242,10 +1277,29 @@ impl Store {
         Ok(out)
     }
 
-    /// Mails in the outbox due at `now`, oldest first, with their keys.
-    pub fn outbox_due(&self, now: DateTime<Utc>) -> Result<Vec<(u64, OutboxItem)>, StoreError> {
+    /// At most `limit` mails in the outbox due at `now`, oldest first, with
+    /// their keys, from the key after `after` on (from the start if
+    /// `None`). The outbox is read in such batches, so a long queue is
+    /// never held in memory whole: pass the last key of one batch as
+    /// `after` of the next; an empty batch means nothing more is due.
+    pub fn outbox_due(
+        &self,
+        now: DateTime<Utc>,
+        after: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<(u64, OutboxItem)>, StoreError> {
         let mut out = Vec::new();
-        for item in self.outbox.iter() {
+        let items = match after {
+            Some(key) => self.outbox.range((
+                std::ops::Bound::Excluded(key.to_be_bytes().to_vec()),
+                std::ops::Bound::Unbounded,
+            )),
+            None => self.outbox.iter(),
+        };
+        for item in items {
+            if out.len() >= limit {
+                break;
+            }
             let (k, v) = item?;
             let key = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
             match OutboxItem::decode(&v) {

@@ -425,30 +425,8 @@ impl Store {
             }
             ImportMode::Replace => {}
         }
-        const GAMES: usize = 0;
-        const LOG: usize = 1;
-        const SNAPSHOTS: usize = 2;
-        const META: usize = 3;
-        const RECEIPTS: usize = 4;
-        const OUTBOX: usize = 5;
-        const HELP: usize = 6;
-        const CLOCK: usize = 7;
-        const PLAYERS: usize = 8;
-        const INITIAL: usize = 9;
-        const HEADS: usize = 10;
-        let trees = [
-            self.games.clone(),
-            self.log.clone(),
-            self.snapshots.clone(),
-            self.meta.clone(),
-            self.receipts.clone(),
-            self.outbox.clone(),
-            self.help.clone(),
-            self.clock.clone(),
-            self.players.clone(),
-            self.initial.clone(),
-            self.heads.clone(),
-        ];
+        use super::tx::*;
+        let trees = self.transaction_trees();
         let mut removes: Vec<(usize, Vec<u8>)> = Vec::new();
         if mode == ImportMode::Replace {
             for (t, tree) in trees.iter().enumerate() {

@@ -607,6 +607,24 @@ impl Drop for Store {
 }
 
 impl Store {
+    /// The trees of a transaction, in the order of [`tx`]'s places.
+    fn transaction_trees(&self) -> [sled::Tree; 12] {
+        [
+            self.games.clone(),
+            self.log.clone(),
+            self.snapshots.clone(),
+            self.meta.clone(),
+            self.receipts.clone(),
+            self.outbox.clone(),
+            self.help.clone(),
+            self.clock.clone(),
+            self.players.clone(),
+            self.initial.clone(),
+            self.heads.clone(),
+            self.counts.clone(),
+        ]
+    }
+
     /// `result` of a sled call that writes; a failure to write marks the
     /// store broken.
     fn watch<T>(&self, result: Result<T, sled::Error>) -> Result<T, StoreError> {
@@ -652,6 +670,23 @@ fn describe_sled(e: &sled::Error) -> String {
         }
         other => format!("the database failed: {other}"),
     }
+}
+
+/// The trees one transaction of ours may touch, by their place in
+/// [`Store::transaction_trees`].
+mod tx {
+    pub const GAMES: usize = 0;
+    pub const LOG: usize = 1;
+    pub const SNAPSHOTS: usize = 2;
+    pub const META: usize = 3;
+    pub const RECEIPTS: usize = 4;
+    pub const OUTBOX: usize = 5;
+    pub const HELP: usize = 6;
+    pub const CLOCK: usize = 7;
+    pub const PLAYERS: usize = 8;
+    pub const INITIAL: usize = 9;
+    pub const HEADS: usize = 10;
+    pub const COUNTS: usize = 11;
 }
 
 /// The database.
@@ -1103,18 +1138,7 @@ impl Store {
             .or_else(|| change.new_game.as_ref().map(|n| n.record.id.0.clone()))
             .unwrap_or_default();
         let mut writes: Vec<(usize, Vec<u8>, Vec<u8>)> = Vec::new();
-        const GAMES: usize = 0;
-        const LOG: usize = 1;
-        const SNAPSHOTS: usize = 2;
-        const META: usize = 3;
-        const RECEIPTS: usize = 4;
-        const OUTBOX: usize = 5;
-        const HELP: usize = 6;
-        const CLOCK: usize = 7;
-        const PLAYERS: usize = 8;
-        const INITIAL: usize = 9;
-        const HEADS: usize = 10;
-        const COUNTS: usize = 11;
+        use tx::*;
         let mut removes: Vec<(usize, Vec<u8>)> = Vec::new();
         if let Some(n) = &change.new_game {
             let id = &n.record.id;
@@ -1182,20 +1206,7 @@ impl Store {
         for (addr, at) in &change.help_sent {
             writes.push((HELP, addr.clone().into_bytes(), ser(&label, at)?));
         }
-        let trees = [
-            self.games.clone(),
-            self.log.clone(),
-            self.snapshots.clone(),
-            self.meta.clone(),
-            self.receipts.clone(),
-            self.outbox.clone(),
-            self.help.clone(),
-            self.clock.clone(),
-            self.players.clone(),
-            self.initial.clone(),
-            self.heads.clone(),
-            self.counts.clone(),
-        ];
+        let trees = self.transaction_trees();
         trees[..]
             .transaction(|t| {
                 if let Some((key, base)) = &guard {

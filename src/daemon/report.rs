@@ -529,21 +529,38 @@ pub fn game_over_to_moderators(
         kind_name(&record.setup.kind),
     );
     let html = notice_html(ctx, &text, Some(&game.render_html(None)))?;
+    to_each_moderator(ctx, id, meta, &meta.moderators, "over", &text, &html, now)
+}
+
+/// One mail of `text` and `html` to each moderator of the game
+/// (`game_moderators` and the site's), in that moderator's thread;
+/// `what` names the kind of mail in its Message-ID.
+#[allow(clippy::too_many_arguments)]
+pub fn to_each_moderator(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    meta: &GameMeta,
+    game_moderators: &[String],
+    what: &str,
+    text: &str,
+    html: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<OutMail>, DaemonError> {
     let mut out = Vec::new();
-    for m in super::scheduler::moderators(ctx, &meta.moderators) {
+    for m in super::scheduler::moderators(ctx, game_moderators) {
         let thread = moderator_thread(ctx, id, meta, &m);
         let (in_reply_to, references) = thread.threading(None);
         let draft = Draft {
             to: m.clone(),
             subject: thread.subject(false),
-            text: text.clone(),
-            html: Some(html.clone()),
+            text: text.to_string(),
+            html: Some(html.to_string()),
             in_reply_to,
             references,
             reply_to: reply_to_moderator(ctx, id, meta, &m),
             ..Draft::default()
         };
-        out.push(super::compose_mail(ctx, &id.0, "over", &draft, now)?);
+        out.push(super::compose_mail(ctx, &id.0, what, &draft, now)?);
     }
     Ok(out)
 }

@@ -10,7 +10,6 @@ use super::{Ctx, DEADLINE_SOURCE, DaemonError, orders};
 use crate::clock::Policy;
 use crate::engine::{SKIP_ORDER, Seat, WaitKind};
 use crate::mail::OutMail;
-use crate::mail::compose::Draft;
 use crate::store::{Change, GameId};
 
 /// Every moderator of a game: its own and the site's.
@@ -45,23 +44,7 @@ pub fn to_moderators(
         "{subject}{stop}\n\n{text}\n\n-- \nStationmaster, for {id}. Moderator commands: reply to this mail, or `stationmaster mod {id} …`.\n"
     );
     let html = report::notice_html(ctx, &text, None)?;
-    let mut out = Vec::new();
-    for m in moderators(ctx, game_moderators) {
-        let thread = report::moderator_thread(ctx, id, &meta, &m);
-        let (in_reply_to, references) = thread.threading(None);
-        let draft = Draft {
-            to: m.clone(),
-            subject: thread.subject(false),
-            text: text.clone(),
-            html: Some(html.clone()),
-            in_reply_to,
-            references,
-            reply_to: report::reply_to_moderator(ctx, id, &meta, &m),
-            ..Draft::default()
-        };
-        out.push(super::compose_mail(ctx, &id.0, "mod", &draft, now)?);
-    }
-    Ok(out)
+    report::to_each_moderator(ctx, id, &meta, game_moderators, "mod", &text, &html, now)
 }
 
 fn kind_words(kind: WaitKind) -> &'static str {

@@ -274,10 +274,7 @@ fn map_rows(g: &Linie1) -> Vec<Vec<Seg>> {
         "Key: ┃A┃ building A   ●A its stop sign   @3 tram of line 3   · empty square".to_string(),
         "     1W terminal of line 1 beyond the west edge (N, E, S, W); @ beside it: a tram inside"
             .to_string(),
-        format!(
-            "     Tiles with trees are never exchanged: {} (turned any way)",
-            trees.join(", ")
-        ),
+        format!("     Trees, never exchanged: {}", trees.join(", ")),
     ] {
         rows.push(vec![(text, None)]);
     }
@@ -379,10 +376,9 @@ pub(super) fn status(v: &View) -> String {
             (&me.line, &me.route_card, &me.stops, &me.terminals)
     {
         let ordered = v.options.iter().any(|o| o == "ordered_stops") && s.len() >= 3;
-        let _ = writeln!(
-            out,
-            "\nYour cards (secret until you start your trip): line {l}, route card {c}: stops {} ({}); \
-             terminals {}.",
+        let row = format!(
+            "Your cards (secret until you start your trip): line {l}, route card {c}: \
+             stops {} ({}); terminals {}.",
             s.iter().map(char::to_string).collect::<Vec<_>>().join(" "),
             if ordered {
                 "in this order"
@@ -391,6 +387,8 @@ pub(super) fn status(v: &View) -> String {
             },
             t.join(" and ")
         );
+        out.push('\n');
+        out.push_str(&wrap(&row, 2));
     }
     out
 }

@@ -969,6 +969,15 @@ fn bad_lines_say_what_was_expected() {
 }
 
 #[test]
+fn help_fits_a_mail() {
+    let help = stationmaster::engine::grammar::help_text(stationmaster::linie1::FORMS);
+    for line in help.lines() {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
+    assert!(help.contains("lay C4 NS+SW"));
+}
+
+#[test]
 fn hints_give_examples_from_the_own_hand() {
     let g = route_game(2, &["stops=2"]);
     let hints = g.hints(ANNA).join("\n");

@@ -99,12 +99,30 @@ pub const RULINGS: &[&str] = &[
      stop sign (or that terminal, or the end of the track).",
     "3. With `ordered_stops`, a three-stop route is driven in the card's printed order from \
      whichever terminal the trip starts at; a stop reached out of order does not count.",
-    "4. A missed turn (the `default` policy) lays the first legal tile that touches no other \
-     track and no building, else any legal tile, else passes; a driver makes the longest legal \
-     move, choosing the first way at each branch.",
+    "4. A missed turn (the `default` policy) lays the first legal tile (squares row by row \
+     from A1) whose sides face only empty squares (no track, building or board edge), else \
+     the first legal tile, else the first legal exchange, else passes; it draws from the \
+     supply; a driver starts from the first terminal that passes the route check, rolls \
+     (variant 2), and makes the longest legal move, taking the first way (N, E, S, W) at \
+     each branch.",
     "5. A tram whose way on cannot reach its destination through its remaining stops is taken \
      off the board at the end of its move; its player starts again from a terminal next turn.",
 ];
+
+/// Every string `Setup::options` accepts, e.g. for a registry's checks and
+/// help: `stops=2`, `stops=3`, `die`, `die_or_repeat`, `ordered_stops`.
+pub fn option_strings() -> Vec<String> {
+    OPTIONS
+        .iter()
+        .flat_map(|o| {
+            if o.values.is_empty() {
+                vec![o.name.to_string()]
+            } else {
+                o.values.iter().map(|v| format!("{}={v}", o.name)).collect()
+            }
+        })
+        .collect()
+}
 
 /// Which die rule, if any (seed, Varianti 1 and 2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -582,11 +600,7 @@ impl Linie1 {
             Phase::Finished => return Vec::new(),
             Phase::Lay { laid } => {
                 let left = TILES_PER_TURN - laid;
-                if *laid == 0 && self.players[self.turn.active.index()].driving {
-                    "start your tram".to_string()
-                } else {
-                    format!("{left} tile{} to lay", if left == 1 { "" } else { "s" })
-                }
+                format!("{left} tile{} to lay", if left == 1 { "" } else { "s" })
             }
             Phase::Draw { owed } => {
                 format!("{owed} tile{} to draw", if *owed == 1 { "" } else { "s" })

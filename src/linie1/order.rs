@@ -72,57 +72,57 @@ pub enum Order {
 pub const FORMS: &[OrderForm] = &[
     OrderForm {
         form: "lay SQUARE PATHS",
-        summary: "lay a hand tile on an empty square, turned to show PATHS (two a turn)",
+        summary: "lay a hand tile: square C4, track WE or NS+SW",
         example: "lay C4 NS+SW",
     },
     OrderForm {
         form: "exchange SQUARE PATHS",
-        summary: "replace a board tile (no trees) with a hand tile keeping its paths and adding some",
+        summary: "replace a tile without trees, adding track",
         example: "exchange C4 NS+WE",
     },
     OrderForm {
-        form: "exchange SQUARE PATHS SQUARE PATHS",
-        summary: "exchange two neighbouring tiles together to join them (both tiles of the turn)",
-        example: "exchange C4 NS+SE D4 WE+SW",
+        form: "exchange S1 PATHS S2 PATHS",
+        summary: "two neighbours, to join them",
+        example: "exchange C4 NS+SE D4 NS+SW",
     },
     OrderForm {
         form: "pass",
-        summary: "when no hand tile fits anywhere: lay nothing more this turn",
+        summary: "when no hand tile fits anywhere",
         example: "pass",
     },
     OrderForm {
         form: "draw supply",
-        summary: "after laying, when a driver's hand is open: draw a tile from the supply",
+        summary: "after laying: draw from the supply",
         example: "draw supply",
     },
     OrderForm {
         form: "draw PLAYER PATHS",
-        summary: "after laying: take that tile from a driving player's open hand",
+        summary: "after laying: take a driver's open tile",
         example: "draw Anna WE",
     },
     OrderForm {
         form: "start TERMINAL",
-        summary: "at the start of your turn, route complete: put your tram on your terminal",
+        summary: "start your trip at your terminal (1W: line, edge)",
         example: "start 1W",
     },
     OrderForm {
         form: "roll",
-        summary: "variant die_or_repeat: roll the die for your move",
+        summary: "die_or_repeat: roll the die",
         example: "roll",
     },
     OrderForm {
         form: "repeat",
-        summary: "variant die_or_repeat: use the previous result instead",
+        summary: "die_or_repeat: use the last result",
         example: "repeat",
     },
     OrderForm {
         form: "move SQUARE...",
-        summary: "drive your tram, naming each square it enters (a terminal as e.g. 2E)",
+        summary: "drive, naming each square entered",
         example: "move A6 B6 B7",
     },
     OrderForm {
         form: "move N",
-        summary: "drive N squares where the track does not branch",
+        summary: "drive N squares of unbranched track",
         example: "move 3",
     },
 ];

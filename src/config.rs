@@ -26,6 +26,7 @@ pub struct Config {
     /// Mail templates.
     pub templates: TemplatesConfig,
     /// Deadline defaults for new games.
+    #[serde(deserialize_with = "crate::clock::read_settings")]
     pub deadlines: crate::clock::ClockSettings,
     /// The site: its moderators.
     pub site: SiteConfig,

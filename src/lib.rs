@@ -25,5 +25,6 @@ pub mod daemon;
 pub mod engine;
 pub mod local;
 pub mod mail;
+pub mod registry;
 pub mod rocket;
 pub mod store;

@@ -13,7 +13,6 @@ pub use request::{ClockFlags, Command, Env, Outcome, Request, execute};
 pub use socket::{dispatch, open_store, run_daemon, socket_path};
 
 use crate::daemon::{self, Ctx, DaemonError};
-use crate::engine::registry::GameKind;
 use crate::engine::{OrderRejected, PlayerSetup, Seat, Setup, Status};
 use crate::store::{GameId, Store, StoreError};
 
@@ -144,9 +143,9 @@ pub struct GameSpec {
 /// `new`: creates a game, queues a welcome mail with its secret key for each
 /// player, and returns its id.
 pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<GameId, LocalError> {
-    let kind = GameKind::from_name(&spec.kind).map_err(StoreError::from)?;
+    let kind = crate::registry::find(&spec.kind).map_err(StoreError::from)?;
     let setup = Setup {
-        kind: kind.name().to_string(),
+        kind: kind.name.to_string(),
         players: spec.players,
         options: spec.options,
         seed: spec.seed,
@@ -335,7 +334,7 @@ pub fn show(
             }
             obj.insert(
                 "deadlines".to_string(),
-                serde_json::to_value(&meta.clock.settings).unwrap_or_default(),
+                meta.clock.settings.view(&loaded.record.setup.kind),
             );
         }
         return Ok(serde_json::to_string_pretty(&view).unwrap_or_default());
@@ -510,15 +509,21 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
         ));
     }
     if out.is_empty() {
-        out.push_str(
-            "No games yet; create one with `stationmaster new rocket --player NAME=EMAIL ...`.\n",
-        );
+        let kind = crate::registry::GAMES.first().map_or("KIND", |g| g.name);
+        out.push_str(&format!(
+            "No games yet; create one with `stationmaster new {kind} --player NAME=EMAIL ...`.\n"
+        ));
     }
     Ok(out)
 }
 
-/// The scripted game `demo` plays: `games/rocket/demo.txt`, built in.
-pub const DEMO_SCRIPT: &str = include_str!("../games/rocket/demo.txt");
+/// The scripted game `demo` plays, built in: the first game of the
+/// registry with a demo script (`games/<kind>/demo.txt`), and its kind.
+pub fn demo_script() -> Option<(&'static str, &'static str)> {
+    crate::registry::GAMES
+        .iter()
+        .find_map(|g| g.demo.map(|script| (g.name, script)))
+}
 
 /// One mail of the demo script.
 struct DemoMail {
@@ -571,7 +576,7 @@ fn demo_eml(
 }
 
 /// `demo`: the daemon on the embedded default, start to finish. Creates the
-/// game of [`DEMO_SCRIPT`] (welcome mails with each player's key go to the
+/// game of [`demo_script`] (welcome mails with each player's key go to the
 /// outbox), writes the script's mails into the Maildir inbox as players'
 /// mail programs would (replies carrying the key; one without it; one
 /// auto-reply), runs one `process` cycle, and shows what came of it.
@@ -581,10 +586,15 @@ pub fn demo(
     outbox: &std::path::Path,
     now: DateTime<Utc>,
 ) -> Result<String, LocalError> {
+    let Some((kind, script)) = demo_script() else {
+        return Err(LocalError::Refused(
+            "no game of this build has a demo script".to_string(),
+        ));
+    };
     let mut players = Vec::new();
     let mut seed = 0;
     let mut mails: Vec<DemoMail> = Vec::new();
-    for line in order_lines(DEMO_SCRIPT) {
+    for line in order_lines(script) {
         if let Some(rest) = line.strip_prefix("players ") {
             players = rest
                 .split_whitespace()
@@ -614,7 +624,7 @@ pub fn demo(
     }
     let first = players.first().map(|p| p.name.clone()).unwrap_or_default();
     let spec = GameSpec {
-        kind: "rocket".to_string(),
+        kind: kind.to_string(),
         players: players.clone(),
         options: Vec::new(),
         seed,

@@ -44,7 +44,7 @@ pub fn write(
     let head = format!(
         "{} ({}){}",
         loaded.record.header(),
-        report::kind_name(&loaded.record.setup.kind),
+        crate::registry::title(&loaded.record.setup.kind),
         if meta.aborted {
             ". Aborted by a moderator."
         } else {

@@ -246,6 +246,9 @@ struct HelpContext<'a> {
     address: &'a str,
     reason: &'a str,
     games: Vec<String>,
+    /// A subject tag as the player's mails carry one, for the example:
+    /// `[rocket-1 k7p2xq9m3a]`.
+    example_tag: String,
 }
 
 /// The short help reply, at most one per address per interval.
@@ -290,6 +293,10 @@ fn help(
             address: &ctx.config.mail.address,
             reason,
             games,
+            example_tag: format!(
+                "[{}-1 k7p2xq9m3a]",
+                crate::registry::GAMES.first().map_or("game", |g| g.name)
+            ),
         },
     )?;
     let mail = answer(

@@ -30,11 +30,11 @@ use chrono::{DateTime, Utc};
 
 use crate::clock::{Clock, ClockSettings};
 use crate::config::Config;
-use crate::engine::registry::BoardSource;
 use crate::engine::{Seat, Setup};
 use crate::mail::compose::ComposeError;
 use crate::mail::templates::{TemplateError, Templates};
 use crate::mail::{Inbound, Outbound, TransportError};
+use crate::registry::BoardSource;
 use crate::store::{
     BatchRejected, Change, GameId, GameMeta, GameUpdate, LogEntry, NewGame, OutboxItem, Store,
     StoreError,

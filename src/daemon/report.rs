@@ -80,14 +80,6 @@ pub struct MailContext {
     pub archive: String,
 }
 
-/// The kind of a game in words.
-pub fn kind_name(kind: &str) -> &str {
-    match kind {
-        "rocket" => "Stephenson's Rocket",
-        other => other,
-    }
-}
-
 /// A short status line for subjects: whose turn, or the end.
 pub fn headline(game: &dyn AnyGame) -> String {
     let names = game.player_names();
@@ -409,7 +401,11 @@ pub fn player_thread(
         _ => derived_root(ctx, id, &format!("seat {}", seat.0), key),
     };
     Thread {
-        subject: format!("{} {}", tag(id, key), kind_name(&record.setup.kind)),
+        subject: format!(
+            "{} {}",
+            tag(id, key),
+            crate::registry::title(&record.setup.kind)
+        ),
         root,
     }
 }
@@ -526,7 +522,7 @@ pub fn game_over_to_moderators(
         "{how}\n\n{}\n\nThe archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
         game.render(None),
         archive_place(ctx, id),
-        kind_name(&record.setup.kind),
+        crate::registry::title(&record.setup.kind),
     );
     let html = notice_html(ctx, &text, Some(&game.render_html(None)))?;
     to_each_moderator(ctx, id, meta, &meta.moderators, "over", &text, &html, now)
@@ -713,7 +709,7 @@ pub fn player_mail(
     let player = &record.setup.players[seat.index()];
     let token = meta.tokens.get(seat.index()).cloned().unwrap_or_default();
     mail.game = id.0.clone();
-    mail.kind = kind_name(&record.setup.kind).to_string();
+    mail.kind = crate::registry::title(&record.setup.kind).to_string();
     mail.player = player.name.clone();
     mail.token = token.clone();
     mail.players = record

@@ -47,14 +47,6 @@ pub fn to_moderators(
     report::to_each_moderator(ctx, id, &meta, game_moderators, "mod", &text, &html, now)
 }
 
-fn kind_words(kind: WaitKind) -> &'static str {
-    match kind {
-        WaitKind::Turn => "turn",
-        WaitKind::Question => "veto question",
-        WaitKind::Bid => "bid in the veto round",
-    }
-}
-
 /// Looks at one game at `now`; the change to commit, if any.
 pub fn tick(ctx: &Ctx<'_>, id: &GameId, now: DateTime<Utc>) -> Result<Option<Change>, DaemonError> {
     run(ctx, id, now, None)
@@ -87,19 +79,24 @@ pub fn skip_awaited_because(
 /// player's name): a missed deadline and the policy that applied, or a
 /// moderator's skip.
 fn passed_over(
+    game: &str,
     kind: WaitKind,
     policy: Policy,
     forced_by: Option<(&str, Option<&str>)>,
     when: &str,
     away_until: Option<String>,
 ) -> String {
+    let entry = crate::registry::find(game).ok();
     let what = match (kind, policy) {
-        (WaitKind::Turn, Policy::Default) => {
-            "a goods token is taken for them for each action left".to_string()
-        }
+        (WaitKind::Turn, Policy::Default) => entry
+            .map_or("the game's default order is given for them", |e| {
+                e.default_turn
+            })
+            .to_string(),
         (WaitKind::Turn, _) => "the turn's remaining actions are lost".to_string(),
-        (WaitKind::Question, _) => "it counts as `no veto`".to_string(),
-        (WaitKind::Bid, _) => "it counts as a pass".to_string(),
+        (kind, _) => entry
+            .map_or("it is passed over", |e| e.wait(kind).missed)
+            .to_string(),
     };
     match forced_by {
         Some((m, why)) => format!(
@@ -116,7 +113,7 @@ fn passed_over(
             };
             format!(
                 "missed the deadline of their {} ({when}{held}); {under}{what}",
-                kind_words(kind)
+                crate::registry::wait_name(game, kind)
             )
         }
     }
@@ -181,14 +178,14 @@ fn run(
                 {
                     w.late = true;
                 }
-                acts.push((seat, format!("missed the deadline of their {} ({when}); policy wait: the moderators were told", kind_words(wait.kind))));
-                to_players.push((seat, format!("Your deadline for your {} passed at {when}. The game waits for you; the moderators have been told.", kind_words(wait.kind))));
+                acts.push((seat, format!("missed the deadline of their {} ({when}); policy wait: the moderators were told", crate::registry::wait_name(&record.setup.kind, wait.kind))));
+                to_players.push((seat, format!("Your deadline for your {} passed at {when}. The game waits for you; the moderators have been told.", crate::registry::wait_name(&record.setup.kind, wait.kind))));
                 outbox.extend(to_moderators(
                     ctx,
                     id,
                     &meta.moderators,
                     &format!("{name} missed a deadline"),
-                    &format!("{name}'s deadline for their {} passed at {when}. This game's policy is `wait`: nothing happens until they act, or you act for them (`stationmaster mod {id} skip`).", kind_words(wait.kind)),
+                    &format!("{name}'s deadline for their {} passed at {when}. This game's policy is `wait`: nothing happens until they act, or you act for them (`stationmaster mod {id} skip`).", crate::registry::wait_name(&record.setup.kind, wait.kind)),
                     now,
                 )?);
             }
@@ -202,6 +199,7 @@ fn run(
                     .filter(|a| a.from <= wait.due)
                     .map(|a| settings.when(a.to));
                 let reason = passed_over(
+                    &record.setup.kind,
                     wait.kind,
                     policy,
                     forced_by,
@@ -244,11 +242,14 @@ fn run(
                 reasons.push((first, batch.applied.len(), reason));
                 let why = match forced_by {
                     Some((m, _)) => {
-                        format!("A moderator ({m}) skipped your {}", kind_words(wait.kind))
+                        format!(
+                            "A moderator ({m}) skipped your {}",
+                            crate::registry::wait_name(&record.setup.kind, wait.kind)
+                        )
                     }
                     None => format!(
                         "Your deadline for your {} passed at {when}",
-                        kind_words(wait.kind)
+                        crate::registry::wait_name(&record.setup.kind, wait.kind)
                     ),
                 };
                 to_players.push((seat, format!("{why}; {what}.")));

@@ -14,18 +14,19 @@
 //!   and JSON, which is all the store and the command line ever see.
 
 pub mod chatter;
+pub mod entry;
 pub mod grammar;
-pub mod registry;
 pub mod rng;
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use entry::{
+    BoardSource, GameEntry, GameOption, Options, SetupError, WaitWords, check_players, read_options,
+};
 pub use grammar::{OrderError, OrderForm};
-pub use registry::{GameKind, SetupError};
 
 /// A seat at the table: 0 for the first player given at set-up, 1 for the next,
 /// and so on clockwise. Play passes from a seat to the next one.
@@ -80,16 +81,32 @@ pub struct Awaited {
     pub kind: WaitKind,
 }
 
-/// The kinds of input a game waits for, each with its own deadline.
+/// The kinds of input a game waits for, each with its own deadline; a game
+/// names the ones it has in its own words ([`WaitWords`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WaitKind {
     /// The player's own turn.
     Turn,
-    /// A question put to several players at once (Rocket: veto or no veto).
+    /// A question put to several players at once, each answering.
     Question,
-    /// One player's bid in a round (Rocket: bid or pass in a veto round).
+    /// One player's bid in a round, one after the other.
     Bid,
+}
+
+impl WaitKind {
+    /// Every kind.
+    pub const ALL: [WaitKind; 3] = [WaitKind::Turn, WaitKind::Question, WaitKind::Bid];
+
+    /// The neutral name, which is also the deadline setting's key:
+    /// `turn`, `question`, `bid`.
+    pub fn neutral_name(self) -> &'static str {
+        match self {
+            WaitKind::Turn => "turn",
+            WaitKind::Question => "question",
+            WaitKind::Bid => "bid",
+        }
+    }
 }
 
 /// When an order could apply, as the game judges it for a seat that sent it
@@ -171,7 +188,7 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     const KIND: &'static str;
     /// The format of the game's JSON state ([`AnyGame::snapshot`]), stored
     /// beside every saved state. Raise it when the shape changes, and teach
-    /// [`registry::from_snapshot`] to read the older one.
+    /// `crate::registry::from_snapshot` to read the older one.
     const STATE_VERSION: u32;
 
     /// The players' names in seat order.
@@ -327,7 +344,7 @@ pub trait AnyGame: Send + Sync {
     /// The JSON view for `viewer`.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
     /// The whole state as JSON text, for a snapshot;
-    /// [`registry::from_snapshot`] reads it back.
+    /// `crate::registry::from_snapshot` reads it back.
     fn snapshot(&self) -> Result<String, SetupError>;
     /// See [`Game::STATE_VERSION`].
     fn state_version(&self) -> u32;
@@ -523,32 +540,6 @@ pub fn seat_of(names: &[String], name: &str) -> Option<Seat> {
         .position(|n| n.eq_ignore_ascii_case(name.trim()))
         .and_then(|i| u8::try_from(i).ok())
         .map(Seat)
-}
-
-/// Options as a set of switched-on names, checked against those a game knows.
-pub fn check_options(
-    kind: &str,
-    given: &[String],
-    known: &[&str],
-) -> Result<BTreeMap<String, bool>, SetupError> {
-    let mut on = BTreeMap::new();
-    for name in known {
-        on.insert((*name).to_string(), false);
-    }
-    for option in given {
-        let key = option.trim().to_ascii_lowercase();
-        match on.get_mut(&key) {
-            Some(flag) => *flag = true,
-            None => {
-                return Err(SetupError::UnknownOption {
-                    kind: kind.to_string(),
-                    option: option.clone(),
-                    known: known.join(", "),
-                });
-            }
-        }
-    }
-    Ok(on)
 }
 
 #[cfg(test)]

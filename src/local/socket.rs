@@ -29,7 +29,7 @@ use super::LocalError;
 use super::request::{Env, Outcome, Request, execute};
 use crate::config::Config;
 use crate::daemon::Daemon;
-use crate::engine::registry::BoardSource;
+use crate::registry::BoardSource;
 use crate::store::{Store, StoreError};
 
 /// The version of what goes over the socket.

@@ -13,6 +13,7 @@
 //! - [`AnyGame`], an object-safe view of any [`Game`] that speaks text orders
 //!   and JSON, which is all the store and the command line ever see.
 
+pub mod canvas;
 pub mod chatter;
 pub mod entry;
 pub mod grammar;
@@ -23,6 +24,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use canvas::{Canvas, Map, Seg, escape_html, page_html, page_text};
 pub use entry::{
     BoardSource, GameEntry, GameOption, Options, SetupError, WaitWords, check_players, read_options,
 };
@@ -183,6 +185,8 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     type Order: Clone + PartialEq + fmt::Debug;
     /// Something that happened, in the game's own words.
     type Event: Clone + fmt::Debug + Serialize + DeserializeOwned;
+    /// What one reader may see; see [`Game::view`].
+    type View: Serialize;
 
     /// The game's kind as used in `Setup::kind`, e.g. `rocket`.
     const KIND: &'static str;
@@ -243,20 +247,44 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// The "You can:" hints for `seat`, from the legal orders.
     fn hints(&self, seat: Seat) -> Vec<String>;
 
-    /// An event as a sentence for `viewer` (`None`: a spectator). Private
-    /// amounts are shown only to whom they belong.
-    fn describe(&self, event: &Self::Event, viewer: Option<Seat>) -> String;
+    /// What `viewer` (`None`: a spectator) may see of the game: the one
+    /// place where hidden information is decided. Every output is drawn
+    /// from it: the JSON view is this value serialized (see
+    /// `docs/state-json.md`), and the status block, the board and the
+    /// sentences of events take what is private from it, never from the
+    /// game.
+    fn view(&self, viewer: Option<Seat>) -> Self::View;
 
-    /// The board, as text and as HTML. It holds nothing private, so it is
-    /// the same for every reader and a report to every player draws it once.
-    fn render_map(&self) -> Map;
+    /// The JSON view for `viewer`: [`Game::view`], serialized.
+    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
+        serde_json::to_value(self.view(viewer)).unwrap_or(serde_json::Value::Null)
+    }
 
-    /// The status block below the map as `viewer` may see it (`None`: a
-    /// spectator): private amounts only to whom they belong.
-    fn render_status(&self, viewer: Option<Seat>) -> String;
+    /// An event as a sentence for the reader of `view`.
+    fn describe_to(&self, event: &Self::Event, view: &Self::View) -> String;
 
-    /// The documented JSON view as `viewer` may see it.
-    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
+    /// An event as a sentence for `viewer`: [`Game::describe_to`] their view.
+    fn describe(&self, event: &Self::Event, viewer: Option<Seat>) -> String {
+        self.describe_to(event, &self.view(viewer))
+    }
+
+    /// The board, as text and as HTML, drawn on the engine's
+    /// [`canvas::Canvas`] from the spectator's view: it shows nothing
+    /// private, so a report to every player draws it once.
+    fn draw_map(&self, spectator: &Self::View) -> Map;
+
+    /// The board: [`Game::draw_map`] of the spectator's view.
+    fn render_map(&self) -> Map {
+        self.draw_map(&self.view(None))
+    }
+
+    /// The status block below the map for the reader of `view`.
+    fn status_to(&self, view: &Self::View) -> String;
+
+    /// The status block for `viewer`: [`Game::status_to`] their view.
+    fn render_status(&self, viewer: Option<Seat>) -> String {
+        self.status_to(&self.view(viewer))
+    }
 
     /// Internal consistency (conservation of pieces and the like). A failure
     /// is a bug in the engine, never a player's fault.
@@ -435,13 +463,14 @@ impl<G: Game> AnyGame for G {
         viewer: Option<Seat>,
     ) -> Result<Vec<String>, SetupError> {
         let mut out = Vec::new();
+        let view = self.view(viewer);
         for v in events {
             let event =
                 serde_json::from_value::<G::Event>(v.clone()).map_err(|e| SetupError::Event {
                     kind: G::KIND.to_string(),
                     message: format!("{e} in {v}"),
                 })?;
-            let sentence = self.describe(&event, viewer);
+            let sentence = self.describe_to(&event, &view);
             if !sentence.is_empty() {
                 out.push(sentence);
             }
@@ -481,58 +510,6 @@ impl<G: Game> AnyGame for G {
     }
 }
 
-/// A game's board drawn for a mail, by [`Game::render_map`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Map {
-    /// As text, lines of at most 100 columns.
-    pub text: String,
-    /// As HTML: the same text, escaped, with coloured `<span>`s, and no
-    /// `<pre>` around it ([`page_html`] adds that).
-    pub html: String,
-}
-
-/// The opening tag of the HTML `<pre>` that holds a map and status block.
-const PRE: &str = "<pre style=\"font-family: Menlo, Consolas, 'DejaVu Sans Mono', monospace; font-size: 12px; line-height: 1.25\">";
-
-/// A map and a status block as one text, as a mail shows them.
-pub fn page_text(map: &str, status: &str) -> String {
-    let mut out = String::with_capacity(map.len() + status.len() + 1);
-    out.push_str(map);
-    out.push('\n');
-    out.push_str(status);
-    out
-}
-
-/// A map's HTML ([`Map::html`]) and a status block as one HTML
-/// `<pre>`.
-pub fn page_html(map_html: &str, status: &str) -> String {
-    let status = escape_html(status);
-    let mut out = String::with_capacity(PRE.len() + map_html.len() + status.len() + 7);
-    out.push_str(PRE);
-    out.push_str(map_html);
-    out.push('\n');
-    out.push_str(&status);
-    out.push_str("</pre>");
-    out
-}
-
-/// Text made safe inside HTML.
-pub fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut rest = text;
-    while let Some(i) = rest.find(['&', '<', '>']) {
-        out.push_str(&rest[..i]);
-        out.push_str(match rest.as_bytes()[i] {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            _ => "&gt;",
-        });
-        rest = &rest[i + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Looks a player up by name, without regard to case.
 pub fn seat_of(names: &[String], name: &str) -> Option<Seat> {
     names
@@ -540,17 +517,4 @@ pub fn seat_of(names: &[String], name: &str) -> Option<Seat> {
         .position(|n| n.eq_ignore_ascii_case(name.trim()))
         .and_then(|i| u8::try_from(i).ok())
         .map(Seat)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn html_escapes_the_three_characters_that_matter_in_text() {
-        assert_eq!(escape_html("a<b> & c"), "a&lt;b&gt; &amp; c");
-        assert_eq!(escape_html("<Lee>"), "&lt;Lee&gt;");
-        assert_eq!(escape_html("£5 …"), "£5 …");
-        assert_eq!(escape_html(""), "");
-    }
 }

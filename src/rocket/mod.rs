@@ -19,7 +19,7 @@ mod order;
 mod render;
 mod rules;
 pub mod scoring;
-mod view;
+pub mod view;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -490,6 +490,7 @@ impl Rocket {
 impl Game for Rocket {
     type Order = Order;
     type Event = Event;
+    type View = view::View;
     const KIND: &'static str = "rocket";
     const STATE_VERSION: u32 = 1;
 
@@ -551,20 +552,21 @@ impl Game for Rocket {
         order::hints(self, seat)
     }
 
-    fn describe(&self, event: &Event, viewer: Option<Seat>) -> String {
-        event::describe(self, event, viewer)
+    fn view(&self, viewer: Option<Seat>) -> view::View {
+        view::view(self, viewer)
     }
 
-    fn render_map(&self) -> crate::engine::Map {
+    fn describe_to(&self, event: &Event, view: &view::View) -> String {
+        event::describe(self, event, view)
+    }
+
+    fn draw_map(&self, _spectator: &view::View) -> crate::engine::Map {
+        // Rocket's board holds nothing private.
         render::map(self)
     }
 
-    fn render_status(&self, viewer: Option<Seat>) -> String {
-        render::status(self, viewer)
-    }
-
-    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
-        view::json(self, viewer)
+    fn status_to(&self, view: &view::View) -> String {
+        render::status(self, view)
     }
 
     fn check_invariants(&self) -> Result<(), String> {

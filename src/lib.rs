@@ -27,4 +27,5 @@ pub mod local;
 pub mod mail;
 pub mod registry;
 pub mod rocket;
+pub mod service;
 pub mod store;

@@ -492,7 +492,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
                 "stationmaster running"
             );
             let clock = move || fixed_now.unwrap_or_else(Utc::now);
-            local::run_daemon(&mut d, &config, &stop, &clock)?;
+            stationmaster::daemon::socket::run_daemon(&mut d, &config, &stop, &clock)?;
             return Ok(printed(String::new()));
         }
         Command::CheckConfig => return check_config(cli.config.as_deref()),
@@ -505,7 +505,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
                 );
             }
             let mut d = daemon(local::open_store(&config)?)?;
-            return Ok(printed(local::demo(
+            return Ok(printed(stationmaster::daemon::demo::demo(
                 &mut d,
                 &config.inbound.maildir,
                 &config.outbound.dir,

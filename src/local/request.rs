@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::LocalError;
 use crate::clock::{ClockSettings, Policy, Span};
 use crate::config::Config;
-use crate::daemon::Ctx;
 use crate::mail::templates::Templates;
 use crate::registry::BoardSource;
+use crate::service::Ctx;
 use crate::store::{GameId, Store};
 
 /// A command of the command line with its arguments, as typed, and the
@@ -356,10 +356,10 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
         Command::Export => super::export(store, now)?,
         Command::Quarantine { retry } => {
             let mut inbound = crate::mail::transport::inbound(&env.config.inbound)
-                .map_err(crate::daemon::DaemonError::from)?;
+                .map_err(crate::service::ServiceError::from)?;
             match retry {
-                None => crate::daemon::quarantine::list(store, inbound.as_mut())?,
-                Some(names) => crate::daemon::quarantine::retry(store, inbound.as_mut(), names)?,
+                None => crate::service::quarantine::list(store, inbound.as_mut())?,
+                Some(names) => crate::service::quarantine::retry(store, inbound.as_mut(), names)?,
             }
         }
     })

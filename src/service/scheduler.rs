@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::report::{self, MailContext};
-use super::{Ctx, DEADLINE_SOURCE, DaemonError, orders};
+use super::{Ctx, DEADLINE_SOURCE, ServiceError, orders};
 use crate::clock::Policy;
 use crate::engine::{SKIP_ORDER, Seat, WaitKind};
 use crate::mail::OutMail;
@@ -33,7 +33,7 @@ pub fn to_moderators(
     subject: &str,
     text: &str,
     now: DateTime<Utc>,
-) -> Result<Vec<OutMail>, DaemonError> {
+) -> Result<Vec<OutMail>, ServiceError> {
     let meta = ctx.store.meta(id)?;
     let stop = if subject.ends_with(['.', '?', '!']) {
         ""
@@ -48,7 +48,11 @@ pub fn to_moderators(
 }
 
 /// Looks at one game at `now`; the change to commit, if any.
-pub fn tick(ctx: &Ctx<'_>, id: &GameId, now: DateTime<Utc>) -> Result<Option<Change>, DaemonError> {
+pub fn tick(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    now: DateTime<Utc>,
+) -> Result<Option<Change>, ServiceError> {
     run(ctx, id, now, None)
 }
 
@@ -59,7 +63,7 @@ pub fn skip_awaited(
     id: &GameId,
     moderator: &str,
     now: DateTime<Utc>,
-) -> Result<Change, DaemonError> {
+) -> Result<Change, ServiceError> {
     skip_awaited_because(ctx, id, moderator, None, now)
 }
 
@@ -71,7 +75,7 @@ pub fn skip_awaited_because(
     moderator: &str,
     why: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<Change, DaemonError> {
+) -> Result<Change, ServiceError> {
     run(ctx, id, now, Some((moderator, why))).map(|c| c.unwrap_or_default())
 }
 
@@ -124,7 +128,7 @@ fn run(
     id: &GameId,
     now: DateTime<Utc>,
     forced_by: Option<(&str, Option<&str>)>,
-) -> Result<Option<Change>, DaemonError> {
+) -> Result<Option<Change>, ServiceError> {
     let loaded = ctx.store.load(id)?;
     let mut meta = ctx.store.meta(id)?;
     if forced_by.is_none() && (meta.paused.is_some() || meta.aborted) {

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 
 use super::report::{self, MailContext};
-use super::{Ctx, DaemonError, orders, scheduler};
+use super::{Ctx, ServiceError, orders, scheduler};
 use crate::clock::Span;
 use crate::engine::Seat;
 use crate::mail::OutMail;
@@ -226,7 +226,7 @@ pub fn welcome(
     address: &str,
     token: &str,
     now: DateTime<Utc>,
-) -> Result<OutMail, DaemonError> {
+) -> Result<OutMail, ServiceError> {
     let forms: Vec<String> = FORMS
         .iter()
         .map(|(f, w)| format!("  {f:<32} {w}"))
@@ -290,8 +290,8 @@ pub fn run(
     cmd: &ModCommand,
     why: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<ModOutcome, DaemonError> {
-    let invalid = DaemonError::Invalid;
+) -> Result<ModOutcome, ServiceError> {
+    let invalid = ServiceError::Invalid;
     let loaded = ctx.store.load(id)?;
     let stored = ctx.store.meta(id)?;
     let old_fire = stored.clock.next_fire;

@@ -205,7 +205,8 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// has one that changes nothing of substance: Rocket's veto question
     /// means `no veto`, a bid means `pass`. For a turn, the game's
     /// documented safe order (Rocket: a goods token), used by the `default`
-    /// policy.
+    /// policy: the scheduler asks for this and never picks from
+    /// [`Game::legal_orders`] itself.
     fn default_order(&self, seat: Seat) -> Option<Self::Order>;
 
     /// The canonical text of an order, which [`Game::parse_order`] reads back
@@ -244,7 +245,10 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// The order forms of the grammar, for help.
     fn order_forms(&self) -> Vec<OrderForm>;
 
-    /// The "You can:" hints for `seat`, from the legal orders.
+    /// The "You can:" hints for `seat`: the legal orders where they are
+    /// few (Rocket), or order forms with examples from the position where
+    /// they are many (thousands of tile placements). Never computed by the
+    /// engine from [`Game::legal_orders`], which a game may make large.
     fn hints(&self, seat: Seat) -> Vec<String>;
 
     /// What `viewer` (`None`: a spectator) may see of the game: the one

@@ -64,11 +64,11 @@ use stationmaster::config::{
     Config, InboundConfig, InboundKind, OutboundConfig, OutboundKind, Security,
 };
 use stationmaster::daemon::{self, Daemon};
-use stationmaster::engine::registry::BoardSource;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, Seat, Setup};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{Imap, MemoryInbound, MemoryOutbound, Smtp};
+use stationmaster::registry::BoardSource;
 use stationmaster::rocket::{Board, Rocket};
 use stationmaster::store::{GameId, Store};
 use tempfile::TempDir;

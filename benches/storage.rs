@@ -47,11 +47,11 @@ use common::{median, ms, pick, quantile};
 use stationmaster::clock::ClockSettings;
 use stationmaster::config::{Config, InboundKind, OutboundKind};
 use stationmaster::daemon::{self, Ctx, Daemon};
-use stationmaster::engine::registry::BoardSource;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, Seat};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{EmlFiles, Maildir};
+use stationmaster::registry::BoardSource;
 use stationmaster::rocket::{Board, Rocket};
 use stationmaster::store::{GameId, Store};
 

@@ -130,10 +130,11 @@ impl Policy {
 pub struct ClockSettings {
     /// Time for a turn.
     pub turn: Span,
-    /// Time to answer a veto question.
-    pub veto_question: Span,
-    /// Time for each bid in a veto round.
-    pub veto_bid: Span,
+    /// Time to answer a question put to several players (Rocket names it
+    /// `veto_question`; see [`read_settings`]).
+    pub question: Span,
+    /// Time for each bid of a round (Rocket: `veto_bid`).
+    pub bid: Span,
     /// The game's time zone (IANA name, e.g. `Europe/London`).
     pub time_zone: String,
     /// If set, deadlines are moved on to this full hour (0 to 23) of the
@@ -157,8 +158,8 @@ impl Default for ClockSettings {
     fn default() -> Self {
         ClockSettings {
             turn: Span(48 * 60),
-            veto_question: Span(12 * 60),
-            veto_bid: Span(12 * 60),
+            question: Span(12 * 60),
+            bid: Span(12 * 60),
             time_zone: "UTC".to_string(),
             round_to_hour: None,
             skip_days: Vec::new(),
@@ -201,7 +202,7 @@ impl ClockSettings {
         if self.skip_days.len() >= 7 {
             return Err("skip_days: at least one day must remain".to_string());
         }
-        for s in [self.turn, self.veto_question, self.veto_bid] {
+        for s in [self.turn, self.question, self.bid] {
             if s.0 == 0 {
                 return Err("a deadline must be longer than 0m".to_string());
             }
@@ -223,9 +224,32 @@ impl ClockSettings {
     pub fn window(&self, kind: WaitKind) -> Span {
         match kind {
             WaitKind::Turn => self.turn,
-            WaitKind::Question => self.veto_question,
-            WaitKind::Bid => self.veto_bid,
+            WaitKind::Question => self.question,
+            WaitKind::Bid => self.bid,
         }
+    }
+
+    /// The window for a kind of wait, to change.
+    pub fn window_mut(&mut self, kind: WaitKind) -> &mut Span {
+        match kind {
+            WaitKind::Turn => &mut self.turn,
+            WaitKind::Question => &mut self.question,
+            WaitKind::Bid => &mut self.bid,
+        }
+    }
+
+    /// The settings as game `kind` names them, for its JSON view: each
+    /// wait under the game's own key (Rocket: `veto_question`).
+    pub fn view(&self, kind: &str) -> serde_json::Value {
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        if let (Ok(entry), Some(map)) = (crate::registry::find(kind), value.as_object_mut()) {
+            for w in entry.waits {
+                if let (Some(key), Some(v)) = (w.key_alias, map.remove(w.kind.neutral_name())) {
+                    map.insert(key.to_string(), v);
+                }
+            }
+        }
+        value
     }
 
     /// The deadline of a wait starting at `from`: the window, then on to the
@@ -327,11 +351,46 @@ pub struct Away {
     pub warned: bool,
 }
 
+/// The wait a deadline setting's key stands for: `turn`, `question`,
+/// `bid`, or a game's own name for one (`veto_question`).
+pub fn wait_of_key(key: &str) -> Option<WaitKind> {
+    let key = crate::registry::deadline_aliases()
+        .find(|(alias, _)| alias.eq_ignore_ascii_case(key.trim()))
+        .map_or(key.trim(), |(_, neutral)| neutral);
+    WaitKind::ALL
+        .into_iter()
+        .find(|k| k.neutral_name().eq_ignore_ascii_case(key))
+}
+
+/// Reads deadline settings as a config's `[deadlines]` or a stored game
+/// writes them, with a game's own names for its waits (`veto_question`, as
+/// configs and databases written before the neutral names have them) read
+/// as the neutral keys. For `#[serde(deserialize_with)]`.
+pub fn read_settings<'de, D>(d: D) -> Result<ClockSettings, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error;
+    let mut map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
+    for (alias, neutral) in crate::registry::deadline_aliases() {
+        if let Some(v) = map.remove(alias) {
+            if map.contains_key(neutral) {
+                return Err(D::Error::custom(format!(
+                    "`{alias}` and `{neutral}` are the same setting: give one"
+                )));
+            }
+            map.insert(neutral.to_string(), v);
+        }
+    }
+    ClockSettings::deserialize(serde_json::Value::Object(map)).map_err(D::Error::custom)
+}
+
 /// A game's clock: its settings and the deadlines running now.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Clock {
     /// The settings.
+    #[serde(deserialize_with = "read_settings")]
     pub settings: ClockSettings,
     /// Deadlines of the players awaited now.
     pub waits: Vec<Wait>,

@@ -26,6 +26,7 @@ pub struct Config {
     /// Mail templates.
     pub templates: TemplatesConfig,
     /// Deadline defaults for new games.
+    #[serde(deserialize_with = "crate::clock::read_settings")]
     pub deadlines: crate::clock::ClockSettings,
     /// The site: its moderators.
     pub site: SiteConfig,
@@ -426,7 +427,7 @@ impl Config {
     pub fn problems(&self) -> Vec<String> {
         let mut out = self.breaking();
         let address = |out: &mut Vec<String>, key: &str, value: &str| {
-            if crate::mail::compose::check_address(value).is_err() {
+            if value.trim().parse::<lettre::Address>().is_err() {
                 out.push(format!("{key}: {value:?} is not a mail address"));
             }
         };

@@ -10,11 +10,10 @@ use chrono::{DateTime, Utc};
 
 pub use backup::{export, export_to, import_from};
 pub use request::{ClockFlags, Command, Env, Outcome, Request, execute};
-pub use socket::{dispatch, open_store, run_daemon, socket_path};
+pub use socket::{dispatch, open_store, socket_path};
 
-use crate::daemon::{self, Ctx, DaemonError};
-use crate::engine::registry::GameKind;
 use crate::engine::{OrderRejected, PlayerSetup, Seat, Setup, Status};
+use crate::service::{self, Ctx, ServiceError};
 use crate::store::{GameId, Store, StoreError};
 
 /// What can go wrong in a local command.
@@ -25,7 +24,7 @@ pub enum LocalError {
     Store(#[from] StoreError),
     /// Mail, templates or set-up failed.
     #[error(transparent)]
-    Daemon(#[from] DaemonError),
+    Daemon(#[from] ServiceError),
     /// A game's stored data cannot be read.
     #[error(transparent)]
     Setup(#[from] crate::engine::SetupError),
@@ -144,14 +143,14 @@ pub struct GameSpec {
 /// `new`: creates a game, queues a welcome mail with its secret key for each
 /// player, and returns its id.
 pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<GameId, LocalError> {
-    let kind = GameKind::from_name(&spec.kind).map_err(StoreError::from)?;
+    let kind = crate::registry::find(&spec.kind).map_err(StoreError::from)?;
     let setup = Setup {
-        kind: kind.name().to_string(),
+        kind: kind.name.to_string(),
         players: spec.players,
         options: spec.options,
         seed: spec.seed,
     };
-    Ok(daemon::create_game(
+    Ok(service::create_game(
         ctx,
         &setup,
         spec.clock,
@@ -201,16 +200,16 @@ pub fn order(
     {
         let loaded = store.load(id)?;
         let meta = store.meta(id)?;
-        if let Some(ended) = crate::daemon::report::ended(store, id, &meta, &*loaded.game)? {
+        if let Some(ended) = crate::service::report::ended(store, id, &meta, &*loaded.game)? {
             return Err(LocalError::Refused(format!(
                 "Nothing was applied. {}.",
                 ended.refusal(id, &meta.clock.settings)
             )));
         }
     }
-    match daemon::apply_local(ctx, id, seat, &lines, now) {
+    match service::apply_local(ctx, id, seat, &lines, now) {
         Ok((batch, game)) => {
-            daemon::archive::write(ctx.store, id, &ctx.config.store.archive)?;
+            service::archive::write(ctx.store, id, &ctx.config.store.archive)?;
             let names = game.player_names();
             let mut out = String::new();
             for (by, a) in &batch.applied {
@@ -236,7 +235,7 @@ pub fn order(
             out.push_str(&next_text(&*game, seat));
             Ok(out)
         }
-        Err(daemon::LocalApplyError::Rejected(r)) => {
+        Err(service::LocalApplyError::Rejected(r)) => {
             let loaded = store.load(id)?;
             let (line, why) = match &r.rejected {
                 OrderRejected::Parse(e) => (e.line.clone(), e.to_string()),
@@ -257,7 +256,7 @@ pub fn order(
             }
             Err(LocalError::Refused(msg.trim_end().to_string()))
         }
-        Err(daemon::LocalApplyError::Daemon(e)) => Err(e.into()),
+        Err(service::LocalApplyError::Service(e)) => Err(e.into()),
     }
 }
 
@@ -305,14 +304,14 @@ pub fn show(
     let viewer = name.map(|n| seat_for(store, id, n)).transpose()?;
     let loaded = store.load(id)?;
     let meta = store.meta(id)?;
-    let ended = crate::daemon::report::ended(store, id, &meta, &*loaded.game)?;
+    let ended = crate::service::report::ended(store, id, &meta, &*loaded.game)?;
     if json {
         let mut view = loaded.game.view_json(viewer);
         if let Some(obj) = view.as_object_mut() {
             obj.insert("game".to_string(), serde_json::Value::String(id.0.clone()));
             // Over, by the rules or by a moderator: nobody is awaited.
             let aborted = match &ended {
-                Some(crate::daemon::report::Ended::Aborted { at, by, why }) => {
+                Some(crate::service::report::Ended::Aborted { at, by, why }) => {
                     obj.insert("finished".to_string(), serde_json::Value::Bool(true));
                     obj.insert("awaiting".to_string(), serde_json::json!([]));
                     serde_json::json!({"at": at.to_rfc3339(), "by": by, "why": why})
@@ -335,13 +334,13 @@ pub fn show(
             }
             obj.insert(
                 "deadlines".to_string(),
-                serde_json::to_value(&meta.clock.settings).unwrap_or_default(),
+                meta.clock.settings.view(&loaded.record.setup.kind),
             );
         }
         return Ok(serde_json::to_string_pretty(&view).unwrap_or_default());
     }
     let mut out = format!("Game {} ({})\n\n", id, loaded.record.setup.kind);
-    if let Some(e @ crate::daemon::report::Ended::Aborted { .. }) = &ended {
+    if let Some(e @ crate::service::report::Ended::Aborted { .. }) = &ended {
         out.push_str(&format!(
             "This game {}. It is over, without a result, and takes no more orders.\n\n",
             e.what(&meta.clock.settings)
@@ -358,7 +357,7 @@ pub fn show(
         ));
         return Ok(out);
     }
-    let deadlines = crate::daemon::report::deadline_lines(&*loaded.game, &meta, viewer, now);
+    let deadlines = crate::service::report::deadline_lines(&*loaded.game, &meta, viewer, now);
     if !deadlines.is_empty() {
         out.push_str("\nDeadlines:\n");
         for d in deadlines {
@@ -415,7 +414,7 @@ pub fn log(
         out.push_str(&format!("No log entries in turns {a}..{to}.\n"));
         return Ok(out);
     }
-    out.push_str(&crate::daemon::report::history_lines(&*loaded.game, &entries, None)?.join("\n"));
+    out.push_str(&crate::service::report::history_lines(&*loaded.game, &entries, None)?.join("\n"));
     out.push('\n');
     Ok(out)
 }
@@ -474,16 +473,16 @@ pub fn moderate(
     why: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<String, LocalError> {
-    let cmd = crate::daemon::moderator::parse(command)
+    let cmd = crate::service::moderator::parse(command)
         .map_err(|e| LocalError::Usage(format!("mod {id} {command}: {e}")))?;
     let outcome =
-        crate::daemon::moderator::run(ctx, id, by, &cmd, why, now).map_err(|e| match e {
-            DaemonError::Invalid(msg) => LocalError::Refused(msg),
+        crate::service::moderator::run(ctx, id, by, &cmd, why, now).map_err(|e| match e {
+            ServiceError::Invalid(msg) => LocalError::Refused(msg),
             other => LocalError::Daemon(other),
         })?;
     if outcome.change.update.is_some() || !outcome.change.outbox.is_empty() {
         ctx.store.commit(&outcome.change)?;
-        crate::daemon::archive::write(ctx.store, id, &ctx.config.store.archive)?;
+        crate::service::archive::write(ctx.store, id, &ctx.config.store.archive)?;
     }
     Ok(format!("{}\n", outcome.output.trim_end()))
 }
@@ -495,12 +494,15 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
         let loaded = store.load(&id)?;
         let names = loaded.game.player_names();
         let meta = store.meta(&id)?;
-        let state = match crate::daemon::report::ended(store, &id, &meta, &*loaded.game)? {
+        let state = match crate::service::report::ended(store, &id, &meta, &*loaded.game)? {
             Some(ended) => ended.short(&meta.clock.settings),
             None if meta.paused.is_some() => {
-                format!("paused; {}", crate::daemon::report::headline(&*loaded.game))
+                format!(
+                    "paused; {}",
+                    crate::service::report::headline(&*loaded.game)
+                )
             }
-            None => crate::daemon::report::headline(&*loaded.game),
+            None => crate::service::report::headline(&*loaded.game),
         };
         out.push_str(&format!(
             "{:<12} {:<8} {:<30} {state}\n",
@@ -510,159 +512,10 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
         ));
     }
     if out.is_empty() {
-        out.push_str(
-            "No games yet; create one with `stationmaster new rocket --player NAME=EMAIL ...`.\n",
-        );
+        let kind = crate::registry::GAMES.first().map_or("KIND", |g| g.name);
+        out.push_str(&format!(
+            "No games yet; create one with `stationmaster new {kind} --player NAME=EMAIL ...`.\n"
+        ));
     }
-    Ok(out)
-}
-
-/// The scripted game `demo` plays: `games/rocket/demo.txt`, built in.
-pub const DEMO_SCRIPT: &str = include_str!("../games/rocket/demo.txt");
-
-/// One mail of the demo script.
-struct DemoMail {
-    player: String,
-    kind: DemoKind,
-    body: Vec<String>,
-}
-
-#[derive(PartialEq)]
-enum DemoKind {
-    /// A reply from the player, with their key.
-    Orders,
-    /// From the player's address without the key: refused, the player told.
-    NoKey,
-    /// A vacation auto-reply: never answered.
-    AutoReply,
-}
-
-/// A mail as a player's mail program would write it.
-fn demo_eml(
-    id: &GameId,
-    to: &str,
-    from: &str,
-    token: Option<&str>,
-    mail: &DemoMail,
-    n: usize,
-    now: DateTime<Utc>,
-) -> String {
-    let tag = match token {
-        Some(t) => format!("[{id} {t}]"),
-        None => format!("[{id}]"),
-    };
-    let (subject, extra) = match mail.kind {
-        DemoKind::AutoReply => (
-            format!("Out of Office: {tag} your turn"),
-            "Auto-Submitted: auto-replied\r\n",
-        ),
-        _ => (format!("Re: {tag} orders"), ""),
-    };
-    let body = if mail.kind == DemoKind::AutoReply {
-        "I am away until Monday and will read your mail then.".to_string()
-    } else {
-        mail.body.join("\r\n")
-    };
-    format!(
-        "From: {name} <{from}>\r\nTo: {to}\r\nSubject: {subject}\r\nDate: {date}\r\nMessage-ID: <demo.{id}.{n}@example.org>\r\n{extra}MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n\r\n-- \r\n{name}\r\n",
-        name = mail.player,
-        date = now.to_rfc2822(),
-    )
-}
-
-/// `demo`: the daemon on the embedded default, start to finish. Creates the
-/// game of [`DEMO_SCRIPT`] (welcome mails with each player's key go to the
-/// outbox), writes the script's mails into the Maildir inbox as players'
-/// mail programs would (replies carrying the key; one without it; one
-/// auto-reply), runs one `process` cycle, and shows what came of it.
-pub fn demo(
-    daemon: &mut daemon::Daemon,
-    inbox: &std::path::Path,
-    outbox: &std::path::Path,
-    now: DateTime<Utc>,
-) -> Result<String, LocalError> {
-    let mut players = Vec::new();
-    let mut seed = 0;
-    let mut mails: Vec<DemoMail> = Vec::new();
-    for line in order_lines(DEMO_SCRIPT) {
-        if let Some(rest) = line.strip_prefix("players ") {
-            players = rest
-                .split_whitespace()
-                .map(parse_player)
-                .collect::<Result<_, _>>()?;
-        } else if let Some(rest) = line.strip_prefix("seed ") {
-            seed = rest
-                .trim()
-                .parse()
-                .map_err(|_| LocalError::Refused(format!("demo script: bad seed {rest}")))?;
-        } else if let Some(rest) = line.strip_prefix("> ") {
-            let mut words = rest.split_whitespace();
-            let player = words.next().unwrap_or_default().to_string();
-            let kind = match words.next() {
-                Some("!nokey") => DemoKind::NoKey,
-                Some("!autoreply") => DemoKind::AutoReply,
-                _ => DemoKind::Orders,
-            };
-            mails.push(DemoMail {
-                player,
-                kind,
-                body: Vec::new(),
-            });
-        } else if let Some(m) = mails.last_mut() {
-            m.body.push(line);
-        }
-    }
-    let first = players.first().map(|p| p.name.clone()).unwrap_or_default();
-    let spec = GameSpec {
-        kind: "rocket".to_string(),
-        players: players.clone(),
-        options: Vec::new(),
-        seed,
-        clock: daemon.ctx().config.deadlines.clone(),
-        moderators: Vec::new(),
-    };
-    let id = new_game(&daemon.ctx(), spec, now)?;
-    let meta = daemon.store().meta(&id)?;
-    let address = daemon.ctx().config.mail.address.clone();
-    let new_dir = inbox.join("new");
-    std::fs::create_dir_all(&new_dir)
-        .map_err(|e| LocalError::Refused(format!("{}: {e}", new_dir.display())))?;
-    for (n, mail) in mails.iter().enumerate() {
-        let seat = players
-            .iter()
-            .position(|p| p.name == mail.player)
-            .ok_or_else(|| {
-                LocalError::Refused(format!("demo script: {} does not play", mail.player))
-            })?;
-        let token = meta.tokens[seat].as_str();
-        let to = daemon::report::reply_address(&address, &id, token);
-        let (to, token) = match mail.kind {
-            DemoKind::NoKey => (address.clone(), None),
-            _ => (to, Some(token)),
-        };
-        let eml = demo_eml(&id, &to, &players[seat].email, token, mail, n + 1, now);
-        // Maildir names sort by time of arrival: keep the script's order.
-        let path = new_dir.join(format!("{}.{:04}.demo-{id}", now.timestamp(), n + 1));
-        std::fs::write(&path, eml)
-            .map_err(|e| LocalError::Refused(format!("{}: {e}", path.display())))?;
-    }
-    let mut out = format!(
-        "Created demo game {id} (players {}); wrote {} mails into {}.\n",
-        players
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        mails.len(),
-        new_dir.display()
-    );
-    let cycle = daemon.process(now, &std::sync::atomic::AtomicBool::new(false))?;
-    out.push_str(&format!(
-        "Processed them: {} mails read, {} changed the game, {} were answered without a change or ignored; {} mails sent to {}.\n\n",
-        cycle.fetched, cycle.applied, cycle.skipped, cycle.sent, outbox.display()
-    ));
-    out.push_str(&log(daemon.store(), &id, None, false)?);
-    out.push_str(&format!("\nAs {first} sees it now (`stationmaster show {id} --as {first}`; their mails are in {}):\n\n", outbox.display()));
-    out.push_str(&show(daemon.store(), &id, Some(&first), false, now)?);
     Ok(out)
 }

@@ -18,11 +18,11 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use stationmaster::config::{Config, InboundKind, OutboundKind};
 use stationmaster::daemon::Daemon;
-use stationmaster::engine::registry::BoardSource;
 use stationmaster::local::request::EXIT_USAGE;
 use stationmaster::local::{self, ClockFlags, LocalError, Outcome, Request};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport;
+use stationmaster::registry::BoardSource;
 use stationmaster::store::Store;
 use stationmaster::store::export::ImportMode;
 
@@ -47,16 +47,16 @@ struct Cli {
 enum Command {
     /// Create a game and print its id.
     New {
-        /// The game: rocket.
+        /// The game (the games and their options are listed below).
         kind: String,
-        /// A player as NAME=EMAIL, in seat order (clockwise); 2 to 4 for rocket.
+        /// A player as NAME=EMAIL, in seat order (clockwise).
         #[arg(long = "player", required = true, value_name = "NAME=EMAIL")]
         players: Vec<String>,
         /// The seed of the game's random choices (the starting player).
         #[arg(long)]
         seed: Option<u64>,
-        /// Switch on an option (rocket: veto_defend_only, open_money).
-        #[arg(long = "option", value_name = "NAME")]
+        /// An option of the game: NAME for a switch, NAME=VALUE otherwise.
+        #[arg(long = "option", value_name = "NAME[=VALUE]")]
         options: Vec<String>,
         /// A moderator of this game (besides the site's), by address.
         #[arg(long = "moderator", value_name = "EMAIL")]
@@ -175,12 +175,12 @@ struct ClockArgs {
     /// Time for a turn, e.g. 48h, 2d.
     #[arg(long, value_name = "DURATION")]
     turn: Option<String>,
-    /// Time to answer a veto question, e.g. 12h.
+    /// Time to answer a question put to several players, e.g. 12h.
     #[arg(long, value_name = "DURATION")]
-    veto_question: Option<String>,
-    /// Time for each bid in a veto round, e.g. 12h.
+    question: Option<String>,
+    /// Time for each bid of a round, e.g. 12h.
     #[arg(long, value_name = "DURATION")]
-    veto_bid: Option<String>,
+    bid: Option<String>,
     /// The game's time zone, e.g. Europe/London.
     #[arg(long, value_name = "ZONE")]
     time_zone: Option<String>,
@@ -205,8 +205,8 @@ impl From<ClockArgs> for ClockFlags {
     fn from(c: ClockArgs) -> ClockFlags {
         ClockFlags {
             turn: c.turn,
-            veto_question: c.veto_question,
-            veto_bid: c.veto_bid,
+            question: c.question,
+            bid: c.bid,
             time_zone: c.time_zone,
             round_to_hour: c.round_to_hour,
             skip_days: c.skip_days,
@@ -230,12 +230,56 @@ fn definition() -> clap::Command {
         .iter()
         .map(|(f, w)| format!("  {f:<30} {w}"))
         .collect();
-    Cli::command().mut_subcommand("mod", |c| {
-        c.after_help(format!(
-            "Commands:\n{}\n\nA game that is over (aborted, or finished by its rules) takes only `note` and `resend`.",
-            forms.join("\n")
-        ))
-    })
+    let mut games = String::from("Games:\n");
+    let mut aliases: Vec<(&str, String)> = Vec::new();
+    let mut names = Vec::new();
+    for g in stationmaster::registry::GAMES {
+        games.push_str(&format!(
+            "  {:<10} {}, {}\n",
+            g.name,
+            g.title,
+            g.players_text()
+        ));
+        for o in g.options {
+            let name = match o.values {
+                [] => o.name.to_string(),
+                values => format!("{}={}", o.name, values.join("|")),
+            };
+            games.push_str(&format!("    --option {name:<24} {}\n", o.help));
+        }
+        for w in g.waits {
+            if let Some(alias) = w.key_alias {
+                aliases.push((w.kind.neutral_name(), alias.replace('_', "-")));
+                names.push(format!(
+                    "  {}: {alias} is `{}` ({})",
+                    g.name,
+                    w.kind.neutral_name(),
+                    w.name
+                ));
+            }
+        }
+    }
+    let settings = if names.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n\nDeadline settings in a game's own words, read as the neutral ones:\n{}",
+            names.join("\n")
+        )
+    };
+    let mut cli = Cli::command()
+        .mut_subcommand("mod", |c| {
+            c.after_help(format!(
+                "Commands:\n{}\n\nA game that is over (aborted, or finished by its rules) takes only `note` and `resend`.{settings}",
+                forms.join("\n")
+            ))
+        })
+        .mut_subcommand("new", |c| c.after_help(games));
+    for (arg, alias) in aliases {
+        let alias: &'static str = Box::leak(alias.into_boxed_str());
+        cli = cli.mut_subcommand("new", |c| c.mut_arg(arg, |a| a.visible_alias(alias)));
+    }
+    cli
 }
 
 /// Reads the arguments; a usage error (or `--help`, `--version`) ends the
@@ -448,7 +492,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
                 "stationmaster running"
             );
             let clock = move || fixed_now.unwrap_or_else(Utc::now);
-            local::run_daemon(&mut d, &config, &stop, &clock)?;
+            stationmaster::daemon::socket::run_daemon(&mut d, &config, &stop, &clock)?;
             return Ok(printed(String::new()));
         }
         Command::CheckConfig => return check_config(cli.config.as_deref()),
@@ -461,7 +505,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
                 );
             }
             let mut d = daemon(local::open_store(&config)?)?;
-            return Ok(printed(local::demo(
+            return Ok(printed(stationmaster::daemon::demo::demo(
                 &mut d,
                 &config.inbound.maildir,
                 &config.outbound.dir,

@@ -631,3 +631,56 @@ password_env = "STATIONMASTER_TEST_NO_SUCH_VARIABLE"
         "{err}"
     );
 }
+
+#[test]
+fn deadline_settings_take_neutral_names_and_the_games_own() {
+    let dir = TempDir::new().unwrap();
+    // A config in the words of earlier releases: Rocket's names.
+    std::fs::write(
+        dir.path().join("old.toml"),
+        "[deadlines]\nveto_question = \"5h\"\nbid = \"7h\"\n",
+    )
+    .unwrap();
+    let players = [
+        "--player",
+        "alice=alice@example.org",
+        "--player",
+        "bob=bob@example.org",
+    ];
+    let made = |extra: &[&str]| {
+        let mut c = sm(&dir);
+        c.args(["--config", "old.toml", "new", "rocket"])
+            .args(players)
+            .args(extra);
+        stdout(&mut c).trim().to_string()
+    };
+    let deadlines = |id: &str| json(&dir, id, None)["deadlines"].clone();
+    let a = made(&[]);
+    assert_eq!(deadlines(&a)["veto_question"], "5h");
+    assert_eq!(deadlines(&a)["veto_bid"], "7h");
+    let b = made(&["--veto-question", "3h", "--bid", "2h"]);
+    assert_eq!(deadlines(&b)["veto_question"], "3h");
+    assert_eq!(deadlines(&b)["veto_bid"], "2h");
+    let c = made(&["--question", "4h"]);
+    assert_eq!(deadlines(&c)["veto_question"], "4h");
+    // A moderator's `set`, under either name.
+    stdout(sm(&dir).args(["mod", &c, "set", "veto_bid", "9h"]));
+    stdout(sm(&dir).args(["mod", &c, "set", "question", "1h"]));
+    assert_eq!(deadlines(&c)["veto_bid"], "9h");
+    assert_eq!(deadlines(&c)["veto_question"], "1h");
+    let (code, err) = failed(sm(&dir).args(["mod", &c, "set", "bidding", "1h"]));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("turn, veto_question, veto_bid, time_zone"),
+        "{err}"
+    );
+    // Both names of one setting in one config is a mistake worth a line.
+    std::fs::write(
+        dir.path().join("both.toml"),
+        "[deadlines]\nveto_question = \"5h\"\nquestion = \"6h\"\n",
+    )
+    .unwrap();
+    let (code, err) = failed(sm(&dir).args(["--config", "both.toml", "games"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("`veto_question` and `question`"), "{err}");
+}

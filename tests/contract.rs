@@ -6,10 +6,11 @@
 use chrono::{TimeZone, Utc};
 use stationmaster::config::Config;
 use stationmaster::daemon::{self, Ctx, LocalApplyError};
-use stationmaster::engine::registry::{self, BoardSource, GameKind};
+use stationmaster::engine::GameEntry;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{AnyGame, PlayerSetup, Seat, Setup, Status};
 use stationmaster::mail::templates::Templates;
+use stationmaster::registry::{self, BoardSource};
 use stationmaster::store::{GameId, Store, StoreError};
 
 /// Orders as the command line gives them: through the daemon's one path.
@@ -34,9 +35,9 @@ fn apply(
     daemon::apply_local(&ctx, id, seat, lines, now).map(|_| ())
 }
 
-fn setup(kind: GameKind, players: usize, seed: u64) -> Setup {
+fn setup(kind: &GameEntry, players: usize, seed: u64) -> Setup {
     Setup {
-        kind: kind.name().to_string(),
+        kind: kind.name.to_string(),
         players: (0..players)
             .map(|i| PlayerSetup {
                 name: format!("player{i}"),
@@ -48,10 +49,9 @@ fn setup(kind: GameKind, players: usize, seed: u64) -> Setup {
     }
 }
 
-fn player_range(kind: GameKind) -> std::ops::RangeInclusive<usize> {
-    match kind {
-        GameKind::Rocket => 2..=4,
-    }
+/// The player range the registry's list gives the game.
+fn player_range(kind: &GameEntry) -> std::ops::RangeInclusive<usize> {
+    kind.players.clone()
 }
 
 /// Plays `n` random legal orders through the object-safe face.
@@ -73,14 +73,14 @@ fn play(game: &mut dyn AnyGame, seed: u64, n: usize) -> Vec<(Seat, String)> {
 
 #[test]
 fn player_counts_are_checked() {
-    for kind in GameKind::ALL {
+    for kind in registry::GAMES.iter().copied() {
         for n in 0..=6 {
             let made = registry::new_game(&setup(kind, n, 1), &BoardSource::embedded());
             assert_eq!(
                 made.is_ok(),
                 player_range(kind).contains(&n),
                 "{} with {n} players",
-                kind.name()
+                kind.name
             );
             if let Err(e) = made {
                 assert!(!e.to_string().is_empty());
@@ -91,20 +91,35 @@ fn player_counts_are_checked() {
 
 #[test]
 fn unknown_options_and_duplicate_names_are_refused() {
-    for kind in GameKind::ALL {
+    for kind in registry::GAMES.iter().copied() {
         let mut s = setup(kind, 2, 1);
         s.options = vec!["no_such_option".into()];
         let e = registry::new_game(&s, &BoardSource::embedded())
             .err()
             .unwrap();
         assert!(e.to_string().contains("no_such_option"), "{e}");
-        for option in kind.options() {
+        for option in kind.options {
+            let given: Vec<String> = match option.values {
+                [] => vec![option.name.to_string()],
+                values => values
+                    .iter()
+                    .map(|v| format!("{}={v}", option.name))
+                    .collect(),
+            };
+            for option in given {
+                let mut s = setup(kind, 2, 1);
+                s.options = vec![option.clone()];
+                assert!(
+                    registry::new_game(&s, &BoardSource::embedded()).is_ok(),
+                    "{option}"
+                );
+            }
             let mut s = setup(kind, 2, 1);
-            s.options = vec![option.to_string()];
-            assert!(
-                registry::new_game(&s, &BoardSource::embedded()).is_ok(),
-                "{option}"
-            );
+            s.options = vec![format!("{}=no_such_value", option.name)];
+            let e = registry::new_game(&s, &BoardSource::embedded())
+                .err()
+                .unwrap();
+            assert!(e.to_string().contains(option.name), "{e}");
         }
         let mut s = setup(kind, 2, 1);
         s.players[1].name = "PLAYER0".into();
@@ -117,7 +132,7 @@ fn unknown_options_and_duplicate_names_are_refused() {
 
 #[test]
 fn every_player_gets_a_view_help_and_hints() {
-    for kind in GameKind::ALL {
+    for kind in registry::GAMES.iter().copied() {
         let n = *player_range(kind).end();
         let game = registry::new_game(&setup(kind, n, 3), &BoardSource::embedded()).unwrap();
         assert!(!game.help().is_empty());
@@ -141,7 +156,7 @@ fn every_player_gets_a_view_help_and_hints() {
 
 #[test]
 fn the_same_setup_and_orders_give_the_same_game_byte_for_byte() {
-    for kind in GameKind::ALL {
+    for kind in registry::GAMES.iter().copied() {
         for seed in 0..20 {
             let mut a =
                 registry::new_game(&setup(kind, 3, seed), &BoardSource::embedded()).unwrap();
@@ -154,7 +169,7 @@ fn the_same_setup_and_orders_give_the_same_game_byte_for_byte() {
             let sa = a.snapshot().unwrap();
             assert_eq!(sa, b.snapshot().unwrap(), "seed {seed}");
             // A snapshot reads back to the same game, which plays on the same.
-            let mut c = registry::from_snapshot(kind.name(), a.state_version(), &sa).unwrap();
+            let mut c = registry::from_snapshot(kind.name, a.state_version(), &sa).unwrap();
             assert_eq!(c.snapshot().unwrap(), sa);
             let more = play(&mut *a, seed + 1000, 20);
             for (seat, line) in &more {
@@ -167,10 +182,10 @@ fn the_same_setup_and_orders_give_the_same_game_byte_for_byte() {
 
 #[test]
 fn a_state_of_a_newer_format_is_refused_with_a_clear_error() {
-    for kind in GameKind::ALL {
+    for kind in registry::GAMES.iter().copied() {
         let game = registry::new_game(&setup(kind, 3, 1), &BoardSource::embedded()).unwrap();
         let newer = game.state_version() + 1;
-        let err = match registry::from_snapshot(kind.name(), newer, &game.snapshot().unwrap()) {
+        let err = match registry::from_snapshot(kind.name, newer, &game.snapshot().unwrap()) {
             Ok(_) => panic!("a state of format {newer} was read"),
             Err(e) => e.to_string(),
         };
@@ -183,7 +198,7 @@ fn a_state_of_a_newer_format_is_refused_with_a_clear_error() {
 
 #[test]
 fn an_event_that_cannot_be_read_is_an_error_not_a_silence() {
-    for kind in GameKind::ALL {
+    for kind in registry::GAMES.iter().copied() {
         let game = registry::new_game(&setup(kind, 3, 1), &BoardSource::embedded()).unwrap();
         let garbage = [serde_json::json!({"type": "no_such_event", "x": 1})];
         assert!(game.describe_events(&garbage, None).is_err());
@@ -195,7 +210,7 @@ fn an_event_that_cannot_be_read_is_an_error_not_a_silence() {
 /// blanks). And the whole page is the map and the status block.
 #[test]
 fn the_html_map_says_what_the_text_map_says() {
-    for kind in GameKind::ALL {
+    for kind in registry::GAMES.iter().copied() {
         for seed in 0..10 {
             let mut g =
                 registry::new_game(&setup(kind, 4, seed), &BoardSource::embedded()).unwrap();
@@ -248,7 +263,7 @@ fn the_store_snapshot_is_what_replaying_the_log_gives() {
     let now = Utc.with_ymd_and_hms(2026, 11, 21, 18, 0, 0).unwrap();
     let id = store
         .create(
-            &setup(GameKind::Rocket, 3, 5),
+            &setup(&stationmaster::rocket::ENTRY, 3, 5),
             &BoardSource::embedded(),
             now,
         )
@@ -271,7 +286,7 @@ fn a_refused_batch_stores_nothing() {
     let now = Utc.with_ymd_and_hms(2026, 11, 21, 18, 0, 0).unwrap();
     let id = store
         .create(
-            &setup(GameKind::Rocket, 2, 5),
+            &setup(&stationmaster::rocket::ENTRY, 2, 5),
             &BoardSource::embedded(),
             now,
         )
@@ -329,7 +344,7 @@ fn a_database_of_the_first_format_is_upgraded_on_open() {
         let store = Store::open(dir.path()).unwrap();
         let id = store
             .create(
-                &setup(GameKind::Rocket, 3, 8),
+                &setup(&stationmaster::rocket::ENTRY, 3, 8),
                 &BoardSource::embedded(),
                 now,
             )

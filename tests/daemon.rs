@@ -10,11 +10,11 @@ use chrono::{DateTime, Duration, Utc};
 use mail_parser::MessageParser;
 use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
-use stationmaster::engine::registry::BoardSource;
 use stationmaster::engine::{PlayerSetup, Setup};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
 use stationmaster::mail::{OutMail, Outbound, TransportError};
+use stationmaster::registry::BoardSource;
 use stationmaster::store::{GameId, Store};
 use tempfile::TempDir;
 

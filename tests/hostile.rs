@@ -34,11 +34,11 @@ use mail_parser::MessageParser;
 use serde::Deserialize;
 use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
-use stationmaster::engine::registry::BoardSource;
 use stationmaster::engine::{Game, PlayerSetup, Setup, Status};
 use stationmaster::mail::OutMail;
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
+use stationmaster::registry::BoardSource;
 use stationmaster::store::{GameId, Store};
 use tempfile::TempDir;
 

@@ -15,10 +15,10 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use stationmaster::config::{Config, OutboundConfig, OutboundKind, Security};
 use stationmaster::daemon::{self, Daemon};
-use stationmaster::engine::registry::BoardSource;
 use stationmaster::engine::{PlayerSetup, Setup};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, Smtp};
+use stationmaster::registry::BoardSource;
 use stationmaster::store::Store;
 use tempfile::TempDir;
 

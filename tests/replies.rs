@@ -7,9 +7,9 @@
 use serde::Deserialize;
 use stationmaster::daemon::commands::player_vocabulary;
 use stationmaster::engine::chatter::Reading;
-use stationmaster::engine::registry::{self, BoardSource, GameKind};
 use stationmaster::engine::{PlayerSetup, Setup};
 use stationmaster::mail::ingest::parse;
+use stationmaster::registry::{self, BoardSource};
 
 #[derive(Deserialize)]
 struct Manifest {
@@ -35,7 +35,7 @@ fn manifest() -> Manifest {
 
 fn rocket() -> Box<dyn stationmaster::engine::AnyGame> {
     let setup = Setup {
-        kind: GameKind::Rocket.name().to_string(),
+        kind: "rocket".to_string(),
         players: ["alice", "bob", "cecil"]
             .iter()
             .map(|n| PlayerSetup {

@@ -41,10 +41,15 @@ fn fixture(name: &str) -> std::path::PathBuf {
 
 /// A copy of the fixture database in `var/db` of a new folder.
 fn copy_of_the_fixture() -> TempDir {
+    copy_of("db-format2")
+}
+
+/// A copy of fixture database `name` in `var/db` of a new folder.
+fn copy_of(name: &str) -> TempDir {
     let dir = TempDir::new().unwrap();
     let db = dir.path().join("var/db");
     fs::create_dir_all(&db).unwrap();
-    for entry in fs::read_dir(fixture("db-format2")).unwrap() {
+    for entry in fs::read_dir(fixture(name)).unwrap() {
         let entry = entry.unwrap();
         fs::copy(entry.path(), db.join(entry.file_name())).unwrap();
     }
@@ -110,6 +115,73 @@ fn a_database_of_the_earlier_format_opens_shows_the_same_and_plays_on() {
         games.contains("rocket-1") && games.contains("rocket-2"),
         "{games}"
     );
+    let id = stdout(sm(d).args([
+        "new",
+        "rocket",
+        "--player",
+        "ann=ann@example.org",
+        "--player",
+        "ben=ben@example.org",
+    ]));
+    assert_eq!(id.trim(), "rocket-3");
+}
+
+/// `tests/fixtures/db-format3/` was written on 2026-11-23 by the release
+/// before the engine contract was made game-agnostic (issue 13, part 1):
+/// `rocket-1` from README's script (seed 7) with `open_money`, moderator
+/// gm@example.org, deadline settings `--turn 30h --veto-question 6h
+/// --veto-bid 8h --policy default` and a moderator's note; `rocket-2` just
+/// created with the defaults.
+#[test]
+fn a_database_written_before_the_neutral_contract_opens_and_plays_on() {
+    let dir = copy_of("db-format3");
+    let d = dir.path();
+    let view = stdout(sm(d).args(["show", "rocket-1", "--json", "--as", "cecil"]));
+    let expected = fs::read_to_string(fixture("db-format3.rocket-1.cecil.json")).unwrap();
+    assert_eq!(json(&view), json(&expected));
+    let log = stdout(sm(d).args(["log", "rocket-1", "--json"]));
+    let expected = fs::read_to_string(fixture("db-format3.rocket-1.log.json")).unwrap();
+    assert_eq!(json(&log), json(&expected));
+    assert!(stdout(sm(d).args(["verify", "rocket-1"])).contains("intact"));
+
+    // The deadline settings stored under the old keys are read as they were.
+    let export = d.join("export.json");
+    stdout(sm(d).arg("export").arg(&export));
+    let export = json(&fs::read_to_string(&export).unwrap());
+    let games = export["games"].as_array().unwrap();
+    let settings = |id: &str| {
+        let game = games.iter().find(|g| g["id"] == id).unwrap();
+        let s = game["meta"]["clock"]["settings"]
+            .as_object()
+            .unwrap()
+            .clone();
+        let mut spans: Vec<String> = s
+            .values()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        spans.sort();
+        (s, spans)
+    };
+    let (s, spans) = settings("rocket-1");
+    assert_eq!(s["turn"], "1d6h", "{s:?}");
+    assert_eq!(s["policy"], "default", "{s:?}");
+    assert!(
+        spans.contains(&"6h".to_string()) && spans.contains(&"8h".to_string()),
+        "{s:?}"
+    );
+    let (s, spans) = settings("rocket-2");
+    assert_eq!(s["turn"], "2d", "{s:?}");
+    assert_eq!(spans.iter().filter(|v| *v == "12h").count(), 2, "{s:?}");
+
+    stdout(sm(d).args([
+        "order",
+        "rocket-1",
+        "--as",
+        "cecil",
+        "token manchester steel",
+    ]));
+    assert!(stdout(sm(d).args(["verify", "rocket-1"])).contains("intact"));
+    stdout(sm(d).arg("process"));
     let id = stdout(sm(d).args([
         "new",
         "rocket",

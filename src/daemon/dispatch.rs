@@ -14,6 +14,7 @@ use crate::engine::chatter::Reading;
 use crate::engine::{OrderRejected, Seat};
 use crate::mail::compose::Draft;
 use crate::mail::ingest::{self, Incoming};
+use crate::service::fallback_id;
 use crate::store::{Change, GameId, Receipt, StoreError};
 
 /// What handling a mail came to.
@@ -24,16 +25,6 @@ pub(super) struct Handled {
     pub changed_game: bool,
     /// A few words for the log.
     pub summary: String,
-}
-
-/// A stand-in Message-ID for mail without one: the SHA-256 of its bytes,
-/// so the same mail gets the same id every time it is fetched, by every
-/// build of Stationmaster.
-pub(super) fn fallback_id(raw: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(raw);
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("no-message-id.{hex}@stationmaster")
 }
 
 /// The stand-in id that Stationmaster up to version 0.1 (November 2026)
@@ -246,6 +237,9 @@ struct HelpContext<'a> {
     address: &'a str,
     reason: &'a str,
     games: Vec<String>,
+    /// A subject tag as the player's mails carry one, for the example:
+    /// `[rocket-1 k7p2xq9m3a]`.
+    example_tag: String,
 }
 
 /// The short help reply, at most one per address per interval.
@@ -290,6 +284,10 @@ fn help(
             address: &ctx.config.mail.address,
             reason,
             games,
+            example_tag: format!(
+                "[{}-1 k7p2xq9m3a]",
+                crate::registry::GAMES.first().map_or("game", |g| g.name)
+            ),
         },
     )?;
     let mail = answer(
@@ -344,7 +342,7 @@ fn answer(
         references,
         ..Draft::default()
     };
-    super::compose_mail(ctx, "stationmaster", "reply", &draft, now)
+    crate::service::compose_mail(ctx, "stationmaster", "reply", &draft, now)
 }
 
 #[derive(Serialize)]
@@ -461,7 +459,7 @@ fn intruder(
             text,
             ..Draft::default()
         };
-        let mail = super::compose_mail(ctx, &id.0, "alert", &draft, now)?;
+        let mail = crate::service::compose_mail(ctx, &id.0, "alert", &draft, now)?;
         if let Some(change) = &mut handled.change {
             change.outbox.push(mail);
             change.help_sent.push((owner.rate_key.clone(), now));
@@ -686,7 +684,7 @@ fn authenticated(
                     batch.applied.iter().any(|(s, _)| *s == seat) || !absence_notes.is_empty();
                 section.held = batch.held.iter().map(|h| h.describe()).collect();
                 mail.reply = Some(section);
-                let mut update = super::game_update(
+                let mut update = crate::service::game_update(
                     id,
                     loaded.seq,
                     old_fire,
@@ -696,14 +694,14 @@ fn authenticated(
                     now,
                     Some(mid.as_str()),
                 )?;
-                change.outbox = super::reports(
+                change.outbox = crate::service::reports(
                     ctx,
                     id,
                     &mut update,
                     &*game,
                     &batch,
                     Some((seat, mail, thread)),
-                    super::Recipients::Concerned,
+                    crate::service::Recipients::Concerned,
                     now,
                 )?;
                 receipt.outcome = format!(
@@ -844,9 +842,9 @@ fn moderate(
         references,
         ..Draft::default()
     };
-    change
-        .outbox
-        .push(super::compose_mail(ctx, &id.0, "modreply", &draft, now)?);
+    change.outbox.push(crate::service::compose_mail(
+        ctx, &id.0, "modreply", &draft, now,
+    )?);
     let summary = format!("moderator {from}: {commands_given} command(s)");
     change.receipt = Some((
         mid,

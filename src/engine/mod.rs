@@ -13,19 +13,22 @@
 //! - [`AnyGame`], an object-safe view of any [`Game`] that speaks text orders
 //!   and JSON, which is all the store and the command line ever see.
 
+pub mod canvas;
 pub mod chatter;
+pub mod entry;
 pub mod grammar;
-pub mod registry;
 pub mod rng;
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use canvas::{Canvas, Map, Seg, escape_html, page_html, page_text};
+pub use entry::{
+    BoardSource, GameEntry, GameOption, Options, SetupError, WaitWords, check_players, read_options,
+};
 pub use grammar::{OrderError, OrderForm};
-pub use registry::{GameKind, SetupError};
 
 /// A seat at the table: 0 for the first player given at set-up, 1 for the next,
 /// and so on clockwise. Play passes from a seat to the next one.
@@ -80,16 +83,32 @@ pub struct Awaited {
     pub kind: WaitKind,
 }
 
-/// The kinds of input a game waits for, each with its own deadline.
+/// The kinds of input a game waits for, each with its own deadline; a game
+/// names the ones it has in its own words ([`WaitWords`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WaitKind {
     /// The player's own turn.
     Turn,
-    /// A question put to several players at once (Rocket: veto or no veto).
+    /// A question put to several players at once, each answering.
     Question,
-    /// One player's bid in a round (Rocket: bid or pass in a veto round).
+    /// One player's bid in a round, one after the other.
     Bid,
+}
+
+impl WaitKind {
+    /// Every kind.
+    pub const ALL: [WaitKind; 3] = [WaitKind::Turn, WaitKind::Question, WaitKind::Bid];
+
+    /// The neutral name, which is also the deadline setting's key:
+    /// `turn`, `question`, `bid`.
+    pub fn neutral_name(self) -> &'static str {
+        match self {
+            WaitKind::Turn => "turn",
+            WaitKind::Question => "question",
+            WaitKind::Bid => "bid",
+        }
+    }
 }
 
 /// When an order could apply, as the game judges it for a seat that sent it
@@ -166,12 +185,14 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     type Order: Clone + PartialEq + fmt::Debug;
     /// Something that happened, in the game's own words.
     type Event: Clone + fmt::Debug + Serialize + DeserializeOwned;
+    /// What one reader may see; see [`Game::view`].
+    type View: Serialize;
 
     /// The game's kind as used in `Setup::kind`, e.g. `rocket`.
     const KIND: &'static str;
     /// The format of the game's JSON state ([`AnyGame::snapshot`]), stored
     /// beside every saved state. Raise it when the shape changes, and teach
-    /// [`registry::from_snapshot`] to read the older one.
+    /// `crate::registry::from_snapshot` to read the older one.
     const STATE_VERSION: u32;
 
     /// The players' names in seat order.
@@ -184,7 +205,8 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// has one that changes nothing of substance: Rocket's veto question
     /// means `no veto`, a bid means `pass`. For a turn, the game's
     /// documented safe order (Rocket: a goods token), used by the `default`
-    /// policy.
+    /// policy: the scheduler asks for this and never picks from
+    /// [`Game::legal_orders`] itself.
     fn default_order(&self, seat: Seat) -> Option<Self::Order>;
 
     /// The canonical text of an order, which [`Game::parse_order`] reads back
@@ -223,23 +245,50 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// The order forms of the grammar, for help.
     fn order_forms(&self) -> Vec<OrderForm>;
 
-    /// The "You can:" hints for `seat`, from the legal orders.
+    /// The "You can:" hints for `seat`: the legal orders where they are
+    /// few (Rocket), or order forms with examples from the position where
+    /// they are many (thousands of tile placements). Never computed by the
+    /// engine from [`Game::legal_orders`], which a game may make large.
     fn hints(&self, seat: Seat) -> Vec<String>;
 
-    /// An event as a sentence for `viewer` (`None`: a spectator). Private
-    /// amounts are shown only to whom they belong.
-    fn describe(&self, event: &Self::Event, viewer: Option<Seat>) -> String;
+    /// What `viewer` (`None`: a spectator) may see of the game: the one
+    /// place where hidden information is decided. Every output is drawn
+    /// from it: the JSON view is this value serialized (see
+    /// `docs/state-json.md`), and the status block, the board and the
+    /// sentences of events take what is private from it, never from the
+    /// game.
+    fn view(&self, viewer: Option<Seat>) -> Self::View;
 
-    /// The board, as text and as HTML. It holds nothing private, so it is
-    /// the same for every reader and a report to every player draws it once.
-    fn render_map(&self) -> Map;
+    /// The JSON view for `viewer`: [`Game::view`], serialized.
+    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
+        serde_json::to_value(self.view(viewer)).unwrap_or(serde_json::Value::Null)
+    }
 
-    /// The status block below the map as `viewer` may see it (`None`: a
-    /// spectator): private amounts only to whom they belong.
-    fn render_status(&self, viewer: Option<Seat>) -> String;
+    /// An event as a sentence for the reader of `view`.
+    fn describe_to(&self, event: &Self::Event, view: &Self::View) -> String;
 
-    /// The documented JSON view as `viewer` may see it.
-    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
+    /// An event as a sentence for `viewer`: [`Game::describe_to`] their view.
+    fn describe(&self, event: &Self::Event, viewer: Option<Seat>) -> String {
+        self.describe_to(event, &self.view(viewer))
+    }
+
+    /// The board, as text and as HTML, drawn on the engine's
+    /// [`canvas::Canvas`] from the spectator's view: it shows nothing
+    /// private, so a report to every player draws it once.
+    fn draw_map(&self, spectator: &Self::View) -> Map;
+
+    /// The board: [`Game::draw_map`] of the spectator's view.
+    fn render_map(&self) -> Map {
+        self.draw_map(&self.view(None))
+    }
+
+    /// The status block below the map for the reader of `view`.
+    fn status_to(&self, view: &Self::View) -> String;
+
+    /// The status block for `viewer`: [`Game::status_to`] their view.
+    fn render_status(&self, viewer: Option<Seat>) -> String {
+        self.status_to(&self.view(viewer))
+    }
 
     /// Internal consistency (conservation of pieces and the like). A failure
     /// is a bug in the engine, never a player's fault.
@@ -327,7 +376,7 @@ pub trait AnyGame: Send + Sync {
     /// The JSON view for `viewer`.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
     /// The whole state as JSON text, for a snapshot;
-    /// [`registry::from_snapshot`] reads it back.
+    /// `crate::registry::from_snapshot` reads it back.
     fn snapshot(&self) -> Result<String, SetupError>;
     /// See [`Game::STATE_VERSION`].
     fn state_version(&self) -> u32;
@@ -418,13 +467,14 @@ impl<G: Game> AnyGame for G {
         viewer: Option<Seat>,
     ) -> Result<Vec<String>, SetupError> {
         let mut out = Vec::new();
+        let view = self.view(viewer);
         for v in events {
             let event =
                 serde_json::from_value::<G::Event>(v.clone()).map_err(|e| SetupError::Event {
                     kind: G::KIND.to_string(),
                     message: format!("{e} in {v}"),
                 })?;
-            let sentence = self.describe(&event, viewer);
+            let sentence = self.describe_to(&event, &view);
             if !sentence.is_empty() {
                 out.push(sentence);
             }
@@ -464,58 +514,6 @@ impl<G: Game> AnyGame for G {
     }
 }
 
-/// A game's board drawn for a mail, by [`Game::render_map`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Map {
-    /// As text, lines of at most 100 columns.
-    pub text: String,
-    /// As HTML: the same text, escaped, with coloured `<span>`s, and no
-    /// `<pre>` around it ([`page_html`] adds that).
-    pub html: String,
-}
-
-/// The opening tag of the HTML `<pre>` that holds a map and status block.
-const PRE: &str = "<pre style=\"font-family: Menlo, Consolas, 'DejaVu Sans Mono', monospace; font-size: 12px; line-height: 1.25\">";
-
-/// A map and a status block as one text, as a mail shows them.
-pub fn page_text(map: &str, status: &str) -> String {
-    let mut out = String::with_capacity(map.len() + status.len() + 1);
-    out.push_str(map);
-    out.push('\n');
-    out.push_str(status);
-    out
-}
-
-/// A map's HTML ([`Map::html`]) and a status block as one HTML
-/// `<pre>`.
-pub fn page_html(map_html: &str, status: &str) -> String {
-    let status = escape_html(status);
-    let mut out = String::with_capacity(PRE.len() + map_html.len() + status.len() + 7);
-    out.push_str(PRE);
-    out.push_str(map_html);
-    out.push('\n');
-    out.push_str(&status);
-    out.push_str("</pre>");
-    out
-}
-
-/// Text made safe inside HTML.
-pub fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut rest = text;
-    while let Some(i) = rest.find(['&', '<', '>']) {
-        out.push_str(&rest[..i]);
-        out.push_str(match rest.as_bytes()[i] {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            _ => "&gt;",
-        });
-        rest = &rest[i + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// Looks a player up by name, without regard to case.
 pub fn seat_of(names: &[String], name: &str) -> Option<Seat> {
     names
@@ -523,43 +521,4 @@ pub fn seat_of(names: &[String], name: &str) -> Option<Seat> {
         .position(|n| n.eq_ignore_ascii_case(name.trim()))
         .and_then(|i| u8::try_from(i).ok())
         .map(Seat)
-}
-
-/// Options as a set of switched-on names, checked against those a game knows.
-pub fn check_options(
-    kind: &str,
-    given: &[String],
-    known: &[&str],
-) -> Result<BTreeMap<String, bool>, SetupError> {
-    let mut on = BTreeMap::new();
-    for name in known {
-        on.insert((*name).to_string(), false);
-    }
-    for option in given {
-        let key = option.trim().to_ascii_lowercase();
-        match on.get_mut(&key) {
-            Some(flag) => *flag = true,
-            None => {
-                return Err(SetupError::UnknownOption {
-                    kind: kind.to_string(),
-                    option: option.clone(),
-                    known: known.join(", "),
-                });
-            }
-        }
-    }
-    Ok(on)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn html_escapes_the_three_characters_that_matter_in_text() {
-        assert_eq!(escape_html("a<b> & c"), "a&lt;b&gt; &amp; c");
-        assert_eq!(escape_html("<Lee>"), "&lt;Lee&gt;");
-        assert_eq!(escape_html("£5 …"), "£5 …");
-        assert_eq!(escape_html(""), "");
-    }
 }

@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::LocalError;
 use crate::clock::{ClockSettings, Policy, Span};
 use crate::config::Config;
-use crate::daemon::Ctx;
-use crate::engine::registry::BoardSource;
 use crate::mail::templates::Templates;
+use crate::registry::BoardSource;
+use crate::service::Ctx;
 use crate::store::{GameId, Store};
 
 /// A command of the command line with its arguments, as typed, and the
@@ -108,10 +108,10 @@ pub enum Command {
 pub struct ClockFlags {
     /// `--turn`.
     pub turn: Option<String>,
-    /// `--veto-question`.
-    pub veto_question: Option<String>,
-    /// `--veto-bid`.
-    pub veto_bid: Option<String>,
+    /// `--question` (or the game's own name for it).
+    pub question: Option<String>,
+    /// `--bid` (or the game's own name for it).
+    pub bid: Option<String>,
     /// `--time-zone`.
     pub time_zone: Option<String>,
     /// `--round-to-hour`.
@@ -135,11 +135,11 @@ impl ClockFlags {
         if let Some(v) = &self.turn {
             c.turn = span("turn", v)?;
         }
-        if let Some(v) = &self.veto_question {
-            c.veto_question = span("veto-question", v)?;
+        if let Some(v) = &self.question {
+            c.question = span("question", v)?;
         }
-        if let Some(v) = &self.veto_bid {
-            c.veto_bid = span("veto-bid", v)?;
+        if let Some(v) = &self.bid {
+            c.bid = span("bid", v)?;
         }
         if let Some(v) = &self.time_zone {
             c.time_zone = v.clone();
@@ -356,10 +356,10 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
         Command::Export => super::export(store, now)?,
         Command::Quarantine { retry } => {
             let mut inbound = crate::mail::transport::inbound(&env.config.inbound)
-                .map_err(crate::daemon::DaemonError::from)?;
+                .map_err(crate::service::ServiceError::from)?;
             match retry {
-                None => crate::daemon::quarantine::list(store, inbound.as_mut())?,
-                Some(names) => crate::daemon::quarantine::retry(store, inbound.as_mut(), names)?,
+                None => crate::service::quarantine::list(store, inbound.as_mut())?,
+                Some(names) => crate::service::quarantine::retry(store, inbound.as_mut(), names)?,
             }
         }
     })

@@ -7,6 +7,7 @@ use super::Rocket;
 use super::board::{Good, LineId, PlaceId};
 use super::hex::Hex;
 use super::scoring::Money;
+use super::view::View;
 use crate::engine::Seat;
 
 /// Why someone was paid.
@@ -197,8 +198,9 @@ fn plural(n: u8, one: &str, many: &str) -> String {
     }
 }
 
-/// The event as a sentence for `viewer`; empty for events not worth telling.
-pub(super) fn describe(g: &Rocket, event: &Event, viewer: Option<Seat>) -> String {
+/// The event as a sentence for the reader of `view`; empty for events not
+/// worth telling. Amounts of money come from the view.
+pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
     let b = g.board();
     let who = |s: &Seat| g.player(*s).name.clone();
     let line = |l: &LineId| b.line(*l).id.clone();
@@ -299,9 +301,9 @@ pub(super) fn describe(g: &Rocket, event: &Event, viewer: Option<Seat>) -> Strin
             cause,
         } => {
             let cause = cause_text(g, cause);
-            if Some(*player) == viewer {
+            if view.seat() == Some(*player) {
                 format!("You receive {amount} for {cause}.")
-            } else if g.money_public() {
+            } else if view.money(*player).is_some() {
                 format!("{} receives {amount} for {cause}.", who(player))
             } else {
                 format!("{} is paid for {cause}.", who(player))

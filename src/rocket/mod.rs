@@ -19,7 +19,7 @@ mod order;
 mod render;
 mod rules;
 pub mod scoring;
-mod view;
+pub mod view;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -27,8 +27,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{
-    self, Awaited, Game, OrderError, OrderForm, Placing, RuleError, Seat, Setup, SetupError,
-    Status, Timing,
+    self, AnyGame, Awaited, BoardSource, Game, GameEntry, GameOption, OrderError, OrderForm,
+    Placing, RuleError, Seat, Setup, SetupError, Status, Timing, WaitKind, WaitWords,
 };
 pub use board::{Board, Good, LineId, PlaceId, PlaceKind, Terrain};
 pub use event::{Event, PaymentCause};
@@ -37,7 +37,71 @@ pub use order::Order;
 pub use scoring::Money;
 
 /// The options a Rocket game may switch on at `new`.
-pub const OPTIONS: &[&str] = &["veto_defend_only", "open_money"];
+pub const OPTIONS: &[GameOption] = &[
+    GameOption {
+        name: "veto_defend_only",
+        values: &[],
+        help: "in a veto round the active player may only defend the hex first chosen",
+    },
+    GameOption {
+        name: "open_money",
+        values: &[],
+        help: "everyone sees everyone's money",
+    },
+];
+
+/// Stephenson's Rocket as the registry lists it.
+pub const ENTRY: GameEntry = GameEntry {
+    name: "rocket",
+    title: "Stephenson's Rocket",
+    players: 2..=4,
+    options: OPTIONS,
+    waits: &[
+        WaitWords {
+            kind: WaitKind::Question,
+            name: "veto question",
+            missed: "it counts as `no veto`",
+            key_alias: Some("veto_question"),
+        },
+        WaitWords {
+            kind: WaitKind::Bid,
+            name: "bid in the veto round",
+            missed: "it counts as a pass",
+            key_alias: Some("veto_bid"),
+        },
+    ],
+    default_turn: "a goods token is taken for them for each action left",
+    state_version: <Rocket as Game>::STATE_VERSION,
+    new: new_boxed,
+    from_snapshot: from_snapshot_boxed,
+    demo: Some(include_str!("../../games/rocket/demo.txt")),
+};
+
+/// A new game on the operator's `rocket/board.toml`, or else the board
+/// compiled in.
+fn new_boxed(setup: &Setup, boards: &BoardSource) -> Result<Box<dyn AnyGame>, SetupError> {
+    let board = match boards.file("rocket", "board.toml") {
+        Some(path) => Board::from_file(&path)?,
+        None => Board::embedded()?,
+    };
+    Ok(Box::new(Rocket::new(board, setup)?))
+}
+
+/// A stored state read back. Every format so far (1) reads as it is.
+fn from_snapshot_boxed(_version: u32, json: &str) -> Result<Box<dyn AnyGame>, SetupError> {
+    serde_json::from_str::<Rocket>(json)
+        .map(|g| Box::new(g) as Box<dyn AnyGame>)
+        .map_err(|e| SetupError::Snapshot {
+            kind: ENTRY.name.to_string(),
+            message: e.to_string(),
+        })
+}
+
+impl From<board::BoardError> for SetupError {
+    fn from(e: board::BoardError) -> Self {
+        SetupError::Board(Box::new(e))
+    }
+}
 
 /// Shares of each line at the start (rule book, contents).
 pub const SHARES_PER_LINE: u8 = 16;
@@ -270,34 +334,13 @@ impl Rocket {
     /// order). The seed chooses the starting player.
     pub fn new(board: Board, setup: &Setup) -> Result<Rocket, SetupError> {
         let n = setup.players.len();
-        if !(2..=4).contains(&n) {
-            return Err(SetupError::Players(format!(
-                "Stephenson's Rocket is for 2 to 4 players, not {n}"
-            )));
-        }
-        let mut names: Vec<String> = Vec::new();
-        for p in &setup.players {
-            let name = p.name.trim();
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '-' || c == '_' || c == '.')
-            {
-                return Err(SetupError::Players(format!(
-                    "player name \"{name}\" must be one word of letters, digits, '-', '_' or '.'"
-                )));
-            }
-            if names.iter().any(|x| x.eq_ignore_ascii_case(name)) {
-                return Err(SetupError::Players(format!(
-                    "two players are called {name}"
-                )));
-            }
-            names.push(name.to_string());
-        }
-        let on = engine::check_options("rocket", &setup.options, OPTIONS)?;
+        let given: Vec<&str> = setup.players.iter().map(|p| p.name.as_str()).collect();
+        engine::check_players(ENTRY.title, &ENTRY.players, &given)?;
+        let names: Vec<String> = given.iter().map(|n| n.trim().to_string()).collect();
+        let on = engine::read_options(ENTRY.name, &setup.options, OPTIONS)?;
         let options = RocketOptions {
-            veto_defend_only: on["veto_defend_only"],
-            open_money: on["open_money"],
+            veto_defend_only: on.on("veto_defend_only"),
+            open_money: on.on("open_money"),
         };
         let lines_n = board.lines.len();
         let places_n = board.places.len();
@@ -447,6 +490,7 @@ impl Rocket {
 impl Game for Rocket {
     type Order = Order;
     type Event = Event;
+    type View = view::View;
     const KIND: &'static str = "rocket";
     const STATE_VERSION: u32 = 1;
 
@@ -508,20 +552,21 @@ impl Game for Rocket {
         order::hints(self, seat)
     }
 
-    fn describe(&self, event: &Event, viewer: Option<Seat>) -> String {
-        event::describe(self, event, viewer)
+    fn view(&self, viewer: Option<Seat>) -> view::View {
+        view::view(self, viewer)
     }
 
-    fn render_map(&self) -> crate::engine::Map {
+    fn describe_to(&self, event: &Event, view: &view::View) -> String {
+        event::describe(self, event, view)
+    }
+
+    fn draw_map(&self, _spectator: &view::View) -> crate::engine::Map {
+        // Rocket's board holds nothing private.
         render::map(self)
     }
 
-    fn render_status(&self, viewer: Option<Seat>) -> String {
-        render::status(self, viewer)
-    }
-
-    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
-        view::json(self, viewer)
+    fn status_to(&self, view: &view::View) -> String {
+        render::status(self, view)
     }
 
     fn check_invariants(&self) -> Result<(), String> {

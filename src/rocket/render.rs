@@ -10,8 +10,10 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::board::{Good, LineId, PlaceKind, Terrain};
+use super::view::View;
 use super::{LineStatus, Phase, Rocket};
-use crate::engine::{Map, Seat, escape_html};
+use crate::engine::canvas::{self, Seg, css_colour};
+use crate::engine::{Map, Seat};
 
 /// The widest line the map and status may print.
 pub const MAX_WIDTH: usize = 100;
@@ -44,26 +46,6 @@ pub(super) fn line_codes(g: &Rocket) -> Vec<String> {
 /// The letter of a player's stations on the map: A for seat 1, B for seat 2, …
 pub(super) fn station_letter(seat: Seat) -> char {
     (b'A' + seat.0) as char
-}
-
-/// A piece of map text and the colour it is drawn in (CSS), if any. Most
-/// pieces are fixed text (sea, land, blanks), so they are not copied.
-type Seg = (Cow<'static, str>, Option<&'static str>);
-
-/// A CSS colour for a board colour name; yellow and light colours are
-/// darkened so they read on a white page.
-pub(super) fn css_colour(name: &str) -> &'static str {
-    match name.to_ascii_lowercase().as_str() {
-        "red" => "#c62828",
-        "purple" => "#7b1fa2",
-        "black" => "#000000",
-        "blue" => "#1565c0",
-        "green" => "#2e7d32",
-        "orange" => "#e65100",
-        "yellow" => "#a07800",
-        "white" => "#757575",
-        _ => "#37474f",
-    }
 }
 
 /// The colours of the players' stations, by seat.
@@ -163,58 +145,9 @@ fn map_segments(g: &Rocket) -> Vec<Vec<Seg>> {
     lines
 }
 
-/// The map as text and as HTML, from one drawing. In the HTML,
-/// neighbouring pieces of one colour share a span, with the blanks between
-/// them: a row of sea is one span, not one per hex, which keeps the mail
-/// small.
+/// The map as text and as HTML, from one drawing on the engine's canvas.
 pub(super) fn map(g: &Rocket) -> Map {
-    let mut text = String::new();
-    let mut html = String::new();
-    for line in map_segments(g) {
-        let start = text.len();
-        for (piece, _) in &line {
-            text.push_str(piece);
-        }
-        text.truncate(text[start..].trim_end().len() + start);
-        text.push('\n');
-        // The open span (its colour and text), and blanks after it that
-        // join it if the next piece has its colour.
-        let mut run: Option<(&str, String)> = None;
-        let mut blanks = String::new();
-        let close = |html: &mut String, run: &mut Option<(&str, String)>, blanks: &mut String| {
-            if let Some((c, piece)) = run.take() {
-                let _ = write!(
-                    html,
-                    "<span style=\"color:{c}\">{}</span>",
-                    escape_html(&piece)
-                );
-            }
-            html.push_str(blanks);
-            blanks.clear();
-        };
-        for (piece, colour) in &line {
-            let blank = piece.trim().is_empty();
-            let colour = colour.filter(|_| !blank);
-            match (run.as_mut(), colour) {
-                (Some(_), None) if blank => blanks.push_str(piece),
-                (Some((open, text)), Some(c)) if *open == c => {
-                    text.push_str(&blanks);
-                    text.push_str(piece);
-                    blanks.clear();
-                }
-                (_, colour) => {
-                    close(&mut html, &mut run, &mut blanks);
-                    match colour {
-                        Some(c) => run = Some((c, piece.to_string())),
-                        None => html.push_str(&escape_html(piece)),
-                    }
-                }
-            }
-        }
-        close(&mut html, &mut run, &mut blanks);
-        html.push('\n');
-    }
-    Map { text, html }
+    canvas::draw(map_segments(g))
 }
 
 /// The key and the list of places, below the grid.
@@ -271,8 +204,8 @@ fn key(g: &Rocket, codes: &[String], out: &mut String) {
     out.push_str("  (city tokens left: st steel, te textiles, br brewing, le leather)\n");
 }
 
-/// The status block for `viewer`.
-pub(super) fn status(g: &Rocket, viewer: Option<Seat>) -> String {
+/// The status block for the reader of `view`; money comes from the view.
+pub(super) fn status(g: &Rocket, view: &View) -> String {
     let b = g.board();
     let name = |s: Seat| g.player(s).name.clone();
     let mut out = String::new();
@@ -444,17 +377,18 @@ pub(super) fn status(g: &Rocket, viewer: Option<Seat>) -> String {
         ));
         out.push('\n');
     }
-    if g.money_public() {
+    if view.money_public() {
         out.push_str("\nMoney: ");
-        let all: Vec<String> = g
-            .players()
-            .iter()
-            .map(|p| format!("{} {}", p.name, p.money))
+        let all: Vec<String> = (0..g.players().len())
+            .filter_map(|i| {
+                let seat = Seat(i as u8);
+                view.money(seat).map(|m| format!("{} {m}", name(seat)))
+            })
             .collect();
         out.push_str(&all.join(", "));
         out.push('\n');
-    } else if let Some(v) = viewer {
-        let _ = writeln!(out, "\nYour money: {} (private)", g.player(v).money);
+    } else if let Some(m) = view.seat().and_then(|v| view.money(v)) {
+        let _ = writeln!(out, "\nYour money: {m} (private)");
     }
     if let Some(r) = g.result() {
         out.push_str("\nFinal scores   during the game   end of game     total   place\n");

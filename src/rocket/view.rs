@@ -1,17 +1,32 @@
-//! The JSON view of a Rocket game, as documented in `docs/state-json.md`.
+//! What one reader may see of a Rocket game: the per-player [`View`] that
+//! every output is drawn from (the JSON view of `docs/state-json.md` is
+//! this type serialized; the status block and the sentences of events read
+//! their private amounts from it).
 //!
-//! Private information is kept apart by type: [`PublicPlayer`] has no money
-//! field at all; money is added only for the viewer (or for everyone once
-//! the game is over, or with `open_money`).
+//! The one thing hidden in Rocket is money (rulings 13). Whose money a
+//! reader sees is decided once, in [`view`]: the viewer's own, or everyone's
+//! once the game is over or with `open_money`. [`PublicPlayer`] has no money
+//! field at all.
 
 use serde::Serialize;
 
 use super::board::{Good, PlaceKind, Terrain};
+use super::scoring::Money;
 use super::{LineStatus, Phase, Rocket};
 use crate::engine::Seat;
 
-#[derive(Serialize)]
-struct View {
+/// A Rocket game as one reader (a player, or a spectator) may see it.
+#[derive(Clone, Debug, Serialize)]
+pub struct View {
+    /// The reader's seat; `None` for a spectator.
+    #[serde(skip)]
+    seat: Option<Seat>,
+    /// Each player's money where this reader may see it, by seat.
+    #[serde(skip)]
+    money: Vec<Option<Money>>,
+    /// Everyone's money is shown to everyone.
+    #[serde(skip)]
+    money_public: bool,
     game: Option<String>,
     kind: &'static str,
     board: BoardView,
@@ -34,7 +49,7 @@ struct View {
     result: Option<ResultView>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct BoardView {
     name: String,
     reconstruction: bool,
@@ -43,7 +58,7 @@ struct BoardView {
 }
 
 /// What everyone may see of a player.
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct PublicPlayer {
     name: String,
     seat: u8,
@@ -57,7 +72,7 @@ struct PublicPlayer {
     stations_in_supply: u8,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct PlayerView {
     #[serde(flatten)]
     public: PublicPlayer,
@@ -65,7 +80,7 @@ struct PlayerView {
     money: Option<u32>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct LineView {
     id: String,
     name: String,
@@ -80,27 +95,27 @@ struct LineView {
     value: usize,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct CityView {
     name: String,
     hex: String,
     tokens_left: std::collections::BTreeMap<&'static str, u8>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct StationView {
     hex: String,
     player: String,
     line: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct TrackView {
     hex: String,
     line: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct TurnView {
     number: u32,
     active_player: String,
@@ -108,14 +123,14 @@ struct TurnView {
     extended: Vec<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct AwaitedView {
     player: String,
     what: String,
     deadline: Option<String>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct VetoView {
     line: String,
     from: String,
@@ -125,20 +140,20 @@ struct VetoView {
     high_bid: Option<BidView>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct BidView {
     player: String,
     shares: u8,
     hex: String,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct ResultView {
     reason: String,
     placings: Vec<PlacingView>,
 }
 
-#[derive(Serialize)]
+#[derive(Clone, Debug, Serialize)]
 struct PlacingView {
     player: String,
     place: u8,
@@ -147,12 +162,38 @@ struct PlacingView {
     end_game: u32,
 }
 
-/// The view for `viewer` (None: a spectator).
-pub(super) fn json(g: &Rocket, viewer: Option<Seat>) -> serde_json::Value {
+impl View {
+    /// The reader's seat; `None` for a spectator.
+    pub fn seat(&self) -> Option<Seat> {
+        self.seat
+    }
+
+    /// `seat`'s money, if this reader may see it.
+    pub fn money(&self, seat: Seat) -> Option<Money> {
+        self.money.get(seat.index()).copied().flatten()
+    }
+
+    /// True if everyone's money is shown to everyone.
+    pub fn money_public(&self) -> bool {
+        self.money_public
+    }
+}
+
+/// The view for `viewer` (None: a spectator): the one place where what a
+/// reader may see is decided.
+pub(super) fn view(g: &Rocket, viewer: Option<Seat>) -> View {
     let b = g.board();
     let name = |s: Seat| g.player(s).name.clone();
     let line_id = |l: super::LineId| b.line(l).id.clone();
-    let money_visible = |s: Seat| g.money_public() || viewer == Some(s);
+    // Rulings 13: money is private, unless open_money or the game is over.
+    let money_public = g.money_public();
+    let money_visible = |s: Seat| money_public || viewer == Some(s);
+    let money: Vec<Option<Money>> = (0..g.players().len())
+        .map(|i| {
+            let seat = Seat(i as u8);
+            money_visible(seat).then_some(g.player(seat).money)
+        })
+        .collect();
 
     let players = (0..g.players().len())
         .map(|i| {
@@ -197,7 +238,7 @@ pub(super) fn json(g: &Rocket, viewer: Option<Seat>) -> serde_json::Value {
                     stations_on_board: super::STATIONS_PER_PLAYER - p.stations_in_supply,
                     stations_in_supply: p.stations_in_supply,
                 },
-                money: money_visible(seat).then_some(p.money.pounds()),
+                money: money[i].map(Money::pounds),
             }
         })
         .collect();
@@ -330,7 +371,10 @@ pub(super) fn json(g: &Rocket, viewer: Option<Seat>) -> serde_json::Value {
             .collect(),
     });
 
-    let view = View {
+    View {
+        seat: viewer,
+        money,
+        money_public,
         game: None,
         kind: "rocket",
         board: BoardView {
@@ -369,6 +413,5 @@ pub(super) fn json(g: &Rocket, viewer: Option<Seat>) -> serde_json::Value {
             .collect(),
         veto,
         result,
-    };
-    serde_json::to_value(view).unwrap_or(serde_json::Value::Null)
+    }
 }

@@ -33,9 +33,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 
-use crate::engine::registry::{self, BoardSource};
 use crate::engine::{AnyGame, OrderRejected, Seat, Setup, SetupError};
 use crate::mail::OutMail;
+use crate::registry::{self, BoardSource};
 
 pub mod export;
 pub mod recovery;

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use super::report::{self, MailContext};
-use super::{Ctx, DEADLINE_SOURCE, DaemonError, orders};
+use super::{Ctx, DEADLINE_SOURCE, ServiceError, orders};
 use crate::clock::Policy;
 use crate::engine::{SKIP_ORDER, Seat, WaitKind};
 use crate::mail::OutMail;
@@ -33,7 +33,7 @@ pub fn to_moderators(
     subject: &str,
     text: &str,
     now: DateTime<Utc>,
-) -> Result<Vec<OutMail>, DaemonError> {
+) -> Result<Vec<OutMail>, ServiceError> {
     let meta = ctx.store.meta(id)?;
     let stop = if subject.ends_with(['.', '?', '!']) {
         ""
@@ -47,16 +47,12 @@ pub fn to_moderators(
     report::to_each_moderator(ctx, id, &meta, game_moderators, "mod", &text, &html, now)
 }
 
-fn kind_words(kind: WaitKind) -> &'static str {
-    match kind {
-        WaitKind::Turn => "turn",
-        WaitKind::Question => "veto question",
-        WaitKind::Bid => "bid in the veto round",
-    }
-}
-
 /// Looks at one game at `now`; the change to commit, if any.
-pub fn tick(ctx: &Ctx<'_>, id: &GameId, now: DateTime<Utc>) -> Result<Option<Change>, DaemonError> {
+pub fn tick(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    now: DateTime<Utc>,
+) -> Result<Option<Change>, ServiceError> {
     run(ctx, id, now, None)
 }
 
@@ -67,7 +63,7 @@ pub fn skip_awaited(
     id: &GameId,
     moderator: &str,
     now: DateTime<Utc>,
-) -> Result<Change, DaemonError> {
+) -> Result<Change, ServiceError> {
     skip_awaited_because(ctx, id, moderator, None, now)
 }
 
@@ -79,7 +75,7 @@ pub fn skip_awaited_because(
     moderator: &str,
     why: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<Change, DaemonError> {
+) -> Result<Change, ServiceError> {
     run(ctx, id, now, Some((moderator, why))).map(|c| c.unwrap_or_default())
 }
 
@@ -87,19 +83,24 @@ pub fn skip_awaited_because(
 /// player's name): a missed deadline and the policy that applied, or a
 /// moderator's skip.
 fn passed_over(
+    game: &str,
     kind: WaitKind,
     policy: Policy,
     forced_by: Option<(&str, Option<&str>)>,
     when: &str,
     away_until: Option<String>,
 ) -> String {
+    let entry = crate::registry::find(game).ok();
     let what = match (kind, policy) {
-        (WaitKind::Turn, Policy::Default) => {
-            "a goods token is taken for them for each action left".to_string()
-        }
+        (WaitKind::Turn, Policy::Default) => entry
+            .map_or("the game's default order is given for them", |e| {
+                e.default_turn
+            })
+            .to_string(),
         (WaitKind::Turn, _) => "the turn's remaining actions are lost".to_string(),
-        (WaitKind::Question, _) => "it counts as `no veto`".to_string(),
-        (WaitKind::Bid, _) => "it counts as a pass".to_string(),
+        (kind, _) => entry
+            .map_or("it is passed over", |e| e.wait(kind).missed)
+            .to_string(),
     };
     match forced_by {
         Some((m, why)) => format!(
@@ -116,7 +117,7 @@ fn passed_over(
             };
             format!(
                 "missed the deadline of their {} ({when}{held}); {under}{what}",
-                kind_words(kind)
+                crate::registry::wait_name(game, kind)
             )
         }
     }
@@ -127,7 +128,7 @@ fn run(
     id: &GameId,
     now: DateTime<Utc>,
     forced_by: Option<(&str, Option<&str>)>,
-) -> Result<Option<Change>, DaemonError> {
+) -> Result<Option<Change>, ServiceError> {
     let loaded = ctx.store.load(id)?;
     let mut meta = ctx.store.meta(id)?;
     if forced_by.is_none() && (meta.paused.is_some() || meta.aborted) {
@@ -181,14 +182,14 @@ fn run(
                 {
                     w.late = true;
                 }
-                acts.push((seat, format!("missed the deadline of their {} ({when}); policy wait: the moderators were told", kind_words(wait.kind))));
-                to_players.push((seat, format!("Your deadline for your {} passed at {when}. The game waits for you; the moderators have been told.", kind_words(wait.kind))));
+                acts.push((seat, format!("missed the deadline of their {} ({when}); policy wait: the moderators were told", crate::registry::wait_name(&record.setup.kind, wait.kind))));
+                to_players.push((seat, format!("Your deadline for your {} passed at {when}. The game waits for you; the moderators have been told.", crate::registry::wait_name(&record.setup.kind, wait.kind))));
                 outbox.extend(to_moderators(
                     ctx,
                     id,
                     &meta.moderators,
                     &format!("{name} missed a deadline"),
-                    &format!("{name}'s deadline for their {} passed at {when}. This game's policy is `wait`: nothing happens until they act, or you act for them (`stationmaster mod {id} skip`).", kind_words(wait.kind)),
+                    &format!("{name}'s deadline for their {} passed at {when}. This game's policy is `wait`: nothing happens until they act, or you act for them (`stationmaster mod {id} skip`).", crate::registry::wait_name(&record.setup.kind, wait.kind)),
                     now,
                 )?);
             }
@@ -202,6 +203,7 @@ fn run(
                     .filter(|a| a.from <= wait.due)
                     .map(|a| settings.when(a.to));
                 let reason = passed_over(
+                    &record.setup.kind,
                     wait.kind,
                     policy,
                     forced_by,
@@ -244,11 +246,14 @@ fn run(
                 reasons.push((first, batch.applied.len(), reason));
                 let why = match forced_by {
                     Some((m, _)) => {
-                        format!("A moderator ({m}) skipped your {}", kind_words(wait.kind))
+                        format!(
+                            "A moderator ({m}) skipped your {}",
+                            crate::registry::wait_name(&record.setup.kind, wait.kind)
+                        )
                     }
                     None => format!(
                         "Your deadline for your {} passed at {when}",
-                        kind_words(wait.kind)
+                        crate::registry::wait_name(&record.setup.kind, wait.kind)
                     ),
                 };
                 to_players.push((seat, format!("{why}; {what}.")));

@@ -14,7 +14,7 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-fn io(path: &Path, e: std::io::Error) -> super::DaemonError {
+fn io(path: &Path, e: std::io::Error) -> super::ServiceError {
     crate::mail::TransportError::Io {
         path: path.display().to_string(),
         source: e,
@@ -28,7 +28,7 @@ pub fn write(
     store: &Store,
     id: &GameId,
     dir: &Path,
-) -> Result<Option<PathBuf>, super::DaemonError> {
+) -> Result<Option<PathBuf>, super::ServiceError> {
     let loaded = store.load(id)?;
     let meta = store.meta(id)?;
     let finished = matches!(loaded.game.status(), Status::Finished(_));
@@ -44,7 +44,7 @@ pub fn write(
     let head = format!(
         "{} ({}){}",
         loaded.record.header(),
-        report::kind_name(&loaded.record.setup.kind),
+        crate::registry::title(&loaded.record.setup.kind),
         if meta.aborted {
             ". Aborted by a moderator."
         } else {

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{Ctx, DaemonError};
+use super::{Ctx, ServiceError};
 use crate::engine::SetupError;
 use crate::engine::{AnyGame, Seat, Status};
 use crate::mail::OutMail;
@@ -78,14 +78,6 @@ pub struct MailContext {
     pub over: bool,
     /// Where the archive of a game that is over is kept.
     pub archive: String,
-}
-
-/// The kind of a game in words.
-pub fn kind_name(kind: &str) -> &str {
-    match kind {
-        "rocket" => "Stephenson's Rocket",
-        other => other,
-    }
 }
 
 /// A short status line for subjects: whose turn, or the end.
@@ -409,7 +401,11 @@ pub fn player_thread(
         _ => derived_root(ctx, id, &format!("seat {}", seat.0), key),
     };
     Thread {
-        subject: format!("{} {}", tag(id, key), kind_name(&record.setup.kind)),
+        subject: format!(
+            "{} {}",
+            tag(id, key),
+            crate::registry::title(&record.setup.kind)
+        ),
         root,
     }
 }
@@ -477,7 +473,7 @@ pub fn notice_html(
     ctx: &Ctx<'_>,
     text: &str,
     map_html: Option<&str>,
-) -> Result<String, DaemonError> {
+) -> Result<String, ServiceError> {
     let (body, signature) = match text.rfind("\n-- \n") {
         Some(at) => (&text[..at], text[at + 5..].trim()),
         None => (text, ""),
@@ -516,7 +512,7 @@ pub fn game_over_to_moderators(
     meta: &GameMeta,
     game: &dyn AnyGame,
     now: DateTime<Utc>,
-) -> Result<Vec<OutMail>, DaemonError> {
+) -> Result<Vec<OutMail>, ServiceError> {
     let how = if meta.aborted {
         "The game was aborted by a moderator; it ends without a result.".to_string()
     } else {
@@ -526,7 +522,7 @@ pub fn game_over_to_moderators(
         "{how}\n\n{}\n\nThe archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
         game.render(None),
         archive_place(ctx, id),
-        kind_name(&record.setup.kind),
+        crate::registry::title(&record.setup.kind),
     );
     let html = notice_html(ctx, &text, Some(&game.render_html(None)))?;
     to_each_moderator(ctx, id, meta, &meta.moderators, "over", &text, &html, now)
@@ -545,7 +541,7 @@ pub fn to_each_moderator(
     text: &str,
     html: &str,
     now: DateTime<Utc>,
-) -> Result<Vec<OutMail>, DaemonError> {
+) -> Result<Vec<OutMail>, ServiceError> {
     let mut out = Vec::new();
     for m in super::scheduler::moderators(ctx, game_moderators) {
         let thread = moderator_thread(ctx, id, meta, &m);
@@ -573,32 +569,30 @@ pub fn to_each_moderator(
 pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<String> {
     let lines = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     let report = MailContext {
-        game: "rocket-1".into(),
-        kind: "Stephenson's Rocket".into(),
+        game: "game-1".into(),
+        kind: "A Railway Game".into(),
         player: "alice".into(),
         token: "k7p2xq9m3a".into(),
         players: lines(&["alice", "bob", "cecil"]),
         reply: Some(ReplySection {
-            subject: "Re: [rocket-1 k7p2xq9m3a] Stephenson's Rocket".into(),
-            understood: lines(&["token Manchester textiles", "extend ly z99"]),
+            subject: "Re: [game-1 k7p2xq9m3a] A Railway Game".into(),
+            understood: lines(&["first order", "second order z99"]),
             applied: false,
             refused: true,
             refused_line_no: 2,
-            refused_line: "extend ly z99".into(),
-            refused_why: "Z99 is off the map (rules, C)".into(),
-            held: lines(&["bid 1 c3: kept as your standing answer."]),
+            refused_line: "second order z99".into(),
+            refused_why: "Z99 is off the map (rules, 1)".into(),
+            held: lines(&["later order: kept for later."]),
             not_orders: lines(&["Hi all,"]),
             notes: lines(&["Your mail was very long; only its beginning was read."]),
         }),
         notes: lines(&["A note from a moderator: hello"]),
-        help: Some("extend LINE HEX".into()),
-        history: Some(lines(&[
-            "#1 2026-11-23 09:00 bob: token Manchester textiles",
-        ])),
-        events: lines(&["bob: token Manchester textiles", "   bob receives £2,000."]),
+        help: Some("order ARGUMENT".into()),
+        history: Some(lines(&["#1 2026-11-23 09:00 bob: first order"])),
+        events: lines(&["bob: first order", "   bob gains a point."]),
         map: "(the map)".into(),
         map_html: "<pre>(the map)</pre>".into(),
-        hints: lines(&["extend LINE HEX"]),
+        hints: lines(&["order ARGUMENT"]),
         deadlines: lines(&["You (2 actions): by Mon 23 Nov 2026 18:00 UTC (in 9 hours)"]),
         headline: "Waiting for alice (2 actions)".into(),
         ..MailContext::default()
@@ -612,7 +606,7 @@ pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<Str
     };
     let over = MailContext {
         over: true,
-        archive: "var/archive/rocket-1".into(),
+        archive: "var/archive/game-1".into(),
         hints: Vec::new(),
         deadlines: Vec::new(),
         headline: "Game over: bob won".into(),
@@ -620,19 +614,20 @@ pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<Str
     };
     let notice = serde_json::json!({
         "blocks": [{"pre": false, "lines": ["A paragraph."]}, {"pre": true, "lines": ["  kept as it is"]}],
-        "signature": "Stationmaster, for rocket-1.",
+        "signature": "Stationmaster, for game-1.",
         "map_html": "<pre>(the map)</pre>",
     });
     let help = serde_json::json!({
         "address": "stationmaster@example.org",
         "reason": "Your mail names no game.",
-        "games": ["rocket-1"],
+        "games": ["game-1"],
+        "example_tag": "[game-1 k7p2xq9m3a]",
     });
     let intruder = serde_json::json!({
-        "player": "alice", "email": "alice@example.org", "game": "rocket-1",
-        "from": "mallory@example.org", "subject": "Re: [rocket-1 k7p2xq9m3a]",
+        "player": "alice", "email": "alice@example.org", "game": "game-1",
+        "from": "mallory@example.org", "subject": "Re: [game-1 k7p2xq9m3a]",
         "message_id": "<x@example.org>", "why": "the key is not this address's",
-        "moderator": false, "attempted": ["extend ly b4"],
+        "moderator": false, "attempted": ["first order"],
     });
     let mut out = Vec::new();
     let mut render =
@@ -709,11 +704,11 @@ pub fn player_mail(
     mut mail: MailContext,
     threading: Option<(String, Vec<String>)>,
     now: DateTime<Utc>,
-) -> Result<OutMail, DaemonError> {
+) -> Result<OutMail, ServiceError> {
     let player = &record.setup.players[seat.index()];
     let token = meta.tokens.get(seat.index()).cloned().unwrap_or_default();
     mail.game = id.0.clone();
-    mail.kind = kind_name(&record.setup.kind).to_string();
+    mail.kind = crate::registry::title(&record.setup.kind).to_string();
     mail.player = player.name.clone();
     mail.token = token.clone();
     mail.players = record

@@ -14,7 +14,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::DaemonError;
+use super::ServiceError;
 use crate::mail::ingest;
 use crate::mail::{Inbound, RawMail};
 use crate::store::{Quarantined, Store};
@@ -32,18 +32,18 @@ pub fn key(raw: &RawMail) -> String {
     match ingest::parse(&raw.bytes) {
         Ok(inc) => inc
             .message_id
-            .unwrap_or_else(|| super::dispatch::fallback_id(&raw.bytes)),
-        Err(_) => super::dispatch::fallback_id(&raw.bytes),
+            .unwrap_or_else(|| super::fallback_id(&raw.bytes)),
+        Err(_) => super::fallback_id(&raw.bytes),
     }
 }
 
 /// Records a failed try of `raw`; true if it is to go to quarantine now.
-pub(super) fn failed(
+pub(crate) fn failed(
     store: &Store,
     raw: &RawMail,
     why: &str,
     now: DateTime<Utc>,
-) -> Result<bool, DaemonError> {
+) -> Result<bool, ServiceError> {
     let tries = store.mail_failed(&raw.handle, why, now)?;
     if tries < TRIES {
         tracing::warn!(mail = %raw.handle, tries, error = %why, "mail could not be handled; it will be tried again");
@@ -52,13 +52,13 @@ pub(super) fn failed(
 }
 
 /// Moves `raw` into quarantine and records why.
-pub(super) fn put_aside(
+pub(crate) fn put_aside(
     store: &Store,
     inbound: &mut dyn Inbound,
     raw: &RawMail,
     why: &str,
     now: DateTime<Utc>,
-) -> Result<(), DaemonError> {
+) -> Result<(), ServiceError> {
     let (from, subject) = match ingest::parse(&raw.bytes) {
         Ok(inc) if raw.unreadable.is_none() => (inc.from, Some(inc.subject)),
         _ => (None, None),
@@ -83,7 +83,7 @@ pub(super) fn put_aside(
 }
 
 /// `stationmaster quarantine`: one paragraph per quarantined mail.
-pub fn list(store: &Store, inbound: &mut dyn Inbound) -> Result<String, DaemonError> {
+pub fn list(store: &Store, inbound: &mut dyn Inbound) -> Result<String, ServiceError> {
     let mails = inbound.quarantined()?;
     if mails.is_empty() {
         return Ok("The quarantine is empty.\n".to_string());
@@ -125,11 +125,11 @@ pub fn retry(
     store: &Store,
     inbound: &mut dyn Inbound,
     names: &[String],
-) -> Result<String, DaemonError> {
+) -> Result<String, ServiceError> {
     let mails = inbound.quarantined()?;
     for name in names {
         if !mails.iter().any(|m| &m.handle == name) {
-            return Err(DaemonError::Invalid(format!(
+            return Err(ServiceError::Invalid(format!(
                 "there is no mail `{name}` in the quarantine; `stationmaster quarantine` lists them"
             )));
         }

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 
 use super::report::{self, MailContext};
-use super::{Ctx, DaemonError, orders, scheduler};
+use super::{Ctx, ServiceError, orders, scheduler};
 use crate::clock::Span;
 use crate::engine::Seat;
 use crate::mail::OutMail;
@@ -111,7 +111,7 @@ pub const FORMS: &[(&str, &str)] = &[
     ("moderator ADDRESS", "add a moderator to this game"),
     (
         "set SETTING VALUE",
-        "change a deadline setting: turn, veto_question, veto_bid, time_zone, round_to_hour, skip_days, reminders, policy, replace_after, away_max",
+        "change a deadline setting: turn, question, bid (or the game's names for them), time_zone, round_to_hour, skip_days, reminders, policy, replace_after, away_max",
     ),
 ];
 
@@ -226,7 +226,7 @@ pub fn welcome(
     address: &str,
     token: &str,
     now: DateTime<Utc>,
-) -> Result<OutMail, DaemonError> {
+) -> Result<OutMail, ServiceError> {
     let forms: Vec<String> = FORMS
         .iter()
         .map(|(f, w)| format!("  {f:<32} {w}"))
@@ -290,8 +290,8 @@ pub fn run(
     cmd: &ModCommand,
     why: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<ModOutcome, DaemonError> {
-    let invalid = DaemonError::Invalid;
+) -> Result<ModOutcome, ServiceError> {
+    let invalid = ServiceError::Invalid;
     let loaded = ctx.store.load(id)?;
     let stored = ctx.store.meta(id)?;
     let old_fire = stored.clock.next_fire;
@@ -558,7 +558,8 @@ pub fn run(
             output = "Note sent to every player.".to_string();
         }
         ModCommand::Set { key, value } => {
-            meta.clock.settings = set(&meta.clock.settings, key, value).map_err(invalid)?;
+            meta.clock.settings =
+                set(&meta.clock.settings, &record.setup.kind, key, value).map_err(invalid)?;
             all(
                 &mut batch,
                 format!(
@@ -657,9 +658,35 @@ pub fn is_moderator(ctx: &Ctx<'_>, meta: &GameMeta, address: &str) -> bool {
         .any(|m| m.eq_ignore_ascii_case(address))
 }
 
-/// `settings` with `key` set to `value` (as written in `[deadlines]`), checked.
+/// The deadline settings of a game of `kind`, as `set` and help name them:
+/// `turn, veto_question, veto_bid, time_zone, …` for Rocket.
+pub fn setting_names(kind: &str) -> String {
+    let mut names = vec!["turn".to_string()];
+    if let Ok(entry) = crate::registry::find(kind) {
+        for w in entry.waits {
+            names.push(w.key_alias.unwrap_or(w.kind.neutral_name()).to_string());
+        }
+    }
+    names.extend(
+        [
+            "time_zone",
+            "round_to_hour",
+            "skip_days",
+            "reminders",
+            "policy",
+            "replace_after",
+            "away_max",
+        ]
+        .map(str::to_string),
+    );
+    names.join(", ")
+}
+
+/// `settings` of a game of `kind` with `key` set to `value` (as written in
+/// `[deadlines]`), checked.
 pub fn set(
     settings: &crate::clock::ClockSettings,
+    kind: &str,
     key: &str,
     value: &str,
 ) -> Result<crate::clock::ClockSettings, String> {
@@ -672,10 +699,12 @@ pub fn set(
             .map(str::to_string)
             .collect()
     };
+    if let Some(wait) = crate::clock::wait_of_key(key) {
+        *c.window_mut(wait) = Span::parse(value)?;
+        c.check()?;
+        return Ok(c);
+    }
     match key {
-        "turn" => c.turn = Span::parse(value)?,
-        "veto_question" => c.veto_question = Span::parse(value)?,
-        "veto_bid" => c.veto_bid = Span::parse(value)?,
         "time_zone" => c.time_zone = value.trim().to_string(),
         "round_to_hour" => {
             c.round_to_hour = match value.trim() {
@@ -703,7 +732,8 @@ pub fn set(
         "away_max" => c.away_max = Span::parse(value)?,
         other => {
             return Err(format!(
-                "`{other}` is not a deadline setting; they are turn, veto_question, veto_bid, time_zone, round_to_hour, skip_days, reminders, policy, replace_after, away_max"
+                "`{other}` is not a deadline setting; they are {}",
+                setting_names(kind)
             ));
         }
     }

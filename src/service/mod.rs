@@ -1,0 +1,409 @@
+//! The services the daemon and the command line share: set up a game,
+//! apply orders, build the reports and mails they cause, moderate, run the
+//! deadlines, keep the archive and the quarantine. The daemon calls them
+//! for mail; the command line (`crate::local`) calls them for a person at
+//! the server; neither calls the other's code.
+
+pub mod archive;
+pub mod moderator;
+pub mod orders;
+pub mod quarantine;
+pub mod report;
+pub mod scheduler;
+
+use chrono::{DateTime, Utc};
+
+use crate::clock::{Clock, ClockSettings};
+use crate::config::Config;
+use crate::engine::{Seat, Setup};
+use crate::mail::TransportError;
+use crate::mail::compose::ComposeError;
+use crate::mail::templates::{TemplateError, Templates};
+use crate::registry::BoardSource;
+use crate::store::{
+    BatchRejected, Change, GameId, GameMeta, GameUpdate, LogEntry, NewGame, Store, StoreError,
+};
+use report::MailContext;
+
+/// What can stop the daemon or a command.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The store.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A mail transport.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// A template.
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    /// Composing a mail.
+    #[error(transparent)]
+    Compose(#[from] ComposeError),
+    /// Setting a game up.
+    #[error(transparent)]
+    Setup(#[from] crate::engine::SetupError),
+    /// A setting or argument that cannot be used.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// What the handling of mail needs: the store, the config, the templates and
+/// the boards.
+pub struct Ctx<'a> {
+    /// The database.
+    pub store: &'a Store,
+    /// The configuration.
+    pub config: &'a Config,
+    /// The mail templates.
+    pub templates: &'a Templates,
+    /// Where boards come from.
+    pub boards: &'a BoardSource,
+}
+
+/// A stand-in Message-ID for mail without one: the SHA-256 of its bytes,
+/// so the same mail gets the same id every time it is fetched, by every
+/// build of Stationmaster.
+pub fn fallback_id(raw: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(raw);
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("no-message-id.{hex}@stationmaster")
+}
+
+/// A new secret token: 10 letters and digits from the system's random source.
+pub fn new_token() -> Result<String, ServiceError> {
+    use std::io::Read;
+    const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let mut bytes = [0u8; 10];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| TransportError::Io {
+            path: "/dev/urandom".to_string(),
+            source: e,
+        })?;
+    Ok(bytes
+        .iter()
+        .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
+        .collect())
+}
+
+/// A Message-ID for mail we send: the game, what the mail is, a number
+/// never handed out before by this database, and random letters drawn once
+/// per run of the program, so that a database never repeats an id, and a
+/// fresh one started in a later run does not repeat an id a mail program
+/// has seen already.
+pub fn message_id(ctx: &Ctx<'_>, game: &str, what: &str) -> Result<String, ServiceError> {
+    static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let run = match RUN.get() {
+        Some(r) => r,
+        None => {
+            let token = new_token()?;
+            RUN.get_or_init(|| token)
+        }
+    };
+    Ok(format!(
+        "{game}.{what}.{}.{run}@{}",
+        ctx.store.unique()?,
+        crate::mail::compose::domain(&ctx.config.mail)
+    ))
+}
+
+/// Composes `draft` from our address with a fresh Message-ID (see
+/// [`message_id`]): every mail the daemon sends goes through here.
+pub fn compose_mail(
+    ctx: &Ctx<'_>,
+    game: &str,
+    what: &str,
+    draft: &crate::mail::compose::Draft,
+    now: DateTime<Utc>,
+) -> Result<crate::mail::OutMail, ServiceError> {
+    let id = message_id(ctx, game, what)?;
+    Ok(crate::mail::compose::compose(
+        draft,
+        &ctx.config.mail,
+        &id,
+        now,
+    )?)
+}
+
+/// Creates a game: its record, each player's secret token, and a welcome
+/// mail to each player (with their first report), in one commit.
+pub fn create_game(
+    ctx: &Ctx<'_>,
+    setup: &Setup,
+    clock: ClockSettings,
+    moderators: Vec<String>,
+    now: DateTime<Utc>,
+) -> Result<GameId, ServiceError> {
+    for p in &setup.players {
+        crate::mail::compose::check_address(&p.email)?;
+    }
+    for m in &moderators {
+        crate::mail::compose::check_address(m)?;
+    }
+    clock.check().map_err(ServiceError::Invalid)?;
+    let (record, game) = ctx.store.prepare(setup, ctx.boards, now)?;
+    let n = setup.players.len();
+    let tokens = (0..n).map(|_| new_token()).collect::<Result<Vec<_>, _>>()?;
+    let mut meta = GameMeta {
+        tokens,
+        queued: vec![crate::store::Held::default(); n],
+        reported: vec![0; n],
+        clock: Clock::new(clock, n),
+        moderators,
+        ..GameMeta::default()
+    };
+    meta.clock.sync(&game.awaiting(), now);
+    let mut outbox = Vec::new();
+    // Every moderator, the game's and the site's, gets a key for this game.
+    for m in scheduler::moderators(ctx, &meta.moderators) {
+        let token = new_token()?;
+        let mail = moderator::welcome(ctx, &record.id, &m, &token, now)?;
+        // Their welcome is the root of their thread.
+        meta.moderator_welcome_ids
+            .insert(m.to_ascii_lowercase(), mail.message_id.clone());
+        meta.moderator_tokens.insert(m.to_ascii_lowercase(), token);
+        outbox.push(mail);
+    }
+    let map = game.render_map();
+    for s in 0..n {
+        let mail = MailContext {
+            welcome: true,
+            ..MailContext::default()
+        };
+        let welcome = report::player_mail(
+            ctx,
+            &record.id,
+            &record,
+            &meta,
+            &*game,
+            &map,
+            Seat(s as u8),
+            mail,
+            None,
+            now,
+        )?;
+        // The root of the player's thread.
+        meta.welcome_ids.push(welcome.message_id.clone());
+        outbox.push(welcome);
+    }
+    let id = record.id.clone();
+    ctx.store.commit(&Change {
+        new_game: Some(NewGame {
+            record,
+            initial: game.snapshot()?,
+            meta,
+        }),
+        outbox,
+        ..Change::default()
+    })?;
+    Ok(id)
+}
+
+/// Orders applied from the command line (`stationmaster order`): as by
+/// mail, all or nothing, and every player gets a report by mail.
+pub fn apply_local(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    seat: Seat,
+    lines: &[String],
+    now: DateTime<Utc>,
+) -> Result<(orders::Batch, Box<dyn crate::engine::AnyGame>), LocalApplyError> {
+    let loaded = ctx.store.load(id).map_err(ServiceError::from)?;
+    let meta = ctx.store.meta(id).map_err(ServiceError::from)?;
+    let old_fire = meta.clock.next_fire;
+    let (game, meta, batch) = orders::run(&*loaded.game, &meta, seat, lines)?;
+    if batch.applied.is_empty() && batch.held.is_empty() {
+        return Ok((batch, game));
+    }
+    let mut change = Change::default();
+    let mut update = game_update(
+        id,
+        loaded.seq,
+        old_fire,
+        &batch,
+        &*game,
+        meta,
+        now,
+        Some("command line"),
+    )?;
+    change.outbox = reports(
+        ctx,
+        id,
+        &mut update,
+        &*game,
+        &batch,
+        None,
+        Recipients::Concerned,
+        now,
+    )?;
+    change.update = Some(update);
+    ctx.store.commit(&change).map_err(ServiceError::from)?;
+    Ok((batch, game))
+}
+
+/// Why orders from the command line were not applied.
+#[derive(Debug, thiserror::Error)]
+pub enum LocalApplyError {
+    /// A line was refused.
+    #[error(transparent)]
+    Rejected(#[from] BatchRejected),
+    /// Something else failed.
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+}
+
+/// The `source` of log entries a missed deadline caused.
+pub const DEADLINE_SOURCE: &str = "deadline";
+
+/// The log entries and state a batch leaves.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn game_update(
+    id: &GameId,
+    base_seq: u64,
+    old_fire: Option<DateTime<Utc>>,
+    batch: &orders::Batch,
+    game: &dyn crate::engine::AnyGame,
+    mut meta: GameMeta,
+    now: DateTime<Utc>,
+    source: Option<&str>,
+) -> Result<GameUpdate, ServiceError> {
+    let names = game.player_names();
+    if source.is_none_or(|s| s != DEADLINE_SOURCE && !s.starts_with("moderator")) {
+        // A player who acts is no longer missing deadlines.
+        for (seat, _) in &batch.applied {
+            if let Some(m) = meta.clock.misses.get_mut(seat.index()) {
+                *m = 0;
+            }
+        }
+    }
+    meta.clock.sync(&game.awaiting(), now);
+    let entries = batch
+        .applied
+        .iter()
+        .enumerate()
+        .map(|(k, (seat, a))| LogEntry {
+            seq: base_seq + 1 + k as u64,
+            turn: a.turn,
+            at: now,
+            seat: *seat,
+            player: names.get(seat.index()).cloned().unwrap_or_default(),
+            order: a.order.clone(),
+            events: a.events.clone(),
+            source: source.map(str::to_string),
+            kind: crate::store::EntryKind::Order,
+            why: None,
+            prev: String::new(),
+            hash: String::new(),
+        })
+        .collect();
+    game.check_invariants().map_err(|e| StoreError::Corrupt {
+        game: id.0.clone(),
+        message: format!("engine invariant broken: {e}"),
+    })?;
+    Ok(GameUpdate {
+        id: id.clone(),
+        base_seq,
+        entries,
+        state: game.snapshot()?,
+        state_version: game.state_version(),
+        meta,
+        old_fire,
+    })
+}
+
+/// Who gets a report from [`reports`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Recipients {
+    /// Every player (a moderator's act, a deadline, `resend`).
+    All,
+    /// Every player if the game changed; else only those with a note and
+    /// the player replied to: a mail that only stores a waiting order or a
+    /// standing answer tells nobody else anything.
+    Concerned,
+}
+
+/// A report to every player after a change: what happened since their last
+/// report, their map and hints. The `reply` (a seat, its section and the
+/// threading) goes into that player's report.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn reports(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    update: &mut GameUpdate,
+    game: &dyn crate::engine::AnyGame,
+    batch: &orders::Batch,
+    reply: Option<(Seat, MailContext, (String, Vec<String>))>,
+    to: Recipients,
+    now: DateTime<Utc>,
+) -> Result<Vec<crate::mail::OutMail>, ServiceError> {
+    let record = ctx.store.record(id)?;
+    let new_seq = update.base_seq + update.entries.len() as u64;
+    let mut out = Vec::new();
+    let map = game.render_map();
+    let changed = !update.entries.is_empty();
+    for s in 0..record.setup.players.len() {
+        let seat = Seat(s as u8);
+        let concerned = changed
+            || batch.notes.iter().any(|(n, _)| *n == seat)
+            || reply.as_ref().is_some_and(|(rs, _, _)| *rs == seat);
+        if to == Recipients::Concerned && !concerned {
+            continue;
+        }
+        let last = update.meta.reported.get(s).copied().unwrap_or(0);
+        let mut entries = if last < update.base_seq {
+            ctx.store.log_since(id, last)?
+        } else {
+            Vec::new()
+        };
+        entries.extend(update.entries.iter().filter(|e| e.seq > last).cloned());
+        let mut mail = MailContext {
+            events: report::event_lines(game, &entries, Some(seat)).map_err(StoreError::from)?,
+            notes: batch
+                .notes
+                .iter()
+                .filter(|(n, _)| *n == seat)
+                .map(|(_, t)| t.clone())
+                .collect(),
+            ..MailContext::default()
+        };
+        let mut threading = None;
+        if let Some((rs, asked, thread)) = &reply
+            && *rs == seat
+        {
+            mail.reply = asked.reply.clone();
+            mail.help = asked.help.clone();
+            mail.history = asked.history.clone();
+            threading = Some(thread.clone());
+        }
+        out.push(report::player_mail(
+            ctx,
+            id,
+            &record,
+            &update.meta,
+            game,
+            &map,
+            seat,
+            mail,
+            threading,
+            now,
+        )?);
+        if let Some(r) = update.meta.reported.get_mut(s) {
+            *r = new_seq;
+        }
+    }
+    // Orders that end the game: the moderators hear of it too (a finished
+    // game takes no more orders, so this happens once).
+    if !batch.applied.is_empty() && matches!(game.status(), crate::engine::Status::Finished(_)) {
+        out.extend(report::game_over_to_moderators(
+            ctx,
+            id,
+            &record,
+            &update.meta,
+            game,
+            now,
+        )?);
+    }
+    Ok(out)
+}

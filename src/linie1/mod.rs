@@ -17,7 +17,6 @@
 //! This module never touches mail, disk or the clock; its randomness is the
 //! game's own seeded generator, stored with the state.
 
-mod canvas;
 pub mod data;
 mod event;
 mod order;
@@ -31,8 +30,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::rng::SplitMix64;
 use crate::engine::{
-    Awaited, Game, OrderError, OrderForm, RuleError, Seat, Setup, SetupError, Status, Timing,
-    WaitKind,
+    self, AnyGame, Awaited, BoardSource, Game, GameEntry, GameOption, OrderError, OrderForm,
+    RuleError, Seat, Setup, SetupError, Status, Timing, WaitKind,
 };
 pub use data::{
     BuildingId, Components, DataError, Edge, LineId, Paths, RouteCardId, Square, TerminalId, TileId,
@@ -50,41 +49,29 @@ pub const HAND_SIZE: usize = 5;
 /// Tiles laid in a turn (seed, Piazzare le tessere).
 pub const TILES_PER_TURN: u8 = 2;
 
-/// One option a game may be set up with, as the registry lists it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OptionSpec {
-    /// Its name, e.g. `stops`.
-    pub name: &'static str,
-    /// The values it takes, written `name=value`; empty for a switch,
-    /// written as the bare name.
-    pub values: &'static [&'static str],
-    /// What it does, and its default.
-    pub summary: &'static str,
-}
-
 /// The options of Linie 1 at `new`: `stops=2` or `stops=3`, and the seed's
 /// three variants as switches (rulings 7).
-pub const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
+pub const OPTIONS: &[GameOption] = &[
+    GameOption {
         name: "stops",
         values: &["2", "3"],
-        summary: "route cards of 2 or 3 stops; by default 3 with 2-3 players, 2 with 4-5 \
+        help: "route cards of 2 or 3 stops; by default 3 with 2-3 players, 2 with 4-5 \
                   (seed, translator's note)",
     },
-    OptionSpec {
+    GameOption {
         name: "die",
         values: &[],
-        summary: "variant 1: a die gives the distance; 5 or 6 runs to the next stop sign",
+        help: "variant 1: a die gives the distance; 5 or 6 runs to the next stop sign",
     },
-    OptionSpec {
+    GameOption {
         name: "die_or_repeat",
         values: &[],
-        summary: "variant 2: roll the die, or repeat the previous player's result",
+        help: "variant 2: roll the die, or repeat the previous player's result",
     },
-    OptionSpec {
+    GameOption {
         name: "ordered_stops",
         values: &[],
-        summary: "variant 3: three stops are visited in the card's order",
+        help: "variant 3: three stops are visited in the card's order",
     },
 ];
 
@@ -108,6 +95,46 @@ pub const RULINGS: &[&str] = &[
     "5. A tram whose way on cannot reach its destination through its remaining stops is taken \
      off the board at the end of its move; its player starts again from a terminal next turn.",
 ];
+
+/// Linie 1 as the registry lists it.
+pub const ENTRY: GameEntry = GameEntry {
+    name: "linie1",
+    title: "Linie 1",
+    players: MIN_PLAYERS..=MAX_PLAYERS,
+    options: OPTIONS,
+    waits: &[],
+    default_turn: "the game lays a tile for them (Stationmaster ruling 4)",
+    state_version: <Linie1 as Game>::STATE_VERSION,
+    new: new_boxed,
+    from_snapshot: from_snapshot_boxed,
+    demo: None,
+};
+
+/// A new game on the operator's `linie1/` files (each one not there is
+/// the built-in one), or else the components compiled in.
+fn new_boxed(setup: &Setup, boards: &BoardSource) -> engine::entry::Made {
+    let components = match boards.folder(ENTRY.name) {
+        Some(dir) => Components::from_dir(&dir)?,
+        None => Components::embedded()?,
+    };
+    Ok(Box::new(Linie1::new(components, setup)?) as Box<dyn AnyGame>)
+}
+
+/// A stored state read back. Every format so far (1) reads as it is.
+fn from_snapshot_boxed(_version: u32, json: &str) -> engine::entry::Made {
+    serde_json::from_str::<Linie1>(json)
+        .map(|g| Box::new(g) as Box<dyn AnyGame>)
+        .map_err(|e| SetupError::Snapshot {
+            kind: ENTRY.name.to_string(),
+            message: e.to_string(),
+        })
+}
+
+impl From<DataError> for SetupError {
+    fn from(e: DataError) -> Self {
+        SetupError::Board(Box::new(e))
+    }
+}
 
 /// Every string `Setup::options` accepts, e.g. for a registry's checks and
 /// help: `stops=2`, `stops=3`, `die`, `die_or_repeat`, `ordered_stops`.
@@ -157,45 +184,19 @@ impl Linie1Options {
             die: DieRule::None,
             ordered_stops: false,
         };
-        let known = || {
-            OPTIONS
-                .iter()
-                .map(|o| {
-                    if o.values.is_empty() {
-                        o.name.to_string()
-                    } else {
-                        o.values
-                            .iter()
-                            .map(|v| format!("{}={v}", o.name))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        for option in given {
-            let key = option.trim().to_ascii_lowercase();
-            let key: String = key.chars().filter(|c| !c.is_whitespace()).collect();
-            match key.as_str() {
-                "stops=2" => out.stops = 2,
-                "stops=3" => out.stops = 3,
-                "die" => {
-                    if out.die == DieRule::None {
-                        out.die = DieRule::Die;
-                    }
-                }
-                "die_or_repeat" => out.die = DieRule::DieOrRepeat,
-                "ordered_stops" => out.ordered_stops = true,
-                _ => {
-                    return Err(SetupError::UnknownOption {
-                        kind: Linie1::KIND.to_string(),
-                        option: option.clone(),
-                        known: known(),
-                    });
-                }
-            }
+        let given = engine::read_options(ENTRY.name, given, OPTIONS)?;
+        if let Some(stops) = given.value("stops") {
+            out.stops = if stops == "2" { 2 } else { 3 };
         }
+        if given.on("die") {
+            out.die = DieRule::Die;
+        }
+        // With both, the die may be repeated: the second variant is the first
+        // with a choice added (seed, Varianti 2).
+        if given.on("die_or_repeat") {
+            out.die = DieRule::DieOrRepeat;
+        }
+        out.ordered_stops = given.on("ordered_stops");
         Ok(out)
     }
 
@@ -351,30 +352,9 @@ impl Linie1 {
     /// player is seat 1 ("the oldest player"; the table decides by seating).
     pub fn new(components: Components, setup: &Setup) -> Result<Linie1, SetupError> {
         let n = setup.players.len();
-        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&n) {
-            return Err(SetupError::Players(format!(
-                "Linie 1 is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n}"
-            )));
-        }
-        let mut names: Vec<String> = Vec::new();
-        for p in &setup.players {
-            let name = p.name.trim();
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || c == '-' || c == '_' || c == '.')
-            {
-                return Err(SetupError::Players(format!(
-                    "player name \"{name}\" must be one word of letters, digits, '-', '_' or '.'"
-                )));
-            }
-            if names.iter().any(|x| x.eq_ignore_ascii_case(name)) {
-                return Err(SetupError::Players(format!(
-                    "two players are called {name}"
-                )));
-            }
-            names.push(name.to_string());
-        }
+        let given: Vec<&str> = setup.players.iter().map(|p| p.name.as_str()).collect();
+        engine::check_players(ENTRY.title, &ENTRY.players, &given)?;
+        let names: Vec<String> = given.iter().map(|n| n.trim().to_string()).collect();
         let options = Linie1Options::from_setup(&setup.options, n)?;
         let mut rng = SplitMix64::new(setup.seed);
 
@@ -512,6 +492,7 @@ fn shuffle<T>(rng: &mut SplitMix64, items: &mut [T]) {
 impl Game for Linie1 {
     type Order = Order;
     type Event = Event;
+    type View = View;
     const KIND: &'static str = "linie1";
     const STATE_VERSION: u32 = 1;
 
@@ -572,20 +553,22 @@ impl Game for Linie1 {
         order::hints(self, seat)
     }
 
-    fn describe(&self, event: &Event, viewer: Option<Seat>) -> String {
-        event::describe(&self.data, &self.view(viewer), event)
+    fn view(&self, viewer: Option<Seat>) -> View {
+        Linie1::view(self, viewer)
     }
 
-    fn render_map(&self) -> crate::engine::Map {
+    fn describe_to(&self, event: &Event, view: &View) -> String {
+        event::describe(&self.data, view, event)
+    }
+
+    fn draw_map(&self, _spectator: &View) -> crate::engine::Map {
+        // The board holds nothing secret: trams appear only once their
+        // cards are shown.
         render::map(self)
     }
 
-    fn render_status(&self, viewer: Option<Seat>) -> String {
-        render::status(&self.view(viewer))
-    }
-
-    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
-        serde_json::to_value(self.view(viewer)).unwrap_or(serde_json::Value::Null)
+    fn status_to(&self, view: &View) -> String {
+        render::status(view)
     }
 
     fn check_invariants(&self) -> Result<(), String> {

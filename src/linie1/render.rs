@@ -13,7 +13,10 @@
 
 use std::fmt::Write as _;
 
-use super::canvas::{Seg, to_map};
+use crate::engine::canvas;
+
+/// A piece of map text and its CSS colour, if any.
+type Seg = (String, Option<&'static str>);
 use super::data::{Edge, Paths, Square};
 use super::view::View;
 use super::{Linie1, Place};
@@ -284,7 +287,12 @@ fn map_rows(g: &Linie1) -> Vec<Vec<Seg>> {
 /// The board as text and HTML. It holds nothing secret: trams appear only
 /// once their cards are shown.
 pub(super) fn map(g: &Linie1) -> Map {
-    to_map(&map_rows(g))
+    canvas::draw(
+        map_rows(g)
+            .into_iter()
+            .map(|row| row.into_iter().map(|(t, c)| (t.into(), c)).collect())
+            .collect(),
+    )
 }
 
 /// The status block, drawn from what the reader may see.

@@ -253,7 +253,7 @@ fn player_counts_and_options_are_checked() {
     });
     assert!(Linie1::new(c.clone(), &six).is_err());
     let e = Linie1::new(c.clone(), &setup(2, 1, &["stops=4"])).unwrap_err();
-    assert!(e.to_string().contains("stops=2"), "{e}");
+    assert!(e.to_string().contains("2, 3"), "{e}");
     for o in ["die", "die_or_repeat", "ordered_stops", "stops=3"] {
         assert!(Linie1::new(c.clone(), &setup(2, 1, &[o])).is_ok(), "{o}");
     }
@@ -333,6 +333,11 @@ fn rulings_01_no_track_off_the_edge_except_into_a_terminal() {
     let mut g2 = g.clone();
     ok(&mut g2, ANNA, "lay F1 NS"); // a leg of terminal 4N
     refused(&g, ANNA, "lay E1 NS", "rulings 1");
+    // A terminal's leg is a track end: a side without track may not face
+    // it, or the line could never reach its terminal.
+    let m = refused(&g, ANNA, "lay A7 NS", "rulings 1");
+    assert!(m.contains("terminal 1W enters A7"), "{m}");
+    refused(&g, ANNA, "lay F1 WE", "rulings 1");
 }
 
 #[test]
@@ -537,6 +542,32 @@ fn stationmaster_ruling_1_pass_only_when_nothing_fits_and_a_blocked_game_ends() 
     );
 }
 
+#[test]
+fn stationmaster_ruling_1_a_finished_route_starts_rather_than_passes() {
+    // Anna's route is built; nothing is left to draw and no hand tile fits.
+    let g = hand(&hand(&route_game(2, &["stops=2"]), ANNA, &[]), BERT, &[]);
+    let mut g = edit(&g, |v| {
+        for i in 0..v["supply"].as_array().unwrap().len() {
+            let n = v["supply"][i].as_u64().unwrap() + v["out_of_game"][i].as_u64().unwrap();
+            v["out_of_game"][i] = json!(n);
+            v["supply"][i] = json!(0);
+        }
+    });
+    let legal = g.legal_orders(ANNA);
+    assert!(!legal.is_empty());
+    assert!(
+        legal.iter().all(|o| matches!(o, Order::Start { .. })),
+        "{legal:?}"
+    );
+    let m = refused(&g, ANNA, "pass", "Stationmaster ruling 1");
+    assert!(m.contains("start your trip"), "{m}");
+    // A missed turn sets out (Stationmaster ruling 4).
+    assert!(matches!(g.default_order(ANNA), Some(Order::Start { .. })));
+    let ev = ok(&mut g, ANNA, "start 2W");
+    assert!(!ev.contains(&Event::Blocked));
+    assert!(matches!(g.status(), Status::Active(_)));
+}
+
 // ===== The inaugural trip (rulings 5; seed, Viaggio inaugurale) =================
 
 #[test]
@@ -695,6 +726,10 @@ fn rulings_06_stopping_at_the_route_stops_and_winning() {
     // in the terminal.
     let m = refused(&g, ANNA, "move K7 L7 2E L6", "seed, Fine del gioco");
     assert!(m.contains("ends its trip"), "{m}");
+    // A count past the terminal ends there too.
+    let mut counted = g.clone();
+    let ev = ok(&mut counted, ANNA, "move 6");
+    assert!(ev.iter().any(|e| matches!(e, Event::Won { .. })), "{ev:?}");
     let ev = ok(&mut g, ANNA, "move K7 L7 2E");
     assert!(ev.iter().any(|e| matches!(e, Event::Won { .. })));
     let Status::Finished(placings) = g.status() else {

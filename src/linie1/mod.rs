@@ -78,15 +78,20 @@ pub const OPTIONS: &[GameOption] = &[
 /// Stationmaster's own decisions where the seed and the rulings are silent,
 /// shown by `help` and cited as "Stationmaster ruling N".
 pub const RULINGS: &[&str] = &[
-    "1. A player with no legal placement or exchange for the tile still owed may `pass`; \
-     they still draw back to five. If every player in one round passes, or the supply and \
-     open hands are empty and nobody can lay or move, the game ends with no winner.",
-    "2. With `die`, the tram must move the number rolled unless a stop sign, its own \
+    "1. A player with no legal placement or exchange for the tile still owed, and no trip \
+     to start, may `pass`; they still draw back to five. If every player in one round \
+     passes, or the supply and open hands are empty and nobody can lay, start a trip or \
+     move, the game ends with no winner. A tile on a terminal's leg square must take the \
+     terminal's track (rulings 1: no side without track faces a track end).",
+    "2. With `die` (linie1.md: the die gives the distance), the tram must move the number \
+     rolled unless a stop sign, its own \
      destination terminal or the end of the track stops it first; 5 or 6 runs on to the next \
      stop sign (or that terminal, or the end of the track).",
     "3. With `ordered_stops`, a three-stop route is driven in the card's printed order from \
-     whichever terminal the trip starts at; a stop reached out of order does not count.",
-    "4. A missed turn (the `default` policy) lays the first legal tile (squares row by row \
+     whichever terminal the trip starts at (the player chooses the terminal, rulings 5, so \
+     the one the order reads from); a stop reached out of order does not count.",
+    "4. A missed turn (the `default` policy) starts the trip if the player's route is \
+     finished, else lays the first legal tile (squares row by row \
      from A1) whose sides face only empty squares (no track, building or board edge), else \
      the first legal tile, else the first legal exchange, else passes; it draws from the \
      supply; a driver starts from the first terminal that passes the route check, rolls \

@@ -82,10 +82,21 @@ impl Linie1 {
             let end = paths.touches(e);
             match d.step(s, e) {
                 None => {
-                    if end && d.terminal_at(s, e).is_none() {
+                    let terminal = d.terminal_at(s, e);
+                    if end && terminal.is_none() {
                         return Some(format!(
                             "its track would run off the board at the {} side of {s}",
                             side_word(e)
+                        ));
+                    }
+                    // A terminal's leg is a track end like a neighbour's
+                    // (rulings 1): a side without track may not face it,
+                    // or the line could never reach that terminal.
+                    if !end && let Some((t, _)) = terminal {
+                        return Some(format!(
+                            "its {} side has no track, but terminal {} enters {s} there",
+                            side_word(e),
+                            d.terminal(t).name
                         ));
                     }
                 }
@@ -830,12 +841,24 @@ impl Linie1 {
             }
             Order::Pass => {
                 let laid = self.laying(seat)?;
-                if let Some(o) = self.lay_orders(seat, laid, true).first() {
+                let start = if laid == 0 && !self.players[seat.index()].driving {
+                    self.starts(seat).into_iter().next()
+                } else {
+                    None
+                };
+                if let Some(o) =
+                    start.or_else(|| self.lay_orders(seat, laid, true).into_iter().next())
+                {
                     return Err(RuleError::new(
                         "Stationmaster ruling 1",
                         format!(
-                            "You can still lay a tile (e.g. `{}`): pass only when no tile fits.",
-                            self.order_text_of(o)
+                            "You can still {} (e.g. `{}`): pass only when nothing else is open.",
+                            if matches!(o, Order::Start { .. }) {
+                                "start your trip"
+                            } else {
+                                "lay a tile"
+                            },
+                            self.order_text_of(&o)
                         ),
                     ));
                 }
@@ -1113,6 +1136,20 @@ impl Linie1 {
         let Some(mut tram) = p.trip.as_ref().and_then(|t| t.tram) else {
             return self.check_walk(seat, &[]).map(|_| Vec::new());
         };
+        let Some(trip) = p.trip.as_ref() else {
+            return Ok(Vec::new());
+        };
+        // The trip ends on entering the far terminal with every stop made,
+        // however many squares were asked for (rulings 6: no exact count).
+        let full = self.full_mask(seat);
+        let mut mask = trip.stopped.iter().fold(0u8, |m, b| {
+            let i = self
+                .required_stops(seat)
+                .iter()
+                .position(|x| x == b)
+                .unwrap_or(7);
+            m | (1 << i)
+        });
         let mut out = Vec::new();
         for _ in 0..squares {
             let next = self.next_states(tram);
@@ -1120,7 +1157,10 @@ impl Linie1 {
                 [one] => {
                     out.push(one.at);
                     tram = *one;
-                    if self.has_sign(one.at) {
+                    mask = self.advance(seat, mask, tram.at);
+                    if self.has_sign(one.at)
+                        || (tram.at == Place::Terminal(trip.to) && mask == full)
+                    {
                         break;
                     }
                 }
@@ -1244,9 +1284,14 @@ impl Linie1 {
     /// game nobody can move on (Stationmaster ruling 1).
     fn next_turn(&mut self, events: &mut Vec<Event>) {
         let n = self.players.len();
+        // Stuck: nothing left to draw, nobody driving, and nobody able to
+        // lay a tile or start a trip (a finished route may still start).
         let stuck = self.supply_left() == 0
             && self.players.iter().all(|p| !p.driving)
-            && (0..n).all(|i| self.lay_orders(Seat(i as u8), 0, true).is_empty());
+            && (0..n).all(|i| {
+                let seat = Seat(i as u8);
+                self.lay_orders(seat, 0, true).is_empty() && self.starts(seat).is_empty()
+            });
         if usize::from(self.passes) >= n || stuck {
             events.push(Event::Blocked);
             self.result = Some(Outcome {
@@ -1389,7 +1434,9 @@ impl Linie1 {
                     out.extend(self.starts(seat));
                 }
                 let lays = self.lay_orders(seat, *laid, false);
-                if lays.is_empty() {
+                // `pass` only when nothing else is open (Stationmaster
+                // ruling 1): a player who can start their trip does.
+                if lays.is_empty() && out.is_empty() {
                     out.push(Order::Pass);
                 }
                 out.extend(lays);
@@ -1443,6 +1490,13 @@ impl Linie1 {
         }
         match &self.phase {
             Phase::Lay { laid } => {
+                // A finished route sets out (Stationmaster ruling 4).
+                if *laid == 0
+                    && !self.players[seat.index()].driving
+                    && let Some(start) = self.starts(seat).into_iter().next()
+                {
+                    return Some(start);
+                }
                 let lays = self.lay_orders(seat, *laid, false);
                 let quiet = lays.iter().find(|o| match o {
                     Order::Lay { square, .. } => self.quiet_square(*square),

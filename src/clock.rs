@@ -243,8 +243,14 @@ impl ClockSettings {
     pub fn view(&self, kind: &str) -> serde_json::Value {
         let mut value = serde_json::to_value(self).unwrap_or_default();
         if let (Ok(entry), Some(map)) = (crate::registry::find(kind), value.as_object_mut()) {
-            for w in entry.waits {
-                if let (Some(key), Some(v)) = (w.key_alias, map.remove(w.kind.neutral_name())) {
+            // Only the waits the game has, under its names for them.
+            for kind in [WaitKind::Question, WaitKind::Bid] {
+                let value = map.remove(kind.neutral_name());
+                let Some(w) = entry.waits.iter().find(|w| w.kind == kind) else {
+                    continue;
+                };
+                if let Some(v) = value {
+                    let key = w.key_alias.unwrap_or(kind.neutral_name());
                     map.insert(key.to_string(), v);
                 }
             }

@@ -23,6 +23,7 @@ pub mod clock;
 pub mod config;
 pub mod daemon;
 pub mod engine;
+pub mod linie1;
 pub mod local;
 pub mod mail;
 pub mod registry;

@@ -9,7 +9,7 @@ pub use crate::engine::{BoardSource, SetupError};
 
 /// Every game, in the order help lists them; the first with a demo script
 /// plays `stationmaster demo`.
-pub const GAMES: &[&GameEntry] = &[&crate::rocket::ENTRY];
+pub const GAMES: &[&GameEntry] = &[&crate::rocket::ENTRY, &crate::linie1::ENTRY];
 
 /// The names of every game, for messages: `rocket`.
 pub fn names() -> String {

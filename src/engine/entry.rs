@@ -302,6 +302,13 @@ impl BoardSource {
         }
     }
 
+    /// The folder of game `kind` in the games folder, if the operator has
+    /// one; `None`: use the data compiled in.
+    pub fn folder(&self, kind: &str) -> Option<PathBuf> {
+        let path = self.games_dir.as_ref()?.join(kind);
+        path.is_dir().then_some(path)
+    }
+
     /// The file `name` of game `kind` in the games folder, if the
     /// operator has one there; `None`: use the data compiled in.
     pub fn file(&self, kind: &str, name: &str) -> Option<PathBuf> {

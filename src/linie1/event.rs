@@ -1,0 +1,197 @@
+//! What happens in a game of Linie 1, as events, and each event as a
+//! sentence for one reader. Nothing in an event is secret: the line and
+//! route cards appear only in `TripStarted`, when the player shows them
+//! (rulings 4). Sentences are drawn from the reader's [`View`], so "you"
+//! and names are decided in one place.
+
+use serde::{Deserialize, Serialize};
+
+use super::Place;
+use super::data::{BuildingId, Components, LineId, Paths, RouteCardId, Square, TerminalId, TileId};
+use super::view::View;
+use crate::engine::Seat;
+
+/// Something that happened. Fields are named for what they hold (`player`
+/// is the seat who acted), so only the variants carry docs.
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A tile laid on an empty square.
+    Laid {
+        player: Seat,
+        square: Square,
+        tile: TileId,
+        paths: Paths,
+    },
+    /// A building's stop sign put on the tile just laid (rulings 3).
+    StopSign {
+        building: BuildingId,
+        square: Square,
+    },
+    /// A board tile exchanged; the old one went to the hand (rulings 2).
+    Exchanged {
+        player: Seat,
+        square: Square,
+        old_tile: TileId,
+        old_paths: Paths,
+        tile: TileId,
+        paths: Paths,
+    },
+    /// A tile drawn, from the supply (`from` none) or an open hand.
+    Drew {
+        player: Seat,
+        tile: TileId,
+        from: Option<Seat>,
+    },
+    /// No tile fitted.
+    Passed { player: Seat },
+    /// A missed deadline or a moderator's skip.
+    TurnSkipped { player: Seat },
+    /// The inaugural trip began: the cards are shown (rulings 4, 5).
+    TripStarted {
+        player: Seat,
+        line: LineId,
+        route: RouteCardId,
+        stops: Vec<BuildingId>,
+        terminal: TerminalId,
+    },
+    /// A die was rolled, or the last result repeated (variants 1, 2).
+    Rolled {
+        player: Seat,
+        value: u8,
+        repeated: bool,
+    },
+    /// A tram moved; `counted` are required stops it stopped at.
+    Moved {
+        player: Seat,
+        places: Vec<Place>,
+        distance: u8,
+        counted: Vec<BuildingId>,
+    },
+    /// A tram that could no longer finish was taken off (Stationmaster ruling 5).
+    TramOff { player: Seat },
+    /// The trip is finished: the game is won.
+    Won { player: Seat, terminal: TerminalId },
+    /// Nobody could go on: the game ended with no winner (Stationmaster ruling 1).
+    Blocked,
+}
+
+/// `event` as a sentence for the reader of `view`.
+pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
+    let who = |s: &Seat| view.who(*s);
+    let tile = |t: &TileId| d.tile(*t).name.clone();
+    let place = |p: &Place| match p {
+        Place::Square(s) => s.to_string(),
+        Place::Terminal(t) => d.terminal(*t).name.clone(),
+    };
+    let letters = |bs: &[BuildingId]| {
+        bs.iter()
+            .map(|b| d.building(*b).letter.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match event {
+        Event::Laid {
+            player,
+            square,
+            tile: t,
+            paths,
+        } => {
+            format!("{} laid a {} ({paths}) on {square}.", who(player), tile(t))
+        }
+        Event::StopSign { building, square } => format!(
+            "The stop sign of building {} went to {square}.",
+            d.building(*building).letter
+        ),
+        Event::Exchanged {
+            player,
+            square,
+            old_tile,
+            old_paths,
+            tile: t,
+            paths,
+        } => format!(
+            "{} exchanged the {} ({old_paths}) on {square} for a {} ({paths}).",
+            who(player),
+            tile(old_tile),
+            tile(t)
+        ),
+        Event::Drew {
+            player,
+            tile: t,
+            from: None,
+        } => {
+            format!("{} drew a {} from the supply.", who(player), tile(t))
+        }
+        Event::Drew {
+            player,
+            tile: t,
+            from: Some(d),
+        } => format!(
+            "{} took a {} from {}'s open hand.",
+            who(player),
+            tile(t),
+            who(d)
+        ),
+        Event::Passed { player } => format!("{} could lay no tile and passed.", who(player)),
+        Event::TurnSkipped { player } => format!("{}'s turn was skipped.", who(player)),
+        Event::TripStarted {
+            player,
+            line,
+            route,
+            stops,
+            terminal,
+        } => format!(
+            "{} started the inaugural trip from terminal {}: line {}, route card {}, stops {}.",
+            who(player),
+            d.terminal(*terminal).name,
+            d.lines[line.index()].number,
+            d.routes[route.index()].name,
+            letters(stops)
+        ),
+        Event::Rolled {
+            player,
+            value,
+            repeated: false,
+        } => {
+            format!("{} rolled {value}.", who(player))
+        }
+        Event::Rolled {
+            player,
+            value,
+            repeated: true,
+        } => {
+            format!("{} repeated the last result, {value}.", who(player))
+        }
+        Event::Moved {
+            player,
+            places,
+            distance,
+            counted,
+        } => {
+            let mut s = format!(
+                "{} moved {distance} square{}: {}.",
+                who(player),
+                if *distance == 1 { "" } else { "s" },
+                places.iter().map(place).collect::<Vec<_>>().join(" ")
+            );
+            if !counted.is_empty() {
+                s.push_str(&format!(" Stopped at {}.", letters(counted)));
+            }
+            s
+        }
+        Event::TramOff { player } => format!(
+            "{}'s tram cannot reach its terminal from there: it is taken off and starts again next turn.",
+            who(player)
+        ),
+        Event::Won { player, terminal } => format!(
+            "{} reached terminal {} and won the game!",
+            who(player),
+            d.terminal(*terminal).name
+        ),
+        Event::Blocked => {
+            "Nobody could lay a tile or move a tram: the game ends with no winner.".into()
+        }
+    }
+}

@@ -1,0 +1,539 @@
+//! Linie 1's order grammar, defined once and used three times: to read
+//! orders, to print `help`, and to list the "You can:" hints.
+//!
+//! Notation, as players read it off the map:
+//! - a **square** is its column letter and row number: `C4` (A to L from the
+//!   west, 1 to 12 from the north);
+//! - a **tile** is named by its track: its paths, each two edge letters of
+//!   N, E, S, W, joined by `+`: `WE` a straight lying east-west, `NS+SW` a
+//!   straight with a curve from its south end to the west. The paths say both
+//!   which tile and how it is turned; letters go in any order;
+//! - a **terminal** is its line number and the board edge it lies beyond:
+//!   `1W`, `4N`;
+//! - a **move** names every square the tram enters, a terminal by its name:
+//!   `move A6 B6 C6`; or just `move 3` where the track does not branch.
+
+use std::fmt::Write as _;
+
+use super::data::{Paths, Square, TerminalId, TileId};
+use super::{Linie1, Phase, Place};
+use crate::engine::Seat;
+use crate::engine::grammar::{self, Match, OrderError, OrderForm};
+
+/// An order of Linie 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// `lay SQUARE PATHS`: a hand tile on an empty square (rulings 1).
+    Lay {
+        /// Where.
+        square: Square,
+        /// The tile, as it will lie.
+        paths: Paths,
+    },
+    /// `exchange SQUARE PATHS [SQUARE PATHS]`: replace one board tile, or two
+    /// neighbours together, with hand tiles (rulings 2).
+    Exchange {
+        /// Each square and the paths of its new tile.
+        swaps: Vec<(Square, Paths)>,
+    },
+    /// `pass`: no tile fits (Stationmaster ruling 1).
+    Pass,
+    /// `draw supply` or `draw PLAYER TILE`: one tile back into the hand.
+    Draw {
+        /// A driver's open hand, or None for the supply.
+        from: Option<Seat>,
+        /// The tile taken from an open hand.
+        tile: Option<TileId>,
+    },
+    /// `start TERMINAL`: the inaugural trip (rulings 5).
+    Start {
+        /// Where the tram is put.
+        terminal: TerminalId,
+    },
+    /// `roll`: roll the die (variant 2).
+    Roll,
+    /// `repeat`: use the previous player's result (variant 2).
+    Repeat,
+    /// `move PLACE…`: the tram enters each place in turn (rulings 6).
+    Move {
+        /// Squares and terminals entered, in order.
+        places: Vec<Place>,
+    },
+    /// `move N`: N squares along track that does not branch.
+    Along {
+        /// How many.
+        squares: u8,
+    },
+    /// `!skip`: a missed deadline or a moderator's skip; never from a player.
+    Skip,
+}
+
+/// The forms of order, in the order help lists them.
+pub const FORMS: &[OrderForm] = &[
+    OrderForm {
+        form: "lay SQUARE PATHS",
+        summary: "lay a hand tile: square C4, track WE or NS+SW",
+        example: "lay C4 NS+SW",
+    },
+    OrderForm {
+        form: "exchange SQUARE PATHS",
+        summary: "replace a tile without trees, adding track",
+        example: "exchange C4 NS+WE",
+    },
+    OrderForm {
+        form: "exchange S1 PATHS S2 PATHS",
+        summary: "two neighbours, to join them",
+        example: "exchange C4 NS+SE D4 NS+SW",
+    },
+    OrderForm {
+        form: "pass",
+        summary: "when no hand tile fits anywhere",
+        example: "pass",
+    },
+    OrderForm {
+        form: "draw supply",
+        summary: "after laying: draw from the supply",
+        example: "draw supply",
+    },
+    OrderForm {
+        form: "draw PLAYER PATHS",
+        summary: "after laying: take a driver's open tile",
+        example: "draw Anna WE",
+    },
+    OrderForm {
+        form: "start TERMINAL",
+        summary: "start your trip at your terminal (1W: line, edge)",
+        example: "start 1W",
+    },
+    OrderForm {
+        form: "roll",
+        summary: "die_or_repeat: roll the die",
+        example: "roll",
+    },
+    OrderForm {
+        form: "repeat",
+        summary: "die_or_repeat: use the last result",
+        example: "repeat",
+    },
+    OrderForm {
+        form: "move SQUARE...",
+        summary: "drive, naming each square entered",
+        example: "move A6 B6 B7",
+    },
+    OrderForm {
+        form: "move N",
+        summary: "drive N squares of unbranched track",
+        example: "move 3",
+    },
+];
+
+/// How to read the notation, printed under the forms by the game's help.
+pub const NOTATION: &str = "\
+Squares: column letter and row number, as on the map (C4).
+Tiles: by their track, the paths of the tile as it will lie, each two of the
+edge letters N E S W, joined by +: WE straight east-west, NS straight
+north-south, WS curve west-south, NS+SW straight with a curve from south to
+west, NS+WE crossing, NE+ES+SW+WN four curves.
+Terminals: line number and edge (1W, 4N); the map shows them at its edges.";
+
+#[derive(Clone, Copy, PartialEq)]
+enum Keyword {
+    Lay,
+    Exchange,
+    Pass,
+    Draw,
+    Start,
+    Roll,
+    Repeat,
+    Move,
+}
+
+const KEYWORDS: &[(&str, Keyword)] = &[
+    ("lay", Keyword::Lay),
+    ("exchange", Keyword::Exchange),
+    ("pass", Keyword::Pass),
+    ("draw", Keyword::Draw),
+    ("start", Keyword::Start),
+    ("roll", Keyword::Roll),
+    ("repeat", Keyword::Repeat),
+    ("move", Keyword::Move),
+];
+
+fn expected_orders() -> Vec<String> {
+    FORMS.iter().map(|f| format!("`{}`", f.form)).collect()
+}
+
+/// Reads one order line.
+pub(super) fn parse(g: &Linie1, line: &str) -> Result<Order, OrderError> {
+    if line.trim() == crate::engine::SKIP_ORDER {
+        return Ok(Order::Skip);
+    }
+    let words = grammar::words(line);
+    let Some(first) = words.first() else {
+        return Err(OrderError::new(line, "an empty line is no order").expecting(expected_orders()));
+    };
+    let choices: Vec<(String, Keyword)> =
+        KEYWORDS.iter().map(|(n, k)| (n.to_string(), *k)).collect();
+    let keyword = match grammar::match_word(first, &choices) {
+        Match::One(k) => k,
+        Match::Ambiguous(names) => {
+            return Err(OrderError::new(
+                line,
+                format!("`{first}` could be {}", names.join(" or ")),
+            ));
+        }
+        Match::None => {
+            return Err(OrderError::new(line, format!("`{first}` is not an order"))
+                .expecting(expected_orders()));
+        }
+    };
+    let args = &words[1..];
+    let none = |form: &str, k: Order| -> Result<Order, OrderError> {
+        match args.first() {
+            None => Ok(k),
+            Some(w) => Err(OrderError::new(
+                line,
+                format!("unexpected `{w}` after the order; write `{form}`"),
+            )),
+        }
+    };
+    match keyword {
+        Keyword::Lay => {
+            let swaps = square_paths(g, line, args, "lay SQUARE PATHS")?;
+            match swaps.as_slice() {
+                [(square, paths)] => Ok(Order::Lay {
+                    square: *square,
+                    paths: *paths,
+                }),
+                _ => Err(OrderError::new(
+                    line,
+                    "lay one tile a line: `lay SQUARE PATHS`, e.g. `lay C4 WE`",
+                )),
+            }
+        }
+        Keyword::Exchange => {
+            let swaps = square_paths(g, line, args, "exchange SQUARE PATHS [SQUARE PATHS]")?;
+            if swaps.len() > 2 {
+                return Err(OrderError::new(
+                    line,
+                    "exchange one tile, or two neighbours together",
+                ));
+            }
+            Ok(Order::Exchange { swaps })
+        }
+        Keyword::Pass => none("pass", Order::Pass),
+        Keyword::Roll => none("roll", Order::Roll),
+        Keyword::Repeat => none("repeat", Order::Repeat),
+        Keyword::Draw => match args {
+            [w] if grammar::match_word(w, &[("supply".to_string(), ())]) == Match::One(()) => {
+                Ok(Order::Draw {
+                    from: None,
+                    tile: None,
+                })
+            }
+            [who, tile @ ..] if !tile.is_empty() => {
+                let names: Vec<(String, Seat)> = g
+                    .players()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.name.clone(), Seat(i as u8)))
+                    .collect();
+                let seat = match grammar::match_word(who, &names) {
+                    Match::One(s) => s,
+                    _ => {
+                        return Err(OrderError::new(line, format!("`{who}` is not a player"))
+                            .expecting(names.into_iter().map(|(n, _)| n).collect()));
+                    }
+                };
+                let paths = paths(line, &tile.join("+"))?;
+                let tile = g.data().tile_with_paths(paths).ok_or_else(|| {
+                    OrderError::new(line, format!("no tile shows exactly the paths {paths}"))
+                })?;
+                Ok(Order::Draw {
+                    from: Some(seat),
+                    tile: Some(tile),
+                })
+            }
+            _ => Err(OrderError::new(
+                line,
+                "write `draw supply`, or `draw PLAYER PATHS` to take a tile from a driver's open hand",
+            )),
+        },
+        Keyword::Start => match args {
+            [w] => Ok(Order::Start {
+                terminal: terminal(g, line, w)?,
+            }),
+            _ => Err(OrderError::new(
+                line,
+                "write `start TERMINAL`, e.g. `start 1W`",
+            )),
+        },
+        Keyword::Move => match args {
+            [] => Err(OrderError::new(
+                line,
+                "write `move N`, or the squares the tram enters: `move A6 B6 C6`",
+            )),
+            [n] if n.chars().all(|c| c.is_ascii_digit()) => {
+                let squares: u8 = n
+                    .parse()
+                    .map_err(|_| OrderError::new(line, format!("`{n}` is too many squares")))?;
+                if squares == 0 {
+                    return Err(OrderError::new(line, "a move goes at least one square"));
+                }
+                Ok(Order::Along { squares })
+            }
+            places => Ok(Order::Move {
+                places: places
+                    .iter()
+                    .map(|w| place(g, line, w))
+                    .collect::<Result<_, _>>()?,
+            }),
+        },
+    }
+}
+
+/// `SQUARE PATHS [SQUARE PATHS]`, paths given as one word (`NS+SW`) or
+/// several (`NS SW`).
+fn square_paths(
+    g: &Linie1,
+    line: &str,
+    args: &[&str],
+    form: &str,
+) -> Result<Vec<(Square, Paths)>, OrderError> {
+    let mut out: Vec<(Square, Vec<&str>)> = Vec::new();
+    for w in args {
+        if w.chars().any(|c| c.is_ascii_digit()) {
+            out.push((square(g, line, w)?, Vec::new()));
+        } else if let Some(last) = out.last_mut() {
+            last.1.push(w);
+        } else {
+            return Err(OrderError::new(
+                line,
+                format!("expected a square before `{w}`; write `{form}`"),
+            ));
+        }
+    }
+    if out.is_empty() {
+        return Err(OrderError::new(
+            line,
+            format!("incomplete order; write `{form}`"),
+        ));
+    }
+    out.into_iter()
+        .map(|(s, words)| {
+            if words.is_empty() {
+                return Err(OrderError::new(
+                    line,
+                    format!("which tile on {s}? name its paths, e.g. `{s} WE`; write `{form}`"),
+                ));
+            }
+            Ok((s, paths(line, &words.join("+"))?))
+        })
+        .collect()
+}
+
+fn paths(line: &str, text: &str) -> Result<Paths, OrderError> {
+    Paths::parse(text).map_err(|e| OrderError::new(line, e))
+}
+
+fn square(g: &Linie1, line: &str, word: &str) -> Result<Square, OrderError> {
+    let d = g.data();
+    match Square::parse(word) {
+        Some(s) if d.contains(s) => Ok(s),
+        Some(s) => Err(OrderError::new(
+            line,
+            format!(
+                "{s} is off the board (columns A to {}, rows 1 to {})",
+                (b'A' + d.columns - 1) as char,
+                d.rows
+            ),
+        )),
+        None => Err(OrderError::new(
+            line,
+            format!(
+                "`{word}` is not a square; a square is a column letter and a row number, e.g. C4"
+            ),
+        )),
+    }
+}
+
+fn terminal(g: &Linie1, line: &str, word: &str) -> Result<TerminalId, OrderError> {
+    let d = g.data();
+    d.terminals
+        .iter()
+        .position(|t| t.name.eq_ignore_ascii_case(word.trim()))
+        .map(|i| TerminalId(i as u8))
+        .ok_or_else(|| {
+            OrderError::new(line, format!("`{word}` is not a terminal"))
+                .expecting(d.terminals.iter().map(|t| t.name.clone()).collect())
+        })
+}
+
+fn place(g: &Linie1, line: &str, word: &str) -> Result<Place, OrderError> {
+    if word.starts_with(|c: char| c.is_ascii_digit()) {
+        return terminal(g, line, word).map(Place::Terminal);
+    }
+    square(g, line, word).map(Place::Square)
+}
+
+/// A place as an order writes it: `C4`, or a terminal's name `1W`.
+pub(super) fn place_text(g: &Linie1, p: Place) -> String {
+    match p {
+        Place::Square(s) => s.to_string(),
+        Place::Terminal(t) => g.data().terminal(t).name.clone(),
+    }
+}
+
+/// The canonical text of an order, which [`parse`] reads back.
+pub(super) fn text(g: &Linie1, order: &Order) -> String {
+    let d = g.data();
+    match order {
+        Order::Lay { square, paths } => format!("lay {square} {paths}"),
+        Order::Exchange { swaps } => {
+            let mut out = String::from("exchange");
+            for (s, p) in swaps {
+                let _ = write!(out, " {s} {p}");
+            }
+            out
+        }
+        Order::Pass => "pass".into(),
+        Order::Draw { from: None, .. } => "draw supply".into(),
+        Order::Draw {
+            from: Some(s),
+            tile,
+        } => {
+            let name = g.players().get(s.index()).map_or("?", |p| p.name.as_str());
+            let tile = tile.map_or(String::new(), |t| d.tile(t).paths.to_string());
+            format!("draw {name} {tile}")
+        }
+        Order::Start { terminal } => format!("start {}", d.terminal(*terminal).name),
+        Order::Roll => "roll".into(),
+        Order::Repeat => "repeat".into(),
+        Order::Move { places } => {
+            let mut out = String::from("move");
+            for p in places {
+                out.push(' ');
+                out.push_str(&place_text(g, *p));
+            }
+            out
+        }
+        Order::Along { squares } => format!("move {squares}"),
+        Order::Skip => crate::engine::SKIP_ORDER.into(),
+    }
+}
+
+/// The "You can:" hints for `seat`: each form open now, with real examples
+/// from their own hand and the board, rather than every placement.
+pub(super) fn hints(g: &Linie1, seat: Seat) -> Vec<String> {
+    let legal = g.legal(seat);
+    let mut out = Vec::new();
+    if legal.is_empty() {
+        return out;
+    }
+    let starts: Vec<String> = legal
+        .iter()
+        .filter_map(|o| match o {
+            Order::Start { terminal } => Some(g.data().terminal(*terminal).name.clone()),
+            _ => None,
+        })
+        .collect();
+    if !starts.is_empty() {
+        out.push(grammar::hint(
+            "start TERMINAL",
+            &[format!(
+                "your route is complete: start your trip at {}",
+                starts.join(" or ")
+            )],
+            "",
+        ));
+    }
+    // Lays: one example for each tile of the hand, quiet squares first.
+    let lays: Vec<&Order> = legal
+        .iter()
+        .filter(|o| matches!(o, Order::Lay { .. }))
+        .collect();
+    if !lays.is_empty() {
+        let mut examples: Vec<String> = Vec::new();
+        let mut seen: Vec<TileId> = Vec::new();
+        for o in &lays {
+            if let Order::Lay { paths, .. } = o
+                && let Some(t) = g.data().tile_with_paths(*paths)
+                && !seen.contains(&t)
+            {
+                seen.push(t);
+                examples.push(text(g, o));
+            }
+        }
+        examples.push(format!("({} placements in all)", lays.len()));
+        out.push(grammar::hint("lay SQUARE PATHS", &examples, ", "));
+    }
+    let exchanges: Vec<&Order> = legal
+        .iter()
+        .filter(|o| matches!(o, Order::Exchange { .. }))
+        .collect();
+    if !exchanges.is_empty() {
+        let mut examples: Vec<String> = exchanges.iter().take(3).map(|o| text(g, o)).collect();
+        if exchanges.len() > 3 {
+            examples.push(format!("({} in all)", exchanges.len()));
+        }
+        out.push(grammar::hint("exchange SQUARE PATHS", &examples, ", "));
+    }
+    if legal.contains(&Order::Pass) {
+        out.push(grammar::hint(
+            "pass",
+            &["no tile of your hand fits anywhere".to_string()],
+            "",
+        ));
+    }
+    let mut draws: Vec<String> = Vec::new();
+    for o in &legal {
+        if let Order::Draw { .. } = o {
+            draws.push(text(g, o));
+        }
+    }
+    if !draws.is_empty() {
+        out.push(grammar::hint("draw", &draws, ", "));
+    }
+    if legal.contains(&Order::Roll) {
+        out.push(grammar::hint("roll", &["roll the die".to_string()], ""));
+    }
+    if legal.contains(&Order::Repeat) {
+        out.push(grammar::hint(
+            "repeat",
+            &[format!(
+                "move by the last result, {}",
+                g.last_roll.unwrap_or_default()
+            )],
+            "",
+        ));
+    }
+    let mut moves: Vec<&Vec<Place>> = legal
+        .iter()
+        .filter_map(|o| match o {
+            Order::Move { places } => Some(places),
+            _ => None,
+        })
+        .collect();
+    if !moves.is_empty() {
+        moves.sort_by_key(|m| std::cmp::Reverse(m.len()));
+        let longest = moves[0].len();
+        let mut examples: Vec<String> = moves
+            .iter()
+            .take(3)
+            .map(|m| text(g, &Order::Move { places: m.to_vec() }))
+            .collect();
+        let limit = match g.phase() {
+            Phase::Drive { roll: Some(r) } if *r >= 5 => {
+                "the die says: on to the next stop sign".to_string()
+            }
+            Phase::Drive { roll: Some(r) } => format!("the die says {r}"),
+            _ => format!("at most {} now", g.max_distance()),
+        };
+        examples.push(format!(
+            "({} ways; {limit}; the longest goes {longest})",
+            moves.len()
+        ));
+        out.push(grammar::hint("move SQUARE...", &examples, ", "));
+    }
+    out
+}

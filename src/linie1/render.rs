@@ -1,0 +1,430 @@
+//! The ASCII map and status block of a Linie 1 game, at most 100 columns
+//! wide, as a player reads it in a mail.
+//!
+//! Each square is a block of 3 lines × 7 columns. Track is drawn with
+//! box-drawing characters: a track end is a stub at the middle of its side
+//! (so neighbours' track joins up), a tile of one path shows it at the
+//! centre (`│`, `─`, `╭`, …), and a tile of several paths shows its
+//! straights through the centre and each curve in its own corner, so a
+//! crossing (`┼`) and four curves differ at a glance. `●A` is building A's
+//! stop sign, `@3` line 3's tram, `┃ A ┃` building A; terminals stand at the
+//! edges with their names (`1W` is line 1's terminal beyond the west edge).
+//! Columns are lettered above and below, rows numbered on both sides.
+
+use std::fmt::Write as _;
+
+use crate::engine::canvas;
+
+/// A piece of map text and its CSS colour, if any.
+type Seg = (String, Option<&'static str>);
+use super::data::{Edge, Paths, Square};
+use super::view::View;
+use super::{Linie1, Place};
+use crate::engine::Map;
+
+/// The widest line the map and status may print.
+pub const MAX_WIDTH: usize = 100;
+const CELL_W: usize = 7;
+
+const TRACK: &str = "#37474f";
+const TREES: &str = "#2e7d32";
+const SIGN: &str = "#c62828";
+const BUILDING: &str = "#6d4c41";
+
+/// A CSS colour for a line's colour name, darkened to read on white.
+fn css_colour(name: &str) -> &'static str {
+    match name.to_ascii_lowercase().as_str() {
+        "red" => "#c62828",
+        "yellow" => "#a07800",
+        "green" => "#2e7d32",
+        "light blue" => "#0288d1",
+        "blue" => "#1565c0",
+        "violet" | "purple" => "#7b1fa2",
+        "white" => "#757575",
+        "orange" => "#e65100",
+        _ => "#37474f",
+    }
+}
+
+type Cell = [[(char, Option<&'static str>); CELL_W]; 3];
+
+fn blank() -> Cell {
+    [[(' ', None); CELL_W]; 3]
+}
+
+fn put(cell: &mut Cell, r: usize, c: usize, text: &str, colour: Option<&'static str>) {
+    for (i, ch) in text.chars().enumerate() {
+        if c + i < CELL_W {
+            cell[r][c + i] = (ch, colour);
+        }
+    }
+}
+
+/// The track of `paths` drawn in a cell.
+fn track(cell: &mut Cell, paths: Paths, colour: &'static str) {
+    let col = Some(colour);
+    for e in Edge::ALL {
+        if paths.touches(e) {
+            match e {
+                Edge::N => put(cell, 0, 3, "│", col),
+                Edge::S => put(cell, 2, 3, "│", col),
+                Edge::W => put(cell, 1, 0, "───", col),
+                Edge::E => put(cell, 1, 4, "───", col),
+            }
+        }
+    }
+    let curve = |a: Edge, b: Edge| -> char {
+        match (a, b) {
+            (Edge::N, Edge::E) => '╰',
+            (Edge::N, Edge::W) => '╯',
+            (Edge::S, Edge::E) => '╭',
+            _ => '╮',
+        }
+    };
+    let pairs: Vec<(Edge, Edge)> = paths.pairs().collect();
+    if let [(a, b)] = pairs.as_slice() {
+        let c = match (a, b) {
+            (Edge::N, Edge::S) => '│',
+            (Edge::W, Edge::E) => '─',
+            _ => curve(*a, *b),
+        };
+        cell[1][3] = (c, col);
+        return;
+    }
+    let ns = paths.joins(Edge::N, Edge::S);
+    let we = paths.joins(Edge::W, Edge::E);
+    cell[1][3] = (
+        match (ns, we) {
+            (true, true) => '┼',
+            (true, false) => '│',
+            (false, true) => '─',
+            _ => '·',
+        },
+        col,
+    );
+    for (a, b) in pairs {
+        let (r, c) = match (a, b) {
+            (Edge::N, Edge::W) => (0, 2),
+            (Edge::N, Edge::E) => (0, 4),
+            (Edge::S, Edge::W) => (2, 2),
+            (Edge::S, Edge::E) => (2, 4),
+            _ => continue,
+        };
+        cell[r][c] = (curve(a, b), col);
+    }
+}
+
+fn draw_cell(g: &Linie1, s: Square) -> Cell {
+    let d = g.data();
+    let mut cell = blank();
+    if let Some(b) = d.building_at(s) {
+        let l = d.building(b).letter;
+        put(&mut cell, 0, 1, "┏━━━┓", Some(BUILDING));
+        put(&mut cell, 1, 1, &format!("┃ {l} ┃"), Some(BUILDING));
+        put(&mut cell, 2, 1, "┗━━━┛", Some(BUILDING));
+        return cell;
+    }
+    let Some(laid) = g.laid(s) else {
+        put(&mut cell, 1, 3, "·", None);
+        return cell;
+    };
+    let colour = if d.tile(laid.tile).trees {
+        TREES
+    } else {
+        TRACK
+    };
+    track(&mut cell, laid.paths, colour);
+    let signs: Vec<char> = d
+        .buildings
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| g.stop_sign(super::BuildingId(*i as u8)) == Some(s))
+        .map(|(_, b)| b.letter)
+        .collect();
+    for (i, l) in signs.iter().take(2).enumerate() {
+        put(&mut cell, i * 2, 0, &format!("●{l}"), Some(SIGN));
+    }
+    let trams: Vec<(u8, &'static str)> = trams_at(g, Place::Square(s));
+    for (i, (n, c)) in trams.iter().take(2).enumerate() {
+        let text = if i == 1 && trams.len() > 2 {
+            "@+".to_string()
+        } else {
+            format!("@{n}")
+        };
+        put(&mut cell, i * 2, 5, &text, Some(c));
+    }
+    cell
+}
+
+/// The trams at `p`: line number and colour.
+fn trams_at(g: &Linie1, p: Place) -> Vec<(u8, &'static str)> {
+    let d = g.data();
+    g.players()
+        .iter()
+        .filter(|pl| {
+            pl.trip
+                .as_ref()
+                .and_then(|t| t.tram)
+                .is_some_and(|t| t.at == p)
+        })
+        .map(|pl| {
+            let line = &d.lines[pl.line.index()];
+            (line.number, css_colour(&line.colour))
+        })
+        .collect()
+}
+
+fn segs(chars: &[(char, Option<&'static str>)]) -> Vec<Seg> {
+    let mut out: Vec<Seg> = Vec::new();
+    for (ch, colour) in chars {
+        match out.last_mut() {
+            Some((text, c)) if c == colour => text.push(*ch),
+            _ => out.push((ch.to_string(), *colour)),
+        }
+    }
+    out
+}
+
+/// The map as rows of segments: letters, terminals, the grid, a key.
+fn map_rows(g: &Linie1) -> Vec<Vec<Seg>> {
+    let d = g.data();
+    let cols = usize::from(d.columns);
+    let margin = 6;
+    let mut rows: Vec<Vec<Seg>> = Vec::new();
+    let mut letters = " ".repeat(margin);
+    for c in 0..cols {
+        let _ = write!(letters, "   {}   ", (b'A' + c as u8) as char);
+    }
+    rows.push(vec![(letters.clone(), None)]);
+
+    // A terminal's marker beside a leg: its name, `@` if a tram is in it.
+    let marker = |t: super::TerminalId| -> Seg {
+        let term = d.terminal(t);
+        let line = &d.lines[term.line.index()];
+        let tram = if trams_at(g, Place::Terminal(t)).is_empty() {
+            ""
+        } else {
+            "@"
+        };
+        (
+            format!("{}{tram}", term.name),
+            Some(css_colour(&line.colour)),
+        )
+    };
+    let edge_line = |side: Edge| -> Vec<Seg> {
+        let mut line: Vec<Seg> = vec![(" ".repeat(margin), None)];
+        for c in 0..cols {
+            let row = if side == Edge::N { 0 } else { d.rows - 1 };
+            match d.terminal_at(Square::new(row, c as u8), side) {
+                Some((t, _)) => {
+                    let (text, colour) = marker(t);
+                    line.push((format!("  {text:<5}"), colour));
+                }
+                None => line.push((" ".repeat(CELL_W), None)),
+            }
+        }
+        line
+    };
+    rows.push(edge_line(Edge::N));
+    for r in 0..d.rows {
+        let cells: Vec<Cell> = (0..d.columns)
+            .map(|c| draw_cell(g, Square::new(r, c)))
+            .collect();
+        for k in 0..3 {
+            let mut line: Vec<Seg> = Vec::new();
+            let label = if k == 1 {
+                format!("{:>2} ", r + 1)
+            } else {
+                "   ".into()
+            };
+            line.push((label, None));
+            let west = d.terminal_at(Square::new(r, 0), Edge::W);
+            match (k, west) {
+                (1, Some((t, _))) => {
+                    let (text, colour) = marker(t);
+                    line.push((format!("{text:<3}"), colour));
+                }
+                _ => line.push(("   ".into(), None)),
+            }
+            for cell in &cells {
+                line.extend(segs(&cell[k]));
+            }
+            let east = d.terminal_at(Square::new(r, d.columns - 1), Edge::E);
+            match (k, east) {
+                (1, Some((t, _))) => {
+                    let (text, colour) = marker(t);
+                    line.push((format!("{text:>3}"), colour));
+                }
+                _ => line.push(("   ".into(), None)),
+            }
+            if k == 1 {
+                line.push((format!(" {}", r + 1), None));
+            }
+            rows.push(line);
+        }
+    }
+    rows.push(edge_line(Edge::S));
+    rows.push(vec![(letters, None)]);
+
+    let trees: Vec<String> = d
+        .tiles
+        .iter()
+        .filter(|t| t.trees)
+        .map(|t| t.paths.to_string())
+        .collect();
+    for text in [
+        String::new(),
+        "Key: ┃A┃ building A   ●A its stop sign   @3 tram of line 3   · empty square".to_string(),
+        "     1W terminal of line 1 beyond the west edge (N, E, S, W); @ beside it: a tram inside"
+            .to_string(),
+        format!("     Trees, never exchanged: {}", trees.join(", ")),
+    ] {
+        rows.push(vec![(text, None)]);
+    }
+    rows
+}
+
+/// The board as text and HTML. It holds nothing secret: trams appear only
+/// once their cards are shown.
+pub(super) fn map(g: &Linie1) -> Map {
+    canvas::draw(
+        map_rows(g)
+            .into_iter()
+            .map(|row| row.into_iter().map(|(t, c)| (t.into(), c)).collect())
+            .collect(),
+    )
+}
+
+/// The status block, drawn from what the reader may see.
+pub(super) fn status(v: &View) -> String {
+    let mut out = String::new();
+    match &v.result {
+        Some(r) => {
+            let _ = writeln!(
+                out,
+                "The game is over: {}.{}",
+                r.reason,
+                r.winner
+                    .as_ref()
+                    .map(|w| format!(" {w} wins."))
+                    .unwrap_or_default()
+            );
+        }
+        None => {
+            let awaited: Vec<String> = v
+                .awaiting
+                .iter()
+                .map(|a| format!("{} ({})", a.player, a.what))
+                .collect();
+            let _ = writeln!(out, "Turn {}: waiting for {}.", v.turn, awaited.join("; "));
+        }
+    }
+    let mut facts = vec![format!("Supply: {} tiles face down", v.supply_left)];
+    match (v.roll, v.last_move) {
+        (Some(r), _) => facts.push(format!("die: {r}")),
+        (None, Some(m))
+            if v.last_roll.is_none() && !v.options.iter().any(|o| o.starts_with("die")) =>
+        {
+            facts.push(format!("last move {m}, next at most {}", v.max_move))
+        }
+        (None, None) if !v.options.iter().any(|o| o.starts_with("die")) => {
+            facts.push("the first move goes 1 square".into())
+        }
+        _ => {}
+    }
+    if let Some(r) = v.last_roll {
+        facts.push(format!("last roll {r}"));
+    }
+    facts.push(format!("options: {}", v.options.join(", ")));
+    let _ = writeln!(out, "{}.", facts.join(".  "));
+    out.push('\n');
+    for p in &v.players {
+        let mut row = format!("{:<12} ", p.name);
+        if p.driving {
+            let cards = match (&p.line, &p.route_card, &p.stops) {
+                (Some(l), Some(c), Some(s)) => format!(
+                    "line {l}, card {c} ({})",
+                    s.iter().map(char::to_string).collect::<Vec<_>>().join(" ")
+                ),
+                _ => String::new(),
+            };
+            let trip = match &p.trip {
+                Some(t) => match &t.tram {
+                    Some(at) => format!(
+                        "tram on {at} ({} to {}), stopped at: {}",
+                        t.from,
+                        t.to,
+                        if t.stopped.is_empty() {
+                            "-".to_string()
+                        } else {
+                            t.stopped
+                                .iter()
+                                .map(char::to_string)
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        }
+                    ),
+                    None => "tram off the board, starts again".to_string(),
+                },
+                None => String::new(),
+            };
+            let _ = write!(
+                row,
+                "driving: {cards}; {trip}; open hand: {}",
+                hand(&p.hand)
+            );
+        } else {
+            let _ = write!(row, "hand: {}", hand(&p.hand));
+        }
+        out.push_str(&wrap(&row, 13));
+    }
+    if let Some(me) = v.viewer_seat.and_then(|s| v.players.get(usize::from(s)))
+        && !me.driving
+        && let (Some(l), Some(c), Some(s), Some(t)) =
+            (&me.line, &me.route_card, &me.stops, &me.terminals)
+    {
+        let ordered = v.options.iter().any(|o| o == "ordered_stops") && s.len() >= 3;
+        let row = format!(
+            "Your cards (secret until you start your trip): line {l}, route card {c}: \
+             stops {} ({}); terminals {}.",
+            s.iter().map(char::to_string).collect::<Vec<_>>().join(" "),
+            if ordered {
+                "in this order"
+            } else {
+                "any order"
+            },
+            t.join(" and ")
+        );
+        out.push('\n');
+        out.push_str(&wrap(&row, 2));
+    }
+    out
+}
+
+fn hand(tiles: &[String]) -> String {
+    if tiles.is_empty() {
+        "-".to_string()
+    } else {
+        tiles.join(" ")
+    }
+}
+
+/// A row, continued on indented lines past [`MAX_WIDTH`].
+fn wrap(row: &str, indent: usize) -> String {
+    let mut out = String::new();
+    let mut current = String::new();
+    for word in row.split(' ') {
+        if current.chars().count() + word.chars().count() + 1 > MAX_WIDTH
+            && !current.trim().is_empty()
+        {
+            out.push_str(current.trim_end());
+            out.push('\n');
+            current = " ".repeat(indent);
+        }
+        current.push_str(word);
+        current.push(' ');
+    }
+    out.push_str(current.trim_end());
+    out.push('\n');
+    out
+}

@@ -1,0 +1,293 @@
+//! Random playouts of Linie 1: complete games of 2 to 5 players with random
+//! legal orders (and now and then a missed turn's default order), checking
+//! after every order that the 126 tiles are conserved, that the legal
+//! orders, `apply` and the canonical text agree, that no reader's view holds
+//! another player's secret cards before they are shown (rulings 4), and
+//! that every game ends.
+
+use proptest::prelude::*;
+use stationmaster::engine::rng::SplitMix64;
+use stationmaster::engine::{Game, PlayerSetup, Seat, Setup, Status};
+use stationmaster::linie1::{Components, Linie1, Order, Paths, Square};
+
+const MAX_ORDERS: usize = 4000;
+const VARIANTS: [&[&str]; 5] = [
+    &[],
+    &["stops=2"],
+    &["die"],
+    &["die_or_repeat", "stops=2"],
+    &["ordered_stops"],
+];
+
+fn new_game(players: usize, seed: u64, options: &[&str]) -> Linie1 {
+    let setup = Setup {
+        kind: "linie1".into(),
+        players: (0..players)
+            .map(|i| PlayerSetup {
+                name: format!("P{i}"),
+                email: format!("p{i}@example.test"),
+            })
+            .collect(),
+        options: options.iter().map(|s| s.to_string()).collect(),
+        seed,
+    };
+    Linie1::new(Components::embedded().unwrap(), &setup).unwrap()
+}
+
+/// An order form first, then one of its orders: a trip is always started
+/// when it can be, so that games also end by winning.
+fn pick(rng: &mut SplitMix64, legal: &[Order]) -> Order {
+    if let Some(o) = legal.iter().find(|o| matches!(o, Order::Start { .. })) {
+        return o.clone();
+    }
+    let kind = |o: &Order| match o {
+        Order::Lay { .. } => 0,
+        Order::Exchange { swaps } if swaps.len() == 1 => 1,
+        Order::Exchange { .. } => 2,
+        Order::Draw { .. } => 3,
+        Order::Move { .. } => 4,
+        _ => 5,
+    };
+    let mut kinds: Vec<u8> = legal.iter().map(kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    let k = kinds[rng.below(kinds.len())];
+    let of_kind: Vec<&Order> = legal.iter().filter(|o| kind(o) == k).collect();
+    of_kind[rng.below(of_kind.len())].clone()
+}
+
+/// A random lay or exchange that may well be illegal.
+fn wild(rng: &mut SplitMix64, g: &Linie1, seat: Seat) -> Order {
+    let d = g.data();
+    let square = Square::new(rng.below(12) as u8, rng.below(12) as u8);
+    let tile = &d.tiles[rng.below(d.tiles.len())];
+    let paths: Paths = tile.orientations[rng.below(tile.orientations.len())];
+    let _ = seat;
+    if rng.below(2) == 0 {
+        Order::Lay { square, paths }
+    } else {
+        Order::Exchange {
+            swaps: vec![(square, paths)],
+        }
+    }
+}
+
+/// No reader sees a secret that is not theirs (rulings 4).
+fn check_secrets(g: &Linie1, reader: Option<Seat>) {
+    let v = g.view(reader);
+    let json = serde_json::to_value(&v).unwrap();
+    assert_eq!(json["kind"], "linie1");
+    let status = g.render_status(reader);
+    for (i, p) in v.players.iter().enumerate() {
+        let own = reader == Some(Seat(i as u8));
+        let shown = own || p.driving || v.finished;
+        assert_eq!(
+            p.line.is_some(),
+            shown,
+            "line card of {} to {reader:?}",
+            p.name
+        );
+        assert_eq!(p.route_card.is_some(), shown);
+        assert_eq!(p.stops.is_some(), shown);
+        if !shown {
+            let card = &g.data().routes[g.players()[i].route.index()].name;
+            assert!(
+                !status.contains(&format!("card {card}")),
+                "{reader:?} reads {}'s card in\n{status}",
+                p.name
+            );
+        }
+    }
+    for line in status.lines().chain(g.render_map().text.lines()) {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
+}
+
+/// Seat 1 on line 2 with stops K and A, and its whole route built from 2W
+/// along row 10 and up column K to 2E (as in `linie1_rules.rs`), arranged
+/// through the snapshot with every tile taken from the supply.
+fn with_route(g: &Linie1) -> Linie1 {
+    const ROUTE: &[(&str, &str)] = &[
+        ("A10", "WE"),
+        ("B10", "WE"),
+        ("C10", "WE"),
+        ("D10", "WE"),
+        ("E10", "WE"),
+        ("F10", "WE"),
+        ("G10", "WE"),
+        ("H10", "WE"),
+        ("I10", "WE"),
+        ("J10", "WE"),
+        ("K10", "WN"),
+        ("K9", "NS"),
+        ("K8", "NS"),
+        ("K7", "SE"),
+        ("L7", "WE"),
+    ];
+    let d = g.data().clone();
+    let mut v = serde_json::to_value(g).unwrap();
+    let route = v["players"][0]["route"].as_u64().unwrap() as usize;
+    let mine = v["players"][0]["line"].clone();
+    for p in v["players"].as_array_mut().unwrap() {
+        if p["line"] == 1 {
+            p["line"] = mine.clone();
+        }
+    }
+    v["players"][0]["line"] = 1.into();
+    let k = d.building_by_letter('K').unwrap().index();
+    let a = d.building_by_letter('A').unwrap().index();
+    let stops = d.routes[route].stops();
+    let row: Vec<usize> = [k, a, d.building_by_letter('D').unwrap().index()][..stops].to_vec();
+    v["data"]["routes"][route]["rows"][1] = serde_json::json!(row);
+    for (s, p) in ROUTE {
+        let s = Square::parse(s).unwrap();
+        let paths = Paths::parse(p).unwrap();
+        let t = d.tile_with_paths(paths).unwrap().index();
+        v["cells"][d.index(s)] = serde_json::json!({"tile": t, "paths": paths.0});
+        let n = v["supply"][t].as_u64().unwrap();
+        v["supply"][t] = (n - 1).into();
+        for e in stationmaster::linie1::Edge::ALL {
+            if let Some(n) = d.step(s, e)
+                && let Some(b) = d.building_at(n)
+                && v["stop_signs"][b.index()].is_null()
+            {
+                v["stop_signs"][b.index()] = serde_json::json!({"row": s.row, "col": s.col});
+            }
+        }
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+/// One game to its end: (orders, won).
+fn playout(players: usize, seed: u64, variant: usize) -> (usize, bool) {
+    play(new_game(players, seed, VARIANTS[variant]), seed)
+}
+
+fn play(mut g: Linie1, seed: u64) -> (usize, bool) {
+    let players = g.players().len();
+    let mut rng = SplitMix64::new(seed ^ 0x11e1);
+    let mut orders = 0;
+    loop {
+        g.check_invariants()
+            .unwrap_or_else(|e| panic!("seed {seed}, order {orders}: {e}"));
+        if orders % 20 == 0 {
+            let reader = Seat((orders / 20 % players) as u8);
+            check_secrets(&g, Some(reader));
+            check_secrets(&g, None);
+        }
+        if let Status::Finished(placings) = g.status() {
+            assert_eq!(placings.len(), players);
+            check_secrets(&g, None);
+            return (orders, g.outcome().is_some_and(|o| o.winner.is_some()));
+        }
+        assert!(orders < MAX_ORDERS, "seed {seed}: the game did not end");
+        let awaited = g.awaiting();
+        assert_eq!(awaited.len(), 1, "one player at a time");
+        let seat = awaited[0].seat;
+        for s in 0..players as u8 {
+            if Seat(s) != seat {
+                assert!(g.legal_orders(Seat(s)).is_empty());
+            }
+        }
+        let legal = g.legal_orders(seat);
+        assert!(
+            !legal.is_empty(),
+            "seed {seed}: {seat} awaited with nothing legal"
+        );
+
+        // A random lay or exchange applies exactly when it is listed.
+        if rng.below(3) == 0 {
+            let o = wild(&mut rng, &g, seat);
+            let listed = legal.contains(&o);
+            let mut copy = g.clone();
+            match copy.apply(seat, &o) {
+                Ok(_) => assert!(listed, "seed {seed}: {o:?} applied but not listed"),
+                Err(e) => {
+                    assert!(!listed, "seed {seed}: listed {o:?} refused: {e}");
+                    assert_eq!(copy, g, "a refused order changed the game");
+                }
+            }
+        }
+
+        // Now and then the missed-turn default instead.
+        let order = if rng.below(8) == 0 {
+            g.default_order(seat)
+                .expect("an awaited player has a default")
+        } else {
+            pick(&mut rng, &legal)
+        };
+        let text = g.order_text(&order);
+        assert_eq!(
+            g.parse_order(seat, &text).as_ref(),
+            Ok(&order),
+            "canonical text {text} reads back"
+        );
+        let events = g
+            .apply(seat, &order)
+            .unwrap_or_else(|e| panic!("seed {seed}: legal order {text} refused: {e}"));
+        for e in &events {
+            assert!(!g.describe(e, None).is_empty());
+        }
+        orders += 1;
+    }
+}
+
+#[test]
+fn random_games_of_two_to_five_players_end_and_conserve_tiles() {
+    let mut won = 0;
+    let mut total = 0;
+    let mut lengths = Vec::new();
+    for players in 2..=5 {
+        for seed in 0..4u64 {
+            let (orders, w) = playout(players, seed * 31 + players as u64, (seed as usize) % 5);
+            won += usize::from(w);
+            total += 1;
+            lengths.push(orders);
+        }
+    }
+    lengths.sort();
+    eprintln!(
+        "{total} games, {won} won; median {} orders, longest {}",
+        lengths[lengths.len() / 2],
+        lengths[lengths.len() - 1]
+    );
+}
+
+#[test]
+fn random_trips_on_a_built_route_end_and_conserve_tiles() {
+    let mut won = 0;
+    let mut total = 0;
+    for players in 2..=5 {
+        for (i, variant) in VARIANTS.iter().enumerate() {
+            let seed = (players * 10 + i) as u64;
+            let (_, w) = play(with_route(&new_game(players, seed, variant)), seed);
+            won += usize::from(w);
+            total += 1;
+        }
+    }
+    eprintln!("{total} games on a built route, {won} won");
+    assert!(won > 0, "some trips finish");
+}
+
+#[test]
+fn a_snapshot_reads_back_to_the_same_game() {
+    let mut g = new_game(3, 5, &[]);
+    let mut rng = SplitMix64::new(5);
+    for _ in 0..40 {
+        let seat = g.awaiting()[0].seat;
+        let o = pick(&mut rng, &g.legal_orders(seat));
+        g.apply(seat, &o).unwrap();
+    }
+    let text = serde_json::to_string(&g).unwrap();
+    let back: Linie1 = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, g);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn any_seed_plays_to_an_end(seed in any::<u64>(), players in 2usize..=5, variant in 0usize..5) {
+        playout(players, seed, variant);
+    }
+}

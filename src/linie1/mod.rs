@@ -107,7 +107,7 @@ pub const ENTRY: GameEntry = GameEntry {
     state_version: <Linie1 as Game>::STATE_VERSION,
     new: new_boxed,
     from_snapshot: from_snapshot_boxed,
-    demo: None,
+    demo: Some(include_str!("../../games/linie1/demo.txt")),
 };
 
 /// A new game on the operator's `linie1/` files (each one not there is

@@ -689,6 +689,13 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
         "{log:#?}"
     );
     assert_ne!(w.active(), late, "the turn passed on");
+    let text = local::log(w.daemon.store(), &id, None, false).unwrap();
+    assert!(
+        text.contains(
+            "under the game's `skip` policy the turn ends: a layer lays no more tiles and draws back to five"
+        ),
+        "the log says what a skipped turn means in Linie 1: {text}"
+    );
     let note = got
         .iter()
         .find(|m| m.to == w.addresses[late])

@@ -104,6 +104,7 @@ pub const ENTRY: GameEntry = GameEntry {
     options: OPTIONS,
     waits: &[],
     default_turn: "the game lays a tile for them (Stationmaster ruling 4)",
+    skip_turn: "the turn ends: a layer lays no more tiles and draws back to five, a tram does not move",
     state_version: <Linie1 as Game>::STATE_VERSION,
     new: new_boxed,
     from_snapshot: from_snapshot_boxed,

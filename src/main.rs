@@ -153,7 +153,11 @@ enum Command {
     },
     /// Play a short scripted 3-player game by mail on the embedded default
     /// (Maildir in, .eml files out) and show what came of it.
-    Demo,
+    Demo {
+        /// The game to play (`rocket`, `linie1`); by default the first
+        /// with a demo script.
+        kind: Option<String>,
+    },
 }
 
 /// What `quarantine` does besides listing.
@@ -496,7 +500,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             return Ok(printed(String::new()));
         }
         Command::CheckConfig => return check_config(cli.config.as_deref()),
-        Command::Demo => {
+        Command::Demo { kind } => {
             if config.inbound.kind != InboundKind::Maildir
                 || config.outbound.kind != OutboundKind::Files
             {
@@ -507,6 +511,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             let mut d = daemon(local::open_store(&config)?)?;
             return Ok(printed(stationmaster::daemon::demo::demo(
                 &mut d,
+                kind.as_deref(),
                 &config.inbound.maildir,
                 &config.outbound.dir,
                 now,

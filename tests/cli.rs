@@ -307,6 +307,83 @@ fn the_demo_plays_its_script_and_shows_the_map() {
     assert!(out.contains("GWe"), "the map shows GWR's locomotive: {out}");
 }
 
+#[test]
+fn the_linie1_demo_plays_its_script_and_keeps_the_cards_secret() {
+    let dir = TempDir::new().unwrap();
+    let out = stdout(sm(&dir).args(["demo", "linie1"]));
+    assert!(
+        out.contains("Created demo game linie1-1 (players alice, bob, cecil); wrote 8 mails"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "8 mails read, 5 changed the game, 3 were answered without a change or ignored"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("bob laid a straight (WE) on D6."), "{out}");
+    assert!(
+        out.contains("The stop sign of building L went to D6."),
+        "{out}"
+    );
+    assert!(out.contains("As alice sees it now"), "{out}");
+    assert!(
+        out.contains("Your cards (secret until you start your trip)"),
+        "alice's own cards: {out}"
+    );
+    // The mails: cecil's refused order answered with the rule; the mail
+    // without a key refused; nobody reads another player's route card.
+    let cards: Vec<String> = ["alice", "bob", "cecil"]
+        .iter()
+        .map(|p| {
+            let v = json(&dir, "linie1-1", Some(p));
+            let me = v["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["name"] == *p)
+                .unwrap()
+                .clone();
+            format!("card {}", me["route_card"].as_str().unwrap())
+        })
+        .collect();
+    let mut refusal = false;
+    for e in std::fs::read_dir(dir.path().join("var/outbox")).unwrap() {
+        let raw = std::fs::read(e.unwrap().path()).unwrap();
+        let m = mail_parser::MessageParser::default().parse(&raw).unwrap();
+        let to = m
+            .to()
+            .and_then(|a| a.first())
+            .and_then(|a| a.address())
+            .unwrap_or_default()
+            .to_string();
+        let text = m
+            .body_text(0)
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if to == "cecil@example.org" && text.contains("run off the board at the north side of A1") {
+            assert!(text.contains("rulings 1"), "{text}");
+            refusal = true;
+        }
+        for (i, p) in ["alice", "bob", "cecil"].iter().enumerate() {
+            if to != format!("{p}@example.org") {
+                assert!(
+                    !text.contains(&cards[i]),
+                    "a mail to {to} shows {p}'s {}: {text}",
+                    cards[i]
+                );
+            }
+        }
+    }
+    assert!(refusal, "cecil is told why `lay A1 NS` was refused");
+    // An unknown game has no demo.
+    let (code, err) = failed(sm(&dir).args(["demo", "chess"]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("rocket, linie1"), "{err}");
+}
+
 /// A person plays a whole 3-player game from the command line. The test keeps
 /// a copy of the game in memory only to choose legal orders; every order goes
 /// through the binary, and the binary's final view must match the copy.

@@ -8,12 +8,26 @@ use crate::local::{GameSpec, LocalError, log, new_game, order_lines, parse_playe
 use crate::service::report;
 use crate::store::GameId;
 
-/// The scripted game `demo` plays, built in: the first game of the
-/// registry with a demo script (`games/<kind>/demo.txt`), and its kind.
-pub fn demo_script() -> Option<(&'static str, &'static str)> {
-    crate::registry::GAMES
-        .iter()
-        .find_map(|g| g.demo.map(|script| (g.name, script)))
+/// The scripted game `demo` plays, built in (`games/<kind>/demo.txt`), and
+/// its kind: game `kind`'s, or without one the first game of the registry
+/// with a demo script.
+pub fn demo_script(kind: Option<&str>) -> Result<(&'static str, &'static str), LocalError> {
+    match kind {
+        Some(kind) => {
+            let entry = crate::registry::find(kind)
+                .map_err(|e| LocalError::Usage(format!("demo {kind}: {e}")))?;
+            let script = entry
+                .demo
+                .ok_or_else(|| LocalError::Usage(format!("{} has no demo script", entry.name)))?;
+            Ok((entry.name, script))
+        }
+        None => crate::registry::GAMES
+            .iter()
+            .find_map(|g| g.demo.map(|script| (g.name, script)))
+            .ok_or_else(|| {
+                LocalError::Refused("no game of this build has a demo script".to_string())
+            }),
+    }
 }
 
 /// One mail of the demo script.
@@ -66,22 +80,19 @@ fn demo_eml(
     )
 }
 
-/// `demo`: the daemon on the embedded default, start to finish. Creates the
-/// game of [`demo_script`] (welcome mails with each player's key go to the
-/// outbox), writes the script's mails into the Maildir inbox as players'
-/// mail programs would (replies carrying the key; one without it; one
-/// auto-reply), runs one `process` cycle, and shows what came of it.
+/// `demo [KIND]`: the daemon on the embedded default, start to finish.
+/// Creates the game of [`demo_script`] (welcome mails with each player's
+/// key go to the outbox), writes the script's mails into the Maildir inbox
+/// as players' mail programs would (replies carrying the key; one without
+/// it; one auto-reply), runs one `process` cycle, and shows what came of it.
 pub fn demo(
     daemon: &mut Daemon,
+    kind: Option<&str>,
     inbox: &std::path::Path,
     outbox: &std::path::Path,
     now: DateTime<Utc>,
 ) -> Result<String, LocalError> {
-    let Some((kind, script)) = demo_script() else {
-        return Err(LocalError::Refused(
-            "no game of this build has a demo script".to_string(),
-        ));
-    };
+    let (kind, script) = demo_script(kind)?;
     let mut players = Vec::new();
     let mut seed = 0;
     let mut mails: Vec<DemoMail> = Vec::new();

@@ -32,6 +32,10 @@ pub struct GameEntry {
     /// the game's `default` policy": e.g. "a goods token is taken for them
     /// for each action left".
     pub default_turn: &'static str,
+    /// What a skipped turn (the `skip` policy, or a moderator's `skip`)
+    /// means, after "…; under the game's `skip` policy": e.g. "the turn's
+    /// remaining actions are lost".
+    pub skip_turn: &'static str,
     /// The newest format of the game's stored state; see
     /// [`super::Game::STATE_VERSION`].
     pub state_version: u32,

@@ -109,10 +109,11 @@ pub const ENTRY: GameEntry = GameEntry {
     options: OPTIONS,
     waits: &[],
     default_turn: "the game lays a tile for them (Stationmaster ruling 4)",
+    skip_turn: "the turn ends: a layer lays no more tiles and draws back to five, a tram does not move",
     state_version: <Linie1 as Game>::STATE_VERSION,
     new: new_boxed,
     from_snapshot: from_snapshot_boxed,
-    demo: None,
+    demo: Some(include_str!("../../games/linie1/demo.txt")),
 };
 
 /// A new game on the operator's `linie1/` files (each one not there is

@@ -336,6 +336,17 @@ pub(super) fn status(v: &View) -> String {
         facts.push(format!("last roll {r}"));
     }
     facts.push(format!("options: {}", v.options.join(", ")));
+    // Each fact a sentence of its own: "Supply: 91 tiles face down.  The
+    // first move goes 1 square."
+    let facts: Vec<String> = facts
+        .iter()
+        .map(|f| {
+            let mut c = f.chars();
+            c.next()
+                .map(|first| first.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        })
+        .collect();
     let _ = writeln!(out, "{}.", facts.join(".  "));
     out.push('\n');
     for p in &v.players {

@@ -71,6 +71,7 @@ pub const ENTRY: GameEntry = GameEntry {
         },
     ],
     default_turn: "a goods token is taken for them for each action left",
+    skip_turn: "the turn's remaining actions are lost",
     state_version: <Rocket as Game>::STATE_VERSION,
     new: new_boxed,
     from_snapshot: from_snapshot_boxed,

@@ -97,7 +97,9 @@ fn passed_over(
                 e.default_turn
             })
             .to_string(),
-        (WaitKind::Turn, _) => "the turn's remaining actions are lost".to_string(),
+        (WaitKind::Turn, _) => entry
+            .map_or("the rest of the turn is skipped", |e| e.skip_turn)
+            .to_string(),
         (kind, _) => entry
             .map_or("it is passed over", |e| e.wait(kind).missed)
             .to_string(),

@@ -1,0 +1,820 @@
+//! A game of Linie 1 played through the daemon by mail, on in-memory
+//! transports with real MIME: `new linie1` and the welcome mails, orders by
+//! mail with replies and every player's report, a refused order answered
+//! with its reason, missed deadlines under the `skip` and `default`
+//! policies, moderators' commands by mail, `history`, `verify`, the JSON
+//! view, a trip started and won, and the archive at the end.
+//!
+//! Throughout, the secrets of rulings 4 are checked: no mail (text and HTML
+//! part), no `history`, `log`, `show` or JSON view for another reader, and
+//! no archive holds a player's line card, route card or stops before that
+//! player starts the trip; after it, they may (and the reports say so).
+//!
+//! Linie 1 is not won by random play in any reasonable time, so the players
+//! here build one player's route together: at the start the test plans a
+//! way from one of that player's terminals through their stops to the other
+//! (straights and curves only, squares not reused), and every player lays
+//! the plan's tiles when their hand has them, and otherwise lays far from
+//! the plan and from every building (whose stop sign must go to the plan).
+//! Each turn is worked out on a copy of the game read from the daemon's
+//! snapshot, then sent as one mail.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::atomic::AtomicBool;
+
+use chrono::{DateTime, Duration, Utc};
+use mail_parser::MessageParser;
+use serde_json::Value;
+use stationmaster::config::Config;
+use stationmaster::daemon::{self, Daemon};
+use stationmaster::engine::{Game, PlayerSetup, Seat, Setup, Status};
+use stationmaster::linie1::{Edge, Linie1, Order, Paths, Square, TerminalId};
+use stationmaster::local;
+use stationmaster::mail::OutMail;
+use stationmaster::mail::templates::Templates;
+use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
+use stationmaster::registry::BoardSource;
+use stationmaster::store::{GameId, Store};
+use tempfile::TempDir;
+
+const PLAYERS: [&str; 3] = ["alice", "bob", "cecil"];
+const MODERATOR: &str = "mod@example.org";
+const SEED: u64 = 4;
+
+/// A mail the daemon sent, parsed back.
+#[derive(Clone, Debug)]
+struct Got {
+    to: String,
+    subject: String,
+    in_reply_to: Option<String>,
+    text: String,
+    /// The HTML part with its tags taken out and entities read.
+    html: String,
+}
+
+fn untag(html: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for c in html.chars() {
+        match c {
+            '<' => inside = true,
+            '>' => inside = false,
+            c if !inside => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+fn parse(mail: &OutMail) -> Got {
+    let m = MessageParser::default()
+        .parse(&mail.bytes)
+        .expect("our mail parses");
+    Got {
+        to: mail.to.join(","),
+        subject: m.subject().unwrap_or_default().to_string(),
+        in_reply_to: m.in_reply_to().as_text().map(str::to_string),
+        text: m
+            .body_text(0)
+            .map(|t| t.replace("\r\n", "\n"))
+            .unwrap_or_default(),
+        html: untag(&m.body_html(0).map(|t| t.into_owned()).unwrap_or_default()),
+    }
+}
+
+/// One player's secret cards, as text markers that appear in a mail only
+/// where the cards are shown: the route card's name after "card " (the own
+/// cards' sentence says "route card B5", a driver's row "card B5 (K A)",
+/// the trip's start "route card B5"; a bare "B5" would be a square) and the
+/// stops after "stops ".
+#[derive(Clone, Debug)]
+struct Secret {
+    line: u8,
+    card: String,
+    stops: String,
+}
+
+impl Secret {
+    fn markers(&self) -> [String; 3] {
+        [
+            format!("card {}", self.card),
+            format!("stops {}", self.stops),
+            format!("line {}, route card", self.line),
+        ]
+    }
+
+    /// The first marker `text` holds, if any (lines joined, so that a
+    /// wrapped sentence still counts).
+    fn found_in(&self, text: &str) -> Option<String> {
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        self.markers().into_iter().find(|m| flat.contains(m))
+    }
+}
+
+struct World {
+    _dir: TempDir,
+    daemon: Daemon,
+    inbox: MemoryInbound,
+    outbox: MemoryOutbound,
+    id: GameId,
+    keys: Vec<String>,
+    /// The address of each seat (a replaced player's changes).
+    addresses: Vec<String>,
+    mod_key: String,
+    now: DateTime<Utc>,
+    n: usize,
+    secrets: Vec<Secret>,
+    /// Every mail sent so far.
+    mails: Vec<Got>,
+    /// Mails checked for secrets.
+    checked: usize,
+    /// The test's plan: the player whose route is built, and its tiles.
+    builder: Seat,
+    plan: Vec<(Square, Paths)>,
+}
+
+fn config() -> Config {
+    let mut c = Config::default();
+    c.mail.address = "sm@example.org".into();
+    c
+}
+
+impl World {
+    fn new() -> World {
+        let dir = TempDir::new().unwrap();
+        let store = Store::open(&dir.path().join("db")).unwrap();
+        let inbox = MemoryInbound::new();
+        let outbox = MemoryOutbound::new();
+        let mut config = config();
+        config.store.archive = dir.path().join("archive");
+        let daemon = Daemon::new(
+            store,
+            config,
+            Templates::load(None).unwrap(),
+            BoardSource::embedded(),
+            Box::new(inbox.clone()),
+            Box::new(outbox.clone()),
+        );
+        let now = DateTime::parse_from_rfc3339("2026-11-23T09:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let setup = Setup {
+            kind: "linie1".into(),
+            players: PLAYERS
+                .iter()
+                .map(|n| PlayerSetup {
+                    name: n.to_string(),
+                    email: format!("{n}@example.org"),
+                })
+                .collect(),
+            options: vec![],
+            seed: SEED,
+        };
+        let id = daemon::create_game(
+            &daemon.ctx(),
+            &setup,
+            Default::default(),
+            vec![MODERATOR.to_string()],
+            now,
+        )
+        .unwrap();
+        let meta = daemon.store().meta(&id).unwrap();
+        let mod_key = meta.moderator_tokens[MODERATOR].clone();
+        let mut w = World {
+            _dir: dir,
+            daemon,
+            inbox,
+            outbox,
+            id,
+            keys: meta.tokens,
+            addresses: PLAYERS.iter().map(|p| format!("{p}@example.org")).collect(),
+            mod_key,
+            now,
+            n: 0,
+            secrets: Vec::new(),
+            mails: Vec::new(),
+            checked: 0,
+            builder: Seat(0),
+            plan: Vec::new(),
+        };
+        let g = w.game();
+        let d = g.data();
+        w.secrets = (0..PLAYERS.len())
+            .map(|i| {
+                let p = &g.players()[i];
+                Secret {
+                    line: d.lines[p.line.index()].number,
+                    card: d.routes[p.route.index()].name.clone(),
+                    stops: g
+                        .required_stops(Seat(i as u8))
+                        .iter()
+                        .map(|b| d.building(*b).letter.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                }
+            })
+            .collect();
+        let (builder, plan) = (0..PLAYERS.len())
+            .filter_map(|i| plan_route(&g, Seat(i as u8)).map(|p| (Seat(i as u8), p)))
+            .min_by_key(|(_, p)| p.len())
+            .expect("some player's route can be planned");
+        w.builder = builder;
+        w.plan = plan;
+        w.process();
+        w
+    }
+
+    /// The game as the daemon holds it, read back from its snapshot.
+    fn game(&self) -> Linie1 {
+        let loaded = self.daemon.store().load(&self.id).unwrap();
+        serde_json::from_str(&loaded.game.snapshot().unwrap()).unwrap()
+    }
+
+    /// One daemon cycle; the mails it sent (all kept, and checked for
+    /// secrets against who drives after the cycle).
+    fn process(&mut self) -> Vec<Got> {
+        self.daemon
+            .process(self.now, &AtomicBool::new(false))
+            .unwrap();
+        let got: Vec<Got> = self.outbox.take().iter().map(parse).collect();
+        self.mails.extend(got.iter().cloned());
+        self.check_mails();
+        got
+    }
+
+    fn seat_of_address(&self, to: &str) -> Option<usize> {
+        self.addresses.iter().position(|a| a == to)
+    }
+
+    /// Who has shown their cards: those driving (or everyone, once over).
+    fn shown(&self) -> Vec<bool> {
+        let v = self.view(None);
+        let over = v["finished"] == true;
+        v["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| over || p["driving"] == true)
+            .collect()
+    }
+
+    /// No mail not yet checked shows a reader another player's cards before
+    /// that player drives (rulings 4); each player's own cards are in their
+    /// mails while they lay.
+    fn check_mails(&mut self) {
+        let shown = self.shown();
+        for m in &self.mails[self.checked..] {
+            let reader = self.seat_of_address(&m.to);
+            for (p, secret) in self.secrets.iter().enumerate() {
+                if shown[p] || reader == Some(p) {
+                    continue;
+                }
+                for (part, text) in [("text", &m.text), ("HTML", &m.html)] {
+                    if let Some(marker) = secret.found_in(text) {
+                        panic!(
+                            "the {part} part of a mail to {} shows {}'s secret ({marker:?}) \
+                             before their trip:\n{text}",
+                            m.to, PLAYERS[p]
+                        );
+                    }
+                }
+            }
+        }
+        self.checked = self.mails.len();
+    }
+
+    /// `text` (a command's output for `reader`) holds nobody's secrets but
+    /// the reader's own and those already shown.
+    fn check_text(&self, reader: Option<usize>, what: &str, text: &str) {
+        let shown = self.shown();
+        for (p, secret) in self.secrets.iter().enumerate() {
+            if !shown[p]
+                && reader != Some(p)
+                && let Some(marker) = secret.found_in(text)
+            {
+                panic!(
+                    "{what} shows {}'s secret ({marker:?}) to {reader:?}:\n{text}",
+                    PLAYERS[p]
+                );
+            }
+        }
+    }
+
+    /// The JSON view for `reader`, as `show --json` prints it.
+    fn view(&self, reader: Option<&str>) -> Value {
+        let text = local::show(self.daemon.store(), &self.id, reader, true, self.now).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// Every reader's view, `show`, and the `log`, checked for secrets.
+    fn check_views(&self) {
+        let shown = self.shown();
+        for reader in [None, Some(0), Some(1), Some(2)] {
+            let name = reader.map(|r| PLAYERS[r]);
+            let v = self.view(name);
+            for (p, pv) in v["players"].as_array().unwrap().iter().enumerate() {
+                let may = shown[p] || reader == Some(p);
+                for field in ["line", "route_card", "stops", "terminals"] {
+                    assert_eq!(
+                        !pv[field].is_null(),
+                        may,
+                        "{field} of {} in the JSON view for {name:?}",
+                        PLAYERS[p]
+                    );
+                }
+            }
+            self.check_text(reader, "the JSON view", &v.to_string());
+            let show = local::show(self.daemon.store(), &self.id, name, false, self.now).unwrap();
+            self.check_text(reader, "show", &show);
+        }
+        for json in [false, true] {
+            let log = local::log(self.daemon.store(), &self.id, None, json).unwrap();
+            self.check_text(None, "log", &log);
+        }
+    }
+
+    fn raw(&mut self, from: &str, tag: &str, body: &str) -> String {
+        self.n += 1;
+        format!(
+            "From: {from}\r\nTo: sm@example.org\r\nSubject: Re: [{} {tag}] Linie 1\r\nMessage-ID: <l{}@example.org>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
+            self.id, self.n
+        )
+    }
+
+    /// A mail from seat `seat` with its key; the mails it caused.
+    fn send(&mut self, seat: usize, body: &str) -> Vec<Got> {
+        let raw = self.raw(
+            &self.addresses[seat].clone(),
+            &self.keys[seat].clone(),
+            body,
+        );
+        self.inbox.push(raw);
+        self.process()
+    }
+
+    /// A moderator's command by mail; their answer.
+    fn moderate(&mut self, body: &str) -> Got {
+        let raw = self.raw(MODERATOR, &self.mod_key.clone(), body);
+        self.inbox.push(raw);
+        let n = self.n;
+        let got = self.process();
+        let answer = got
+            .iter()
+            .find(|m| {
+                m.to == MODERATOR && m.in_reply_to.as_deref() == Some(&format!("l{n}@example.org"))
+            })
+            .unwrap_or_else(|| panic!("no answer to the moderator's {body:?}: {got:#?}"))
+            .clone();
+        assert!(
+            !answer.text.contains("refused"),
+            "{body:?} refused: {}",
+            answer.text
+        );
+        answer
+    }
+
+    /// The seat whose turn it is.
+    fn active(&self) -> usize {
+        match self.game().status() {
+            Status::Active(a) => a[0].seat.index(),
+            Status::Finished(_) => panic!("the game is over"),
+        }
+    }
+
+    /// The active player mails their whole turn as the plan has it; the
+    /// orders and the mails.
+    fn play_turn(&mut self) -> (Vec<String>, Vec<Got>) {
+        let seat = self.active();
+        let orders = self.turn_orders(Seat(seat as u8));
+        let got = self.send(seat, &orders.join("\n"));
+        let reply = got
+            .iter()
+            .find(|m| m.to == self.addresses[seat] && m.in_reply_to.is_some())
+            .unwrap_or_else(|| panic!("{} is answered: {got:#?}", PLAYERS[seat]));
+        assert!(
+            reply.text.contains("Applied."),
+            "{orders:?} by {}:\n{}",
+            PLAYERS[seat],
+            reply.text
+        );
+        (orders, got)
+    }
+
+    /// The orders of `seat`'s whole turn, worked out on a copy.
+    fn turn_orders(&self, seat: Seat) -> Vec<String> {
+        let mut g = self.game();
+        let turn = g.turn().number;
+        let mut out = Vec::new();
+        while g.turn().number == turn && g.outcome().is_none() {
+            let o = self.choose(&g, seat);
+            out.push(g.order_text(&o));
+            g.apply(seat, &o).unwrap();
+        }
+        out
+    }
+
+    /// The next order of the plan: start and drive as far as possible;
+    /// lay the plan's tiles, else lay far from it; draw from the supply.
+    fn choose(&self, g: &Linie1, seat: Seat) -> Order {
+        let legal = g.legal_orders(seat);
+        if let Some(o) = legal.iter().find(|o| matches!(o, Order::Start { .. })) {
+            return o.clone();
+        }
+        if legal.iter().any(|o| matches!(o, Order::Move { .. })) {
+            return g.default_order(seat).unwrap();
+        }
+        if let Some(o) = legal
+            .iter()
+            .find(|o| matches!(o, Order::Draw { from: None, .. }))
+        {
+            return o.clone();
+        }
+        let planned: BTreeSet<Square> = self.plan.iter().map(|(s, _)| *s).collect();
+        if let Some(o) = legal.iter().find(
+            |o| matches!(o, Order::Lay { square, paths } if self.plan.contains(&(*square, *paths))),
+        ) {
+            return o.clone();
+        }
+        // Away from the plan, and from the builder's stops (whose signs
+        // must go to the plan's tiles).
+        let d = g.data();
+        let stops = g.required_stops(self.builder);
+        let away = |s: &Square| {
+            !planned.contains(s)
+                && Edge::ALL.iter().all(|e| {
+                    d.step(*s, *e).is_none_or(|n| {
+                        !planned.contains(&n)
+                            && d.building_at(n).is_none_or(|b| !stops.contains(&b))
+                    })
+                })
+        };
+        if let Some(o) = legal.iter().find(|o| match o {
+            Order::Lay { square, .. } => away(square),
+            Order::Exchange { swaps } => swaps.iter().all(|(s, _)| away(s)),
+            _ => false,
+        }) {
+            return o.clone();
+        }
+        if legal.contains(&Order::Pass) {
+            return Order::Pass;
+        }
+        panic!("{seat} has nothing to lay away from the plan: {legal:?}");
+    }
+
+    /// The turn log's entries.
+    fn log(&self) -> Vec<stationmaster::store::LogEntry> {
+        self.daemon.store().log(&self.id).unwrap()
+    }
+
+    fn tiles(&self) -> usize {
+        self.view(None)["tiles"].as_array().unwrap().len()
+    }
+}
+
+/// A way for `seat`'s tram from one of their terminals through a square
+/// next to each of their stops to the other terminal, each square used
+/// once: its squares and the paths each tile must show. The shortest over
+/// the orders of the stops and the terminals.
+fn plan_route(g: &Linie1, seat: Seat) -> Option<Vec<(Square, Paths)>> {
+    let d = g.data();
+    let line = g.players()[seat.index()].line;
+    let terminals = d.terminals_of(line);
+    let stops: Vec<_> = g.required_stops(seat).to_vec();
+    let next_to = |s: Square, b| {
+        Edge::ALL
+            .iter()
+            .any(|e| d.step(s, *e).and_then(|n| d.building_at(n)) == Some(b))
+    };
+    // Shortest way from (square, edge entered by) to a node `done` accepts,
+    // over empty squares not in `used`.
+    let segment = |from: (Square, Edge),
+                   used: &BTreeSet<Square>,
+                   done: &dyn Fn(Square, Edge) -> bool|
+     -> Option<Vec<(Square, Edge)>> {
+        let mut prev: HashMap<(Square, Edge), (Square, Edge)> = HashMap::new();
+        let mut queue = VecDeque::from([from]);
+        let mut seen = BTreeSet::from([(from.0, from.1.index())]);
+        while let Some((s, came)) = queue.pop_front() {
+            if done(s, came) {
+                let mut way = vec![(s, came)];
+                let mut at = (s, came);
+                while let Some(p) = prev.get(&at) {
+                    way.push(*p);
+                    at = *p;
+                }
+                way.reverse();
+                return Some(way);
+            }
+            for e in Edge::ALL {
+                if e == came {
+                    continue;
+                }
+                let Some(n) = d.step(s, e) else { continue };
+                let on_way = {
+                    let mut at = (s, came);
+                    let mut hit = at.0 == n;
+                    while let Some(p) = prev.get(&at) {
+                        hit |= p.0 == n;
+                        at = *p;
+                    }
+                    hit
+                };
+                if d.building_at(n).is_some() || used.contains(&n) || on_way {
+                    continue;
+                }
+                let node = (n, e.opposite());
+                if seen.insert((n, node.1.index())) {
+                    prev.insert(node, (s, came));
+                    queue.push_back(node);
+                }
+            }
+        }
+        None
+    };
+    let mut best: Option<Vec<(Square, Paths)>> = None;
+    let mut orders: Vec<Vec<usize>> = vec![vec![]];
+    for _ in 0..stops.len() {
+        orders = orders
+            .into_iter()
+            .flat_map(|o| {
+                (0..stops.len())
+                    .filter(|i| !o.contains(i))
+                    .map(|i| {
+                        let mut o = o.clone();
+                        o.push(i);
+                        o
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    for (a, b) in [(0, 1), (1, 0)] {
+        let (from, to): (TerminalId, TerminalId) = (terminals[a], terminals[b]);
+        let term = d.terminal(from);
+        for leg in term.legs {
+            for order in &orders {
+                let mut way: Vec<(Square, Edge)> = Vec::new();
+                let mut used = BTreeSet::new();
+                let mut at = (leg, term.side);
+                let mut ok = true;
+                for &i in order {
+                    let stop = stops[i];
+                    let Some(seg) = segment(at, &used, &|s, _| next_to(s, stop)) else {
+                        ok = false;
+                        break;
+                    };
+                    way.extend(seg[..seg.len() - 1].iter().copied());
+                    used.extend(seg[..seg.len() - 1].iter().map(|(s, _)| *s));
+                    at = *seg.last().unwrap();
+                }
+                if !ok {
+                    continue;
+                }
+                let end = d.terminal(to);
+                let Some(seg) = segment(at, &used, &|s, _| {
+                    d.terminal_at(s, end.side).is_some_and(|(t, _)| t == to)
+                }) else {
+                    continue;
+                };
+                way.extend(seg);
+                let mut tiles = Vec::new();
+                for (i, (s, came)) in way.iter().enumerate() {
+                    let out = match way.get(i + 1) {
+                        Some((_, next_came)) => next_came.opposite(),
+                        None => end.side,
+                    };
+                    let text = format!("{}{}", came.letter(), out.letter());
+                    tiles.push((*s, Paths::parse(&text).unwrap()));
+                }
+                if best.as_ref().is_none_or(|b| tiles.len() < b.len()) {
+                    best = Some(tiles);
+                }
+            }
+        }
+    }
+    best
+}
+
+#[test]
+fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() {
+    let mut w = World::new();
+    let id = w.id.clone();
+
+    // The welcome mails: one to each player with their key, the map and
+    // their own cards; one to the moderator.
+    let welcomes = w.mails.clone();
+    for (i, p) in PLAYERS.iter().enumerate() {
+        let m = welcomes
+            .iter()
+            .find(|m| m.to == format!("{p}@example.org"))
+            .unwrap_or_else(|| panic!("no welcome to {p}"));
+        assert_eq!(m.subject, format!("[{id} {}] Linie 1", w.keys[i]));
+        assert!(m.text.contains(&format!("Welcome to {id}")), "{}", m.text);
+        assert!(
+            m.text
+                .contains("Your cards (secret until you start your trip)")
+        );
+        let own = w.secrets[i].found_in(&m.text);
+        assert!(own.is_some(), "{p} reads their own cards:\n{}", m.text);
+        assert!(w.secrets[i].found_in(&m.html).is_some(), "and in HTML");
+        assert_eq!(m.text.contains("You can:"), i == 0, "{}", m.text);
+    }
+    assert!(
+        welcomes
+            .iter()
+            .any(|m| m.to == MODERATOR && m.text.contains(&format!("You moderate {id}")))
+    );
+    w.check_views();
+    assert!(
+        !w._dir.path().join("archive").join(&id.0).exists(),
+        "no archive while the game runs"
+    );
+
+    // A refused order: the reply quotes it and says why, citing the rule;
+    // nothing changes and nobody else is told.
+    let first = w.active();
+    let before = w.view(None);
+    let got = w.send(first, "lay A1 NS");
+    assert_eq!(got.len(), 1, "only the sender is answered: {got:#?}");
+    let reply = &got[0];
+    assert!(
+        reply
+            .text
+            .contains("run off the board at the north side of A1")
+            && reply.text.contains("rulings 1")
+            && reply.text.contains("You can:"),
+        "{}",
+        reply.text
+    );
+    assert_eq!(w.view(None), before, "a refused order changes nothing");
+
+    // Orders by mail: the sender's answer and everyone's report.
+    let (orders, got) = w.play_turn();
+    assert_eq!(got.len(), 3, "{got:#?}");
+    for (i, p) in PLAYERS.iter().enumerate() {
+        let m = got
+            .iter()
+            .find(|m| m.to == format!("{p}@example.org"))
+            .unwrap();
+        assert!(
+            m.text.contains("laid a ")
+                && m.text
+                    .contains(orders[0].split_whitespace().nth(1).unwrap()),
+            "{p} reads what happened: {}",
+            m.text
+        );
+        assert!(w.secrets[i].found_in(&m.text).is_some(), "{p}'s own cards");
+    }
+
+    // `history` by mail: answered to the sender alone, with the orders.
+    let asker = (w.active() + 1) % 3;
+    let got = w.send(asker, "history");
+    assert_eq!(got.len(), 1);
+    assert!(got[0].text.contains(&orders[0]), "{}", got[0].text);
+
+    // A missed turn under the default `skip` policy: the turn ends.
+    let late = w.active();
+    let entries = w.log().len();
+    w.now += Duration::hours(49);
+    let got = w.process();
+    let log = w.log();
+    assert!(
+        log[entries..]
+            .iter()
+            .any(|e| e.player == PLAYERS[late] && e.order == "!skip"),
+        "{log:#?}"
+    );
+    assert_ne!(w.active(), late, "the turn passed on");
+    let text = local::log(w.daemon.store(), &id, None, false).unwrap();
+    assert!(
+        text.contains(
+            "under the game's `skip` policy the turn ends: a layer lays no more tiles and draws back to five"
+        ),
+        "the log says what a skipped turn means in Linie 1: {text}"
+    );
+    let note = got
+        .iter()
+        .find(|m| m.to == w.addresses[late])
+        .expect("the late player is told");
+    assert!(
+        note.text.contains("Your deadline for your turn passed"),
+        "{}",
+        note.text
+    );
+
+    // The moderator sets the `default` policy; the next missed turn lays
+    // a tile for the player.
+    w.moderate("why testing\nset policy default");
+    let late = w.active();
+    let entries = w.log().len();
+    let tiles = w.tiles();
+    w.now += Duration::hours(49);
+    w.process();
+    let log = w.log();
+    let laid: Vec<&String> = log[entries..]
+        .iter()
+        .filter(|e| e.player == PLAYERS[late] && e.source.as_deref() == Some("deadline"))
+        .map(|e| &e.order)
+        .collect();
+    assert_eq!(laid.len(), 2, "{log:#?}");
+    assert!(laid.iter().all(|o| o.starts_with("lay ")), "{laid:?}");
+    assert_eq!(w.tiles(), tiles + 2, "the default laid two tiles");
+    let square = laid[0].split_whitespace().nth(1).unwrap();
+    assert!(
+        w.view(None)["tiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["square"] == square),
+        "a tile lies on {square}"
+    );
+    w.moderate("set policy skip");
+
+    // Moderators' commands by mail.
+    let paused_turn = w.active();
+    w.moderate("pause");
+    let got = w.send(paused_turn, "pass");
+    assert!(got[0].text.contains("paused"), "{}", got[0].text);
+    w.moderate("resume");
+    let answer = w.moderate("note Hello from the moderator");
+    assert!(answer.text.contains("note"), "{}", answer.text);
+    assert!(
+        w.mails
+            .iter()
+            .filter(|m| m.text.contains("Hello from the moderator"))
+            .count()
+            >= 3,
+        "every player reads the note"
+    );
+    let before = w.view(None);
+    let tiles = w.tiles();
+    w.play_turn();
+    assert_ne!(w.view(None), before);
+    w.moderate("undo 2");
+    assert_eq!(w.tiles(), tiles, "undo took the turn's two tiles back");
+    let skipped = w.active();
+    w.moderate("skip");
+    assert_ne!(w.active(), skipped, "the moderator skipped the turn");
+    w.moderate("resend");
+
+    // A player replaced: the new person gets the seat's cards, and only
+    // them.
+    let seat = 2;
+    w.addresses[seat] = "carol@example.org".into();
+    w.moderate("replace cecil carol@example.org");
+    w.keys[seat] = w.daemon.store().meta(&id).unwrap().tokens[seat].clone();
+    let welcome = w
+        .mails
+        .iter()
+        .rev()
+        .find(|m| m.to == "carol@example.org")
+        .expect("carol is welcomed");
+    assert!(w.secrets[seat].found_in(&welcome.text).is_some());
+    w.check_views();
+
+    // Play on until the builder starts their trip: every mail checked.
+    let builder = w.builder.index();
+    let mut turns = 0;
+    while !w.shown()[builder] {
+        w.play_turn();
+        turns += 1;
+        assert!(turns < 200, "the route was not built in 200 turns");
+        if turns % 10 == 0 {
+            w.check_views();
+        }
+    }
+    // From the start on, everyone reads the builder's cards.
+    let start = w.mails.len() - 3;
+    for m in &w.mails[start..] {
+        assert!(
+            w.secrets[builder].found_in(&m.text).is_some(),
+            "{} reads the cards shown: {}",
+            m.to,
+            m.text
+        );
+        assert!(m.text.contains("started the inaugural trip"), "{}", m.text);
+    }
+    w.check_views();
+
+    // Drive to the end: the game is won, archived and verified.
+    while matches!(w.game().status(), Status::Active(_)) {
+        w.play_turn();
+        turns += 1;
+        assert!(turns < 400, "the trip did not end");
+    }
+    let v = w.view(None);
+    assert_eq!(v["result"]["winner"], PLAYERS[builder], "{v}");
+    let verified = local::verify(w.daemon.store(), &id).unwrap();
+    assert!(verified.contains("intact"), "{verified}");
+    let archive = w._dir.path().join("archive").join(&id.0);
+    for f in ["log.txt", "final.txt", "log.json", "index.html"] {
+        assert!(archive.join(f).exists(), "{f} missing from the archive");
+    }
+    let log = std::fs::read_to_string(archive.join("log.txt")).unwrap();
+    assert!(log.contains("won the game"), "{log}");
+    w.check_views();
+}

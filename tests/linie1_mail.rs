@@ -389,7 +389,12 @@ impl World {
     /// orders and the mails.
     fn play_turn(&mut self) -> (Vec<String>, Vec<Got>) {
         let seat = self.active();
-        let orders = self.turn_orders(Seat(seat as u8));
+        let Some(orders) = self.turn_orders(Seat(seat as u8)) else {
+            // Every tile the player holds would spoil the plan: the
+            // moderator passes them over (they draw back to five).
+            let answer = self.moderate("skip");
+            return (Vec::new(), vec![answer]);
+        };
         let got = self.send(seat, &orders.join("\n"));
         let reply = got
             .iter()
@@ -404,40 +409,41 @@ impl World {
         (orders, got)
     }
 
-    /// The orders of `seat`'s whole turn, worked out on a copy.
-    fn turn_orders(&self, seat: Seat) -> Vec<String> {
+    /// The orders of `seat`'s whole turn, worked out on a copy; `None`
+    /// if every order open would spoil the plan.
+    fn turn_orders(&self, seat: Seat) -> Option<Vec<String>> {
         let mut g = self.game();
         let turn = g.turn().number;
         let mut out = Vec::new();
         while g.turn().number == turn && g.outcome().is_none() {
-            let o = self.choose(&g, seat);
+            let o = self.choose(&g, seat)?;
             out.push(g.order_text(&o));
             g.apply(seat, &o).unwrap();
         }
-        out
+        Some(out)
     }
 
     /// The next order of the plan: start and drive as far as possible;
     /// lay the plan's tiles, else lay far from it; draw from the supply.
-    fn choose(&self, g: &Linie1, seat: Seat) -> Order {
+    fn choose(&self, g: &Linie1, seat: Seat) -> Option<Order> {
         let legal = g.legal_orders(seat);
         if let Some(o) = legal.iter().find(|o| matches!(o, Order::Start { .. })) {
-            return o.clone();
+            return Some(o.clone());
         }
         if legal.iter().any(|o| matches!(o, Order::Move { .. })) {
-            return g.default_order(seat).unwrap();
+            return g.default_order(seat);
         }
         if let Some(o) = legal
             .iter()
             .find(|o| matches!(o, Order::Draw { from: None, .. }))
         {
-            return o.clone();
+            return Some(o.clone());
         }
         let planned: BTreeSet<Square> = self.plan.iter().map(|(s, _)| *s).collect();
         if let Some(o) = legal.iter().find(
             |o| matches!(o, Order::Lay { square, paths } if self.plan.contains(&(*square, *paths))),
         ) {
-            return o.clone();
+            return Some(o.clone());
         }
         // Away from the plan, and from the builder's stops (whose signs
         // must go to the plan's tiles).
@@ -457,12 +463,35 @@ impl World {
             Order::Exchange { swaps } => swaps.iter().all(|(s, _)| away(s)),
             _ => false,
         }) {
-            return o.clone();
+            return Some(o.clone());
+        }
+        // A crowded board: off the plan's squares and not beside the
+        // builder's stops will do.
+        let off = |s: &Square| {
+            !planned.contains(s)
+                && Edge::ALL.iter().all(|e| {
+                    d.step(*s, *e)
+                        .is_none_or(|n| d.building_at(n).is_none_or(|b| !stops.contains(&b)))
+                })
+        };
+        if let Some(o) = legal.iter().find(|o| match o {
+            Order::Lay { square, .. } => off(square),
+            Order::Exchange { swaps } => swaps.iter().all(|(s, _)| off(s)),
+            _ => false,
+        }) {
+            return Some(o.clone());
+        }
+        if let Some(o) = legal.iter().find(|o| match o {
+            Order::Lay { square, .. } => !planned.contains(square),
+            Order::Exchange { swaps } => swaps.iter().all(|(s, _)| !planned.contains(s)),
+            _ => false,
+        }) {
+            return Some(o.clone());
         }
         if legal.contains(&Order::Pass) {
-            return Order::Pass;
+            return Some(Order::Pass);
         }
-        panic!("{seat} has nothing to lay away from the plan: {legal:?}");
+        None
     }
 
     /// The turn log's entries.
@@ -524,6 +553,12 @@ fn plan_route(g: &Linie1, seat: Seat) -> Option<Vec<(Square, Paths)>> {
                     hit
                 };
                 if d.building_at(n).is_some() || used.contains(&n) || on_way {
+                    continue;
+                }
+                // A terminal's leg square takes only a tile with track
+                // toward it (rulings 1): the way passes one only to end.
+                let leg = Edge::ALL.iter().any(|x| d.terminal_at(n, *x).is_some());
+                if leg && !done(n, e.opposite()) {
                     continue;
                 }
                 let node = (n, e.opposite());

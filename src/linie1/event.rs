@@ -80,7 +80,15 @@ pub enum Event {
 /// `event` as a sentence for the reader of `view`.
 pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
     let who = |s: &Seat| view.who(*s);
-    let tile = |t: &TileId| d.tile(*t).name.clone();
+    // "a straight", "a crossing"; "a tile with four curves".
+    let tile = |t: &TileId| {
+        let name = &d.tile(*t).name;
+        if name.contains(' ') {
+            format!("tile with {name}")
+        } else {
+            name.clone()
+        }
+    };
     let place = |p: &Place| match p {
         Place::Square(s) => s.to_string(),
         Place::Terminal(t) => d.terminal(*t).name.clone(),

@@ -12,7 +12,7 @@
 #   .ci/mailstack.sh stop DIR         stop it (safe when it is not running)
 #   .ci/mailstack.sh env DIR          print the exports of a running stack again
 #
-# The exports (what tests/transport.rs and the end-to-end tests read):
+# The exports (what tests/all/transport.rs and the end-to-end tests read):
 #   SM_IMAP_PORT SM_SMTP_PORT SM_SUBMISSION_PORT SM_LMTP_PORT SM_MAILDIR_ROOT=DIR/mail
 #   and with TLS=1 also SM_IMAPS_PORT SM_CA=DIR/ca.pem
 #

@@ -18,7 +18,7 @@
 //! - Set-up, not timed: 100 4-player games made by `daemon::create_game`
 //!   (welcome mails to a memory outbox). For each game, 10 orders per round
 //!   are planned on a typed twin of the game (the random policy of
-//!   `tests/rocket_playouts.rs`), each from a player the game then awaits,
+//!   `tests/all/rocket_playouts.rs`), each from a player the game then awaits,
 //!   with that player's key from `Store::meta`. One order per mail, as a
 //!   reply carrying the key in its subject tag, sent to the plus address.
 //! - The mails are delivered into gm's INBOX by SMTP (OpenSMTPD, LMTP,

@@ -6,7 +6,7 @@
 //!
 //! Method: games are played through the public `Game` trait only. Each
 //! step asks `awaiting()` whom the game waits for, lists that player's
-//! `legal_orders`, picks one with the policy of `tests/rocket_playouts.rs`
+//! `legal_orders`, picks one with the policy of `tests/all/rocket_playouts.rs`
 //! (an order kind first, extensions weighted double, then an order of that
 //! kind), and `apply`s it; `apply` runs the built-in isolation checks of
 //! every line after each action. Nothing else is timed: no invariant

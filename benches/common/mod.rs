@@ -27,7 +27,7 @@ pub fn setup(players: usize, seed: u64, prefix: &str) -> Setup {
     }
 }
 
-/// The policy of `tests/rocket_playouts.rs`: an order kind first
+/// The policy of `tests/all/rocket_playouts.rs`: an order kind first
 /// (extensions twice as likely, so games end by track and shares), then an
 /// order of that kind. Returns the index into `legal`.
 pub fn pick(rng: &mut SplitMix64, legal: &[Order]) -> usize {

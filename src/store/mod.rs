@@ -843,13 +843,39 @@ fn corrupt(id: &GameId, e: impl std::fmt::Display) -> StoreError {
     }
 }
 
+/// How long [`Store::open`] waits for a lock that no other process holds.
+pub const OWN_LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl Store {
     /// Opens (or creates) the database in folder `path`.
     ///
     /// Before sled sees the folder, the traces of a crash that sled 0.34.7
     /// would refuse to open are cleared (see [`recovery`]): a database is
     /// never left unopenable by a crash of ours.
+    ///
+    /// A lock that no other process holds is waited for, up to
+    /// [`OWN_LOCK_PATIENCE`]: this process's own, kept for a moment by a
+    /// child it starts (between fork and exec the child shares the open
+    /// files, and so sled's lock or the one [`recovery`] takes to look).
+    /// A test binary that starts `stationmaster` while its other tests open
+    /// databases meets it. Another process's lock is refused at once where
+    /// the system names the holder (Linux), else after that wait.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let started = std::time::Instant::now();
+        loop {
+            match Store::open_once(path) {
+                Err(StoreError::Locked { pid, .. })
+                    if pid.is_none_or(|p| p == std::process::id())
+                        && started.elapsed() < OWN_LOCK_PATIENCE =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                opened => return opened,
+            }
+        }
+    }
+
+    fn open_once(path: &Path) -> Result<Store, StoreError> {
         recovery::prepare(path)?;
         let db = open_sled(path).map_err(|e| match e {
             // Taken between our own look at the lock and sled's.

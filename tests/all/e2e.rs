@@ -40,14 +40,16 @@
 //! see README)` and passes, unless `CI` or `SM_REQUIRE_STACK` is set: CI
 //! must run it.
 //!
-//! Mailboxes are shared with `tests/transport.rs` and with earlier runs, so
-//! nothing here assumes an empty mailbox: each player only counts mail from
-//! the game's address that arrived after the test began and belongs to this
-//! run (its subject carries one of this run's keys, or it answers one of
-//! this run's Message-IDs, which all carry a per-run tag). Mail left unseen
-//! in gm's INBOX is handled by a `process` before the game exists, so it
-//! gets at most a help reply and cannot touch the game. Every wait polls
-//! every 100 ms and gives up after 30 s, saying what it waited for.
+//! The test has the stack to itself while it runs (`stack_alone`: the
+//! other tests that use it wait), but mailboxes are shared with
+//! `tests/all/transport.rs` and with earlier runs, so nothing here assumes
+//! an empty mailbox: each player only counts mail from the game's address
+//! that arrived after the test began and belongs to this run (its subject
+//! carries one of this run's keys, or it answers one of this run's
+//! Message-IDs, which all carry a per-run tag). Mail left unseen in gm's
+//! INBOX is handled by a `process` before the game exists, so it gets at
+//! most a help reply and cannot touch the game. Every wait polls every
+//! 100 ms and gives up after 30 s, saying what it waited for.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::TcpStream;
@@ -62,9 +64,7 @@ use mail_parser::MessageParser;
 use serde_json::Value;
 use tempfile::TempDir;
 
-#[macro_use]
-mod stack;
-use stack::{Stack, stack};
+use crate::stack::{Stack, stack_alone};
 
 /// The processor's address: gm's mailbox, which plus-addresses
 /// (`gm+rocket-1.KEY@example.test`) reach too.
@@ -498,7 +498,7 @@ impl World {
 
     /// Deletes this run's mail from the players' and gm's INBOXes, so
     /// that runs on one stack do not pile mail up for the other tests
-    /// (tests/transport.rs reads alice's INBOX whole, 100 mails at most).
+    /// (tests/all/transport.rs reads alice's INBOX whole, 100 mails at most).
     fn clean_up(&mut self) {
         fn delete(session: &mut Session, uids: &[u32]) {
             if uids.is_empty() {
@@ -658,7 +658,7 @@ fn count(haystack: &str, needle: &str) -> usize {
 
 #[test]
 fn a_game_by_mail_through_real_imap_and_smtp_servers() {
-    let Some(st) = stack() else { return };
+    let Some(st) = stack_alone() else { return };
     let t0 = Instant::now();
     let mut w = World::new(st);
 

@@ -19,10 +19,10 @@
 //! for sled's snapshot file to appear, so that hazard (sled issue #1527) is
 //! met dozens of times a run.
 //!
-//! `crash_consistency_in_ci` runs 150 kills; the long run is
-//! `cargo test --test crash -- --ignored --nocapture` (1,000 kills, or
-//! `SM_KILLS`; `SM_CRASH_SEED` picks the random stream). Its figures are in
-//! docs/crash-safety.md.
+//! `crash_consistency_in_ci` runs 150 kills; the long run is `cargo test
+//! --test all crash_consistency_long -- --ignored --nocapture` (1,000
+//! kills, or `SM_KILLS`; `SM_CRASH_SEED` picks the random stream). Its
+//! figures are in docs/crash-safety.md.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

@@ -7,9 +7,7 @@
 //! accessors. Hexes: column letter from A at the west, row from 1 at the
 //! north; rows 2, 4, … sit half a hex east.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use stationmaster::engine::{Game, RuleError, Seat, SetupError, Timing};
 use stationmaster::rocket::scoring::{Money, majority, per_place};
 use stationmaster::rocket::{

@@ -4,9 +4,7 @@
 //! scoring functions. Players are Andi, Béla and Cecil, seated in that
 //! order, as in the examples.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use stationmaster::engine::Game;
 use stationmaster::rocket::scoring::{Money, majority, per_place};
 use stationmaster::rocket::{Dir, Event, PaymentCause, Tile};

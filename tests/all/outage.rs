@@ -22,7 +22,7 @@ use stationmaster::registry::BoardSource;
 use stationmaster::store::Store;
 use tempfile::TempDir;
 
-mod stack;
+use crate::stack;
 
 fn now() -> DateTime<Utc> {
     DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
@@ -245,7 +245,9 @@ fn cutting_proxy(upstream: u16) -> u16 {
 
 #[test]
 fn an_imap_connection_dropped_mid_fetch_loses_nothing_and_applies_nothing_twice() {
-    let Some(st) = stack::stack() else { return };
+    let Some(st) = stack::stack_alone() else {
+        return;
+    };
     let dir = TempDir::new().unwrap();
     let proxy = cutting_proxy(st.imap);
     let config = format!(

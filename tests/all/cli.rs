@@ -8,27 +8,7 @@ use stationmaster::engine::{Game, PlayerSetup, Setup, Status};
 use stationmaster::rocket::{Board, Order, Rocket};
 use tempfile::TempDir;
 
-const NOW: &str = "2026-11-21T18:00:00Z";
-
-/// A binary run in `dir` with its own database there.
-fn sm(dir: &TempDir) -> Command {
-    let mut c = Command::cargo_bin("stationmaster").unwrap();
-    c.current_dir(dir.path())
-        .env_remove("STATIONMASTER_CONFIG")
-        .env("STATIONMASTER_NOW", NOW);
-    c
-}
-
-fn stdout(c: &mut Command) -> String {
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::binary::{sm, stdout};
 
 fn new_game(dir: &TempDir, seed: u64) -> String {
     let out = stdout(sm(dir).args([

@@ -22,9 +22,7 @@ use stationmaster::mail::transport::{
 use stationmaster::mail::{Inbound, OutMail, Outbound, RawMail, TransportError};
 use tempfile::TempDir;
 
-#[macro_use]
-mod stack;
-use stack::{Stack, stack};
+use crate::stack::{Stack, stack};
 
 // ---------------------------------------------------------------- helpers
 

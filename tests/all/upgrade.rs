@@ -9,29 +9,9 @@
 use std::fs;
 use std::path::Path;
 
-use assert_cmd::Command;
 use tempfile::TempDir;
 
-const NOW: &str = "2026-11-21T18:00:00Z";
-
-fn sm(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("stationmaster").unwrap();
-    c.current_dir(dir)
-        .env_remove("STATIONMASTER_CONFIG")
-        .env("STATIONMASTER_NOW", NOW);
-    c
-}
-
-fn stdout(c: &mut Command) -> String {
-    let out = c.output().unwrap();
-    assert!(
-        out.status.success(),
-        "failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::binary::{sm, stdout};
 
 fn fixture(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

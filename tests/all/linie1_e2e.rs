@@ -32,9 +32,7 @@ use mail_parser::MessageParser;
 use serde_json::Value;
 use tempfile::TempDir;
 
-#[macro_use]
-mod stack;
-use stack::stack;
+use crate::stack::stack;
 
 const PROCESSOR: &str = "gm@example.test";
 const GAME: &str = "linie1-1";

@@ -1,5 +1,5 @@
-//! Daemon benchmark: 1,000 order mails spread over 100 games, through real
-//! IMAP and SMTP on loopback, against a baseline in the same run that moves
+//! Daemon benchmark: 1,000 order mails spread over 100 games (half of them
+//! Stephenson's Rocket, half Linie 1), through real IMAP and SMTP on loopback, against a baseline in the same run that moves
 //! the same mails through the same servers with the same crates and does
 //! nothing else.
 //!
@@ -16,9 +16,12 @@
 //! Method, per round (`SM_BENCH_ROUNDS`, default 2; the second round runs
 //! Stationmaster first, so neither side always goes first):
 //! - Set-up, not timed: 100 4-player games made by `daemon::create_game`
-//!   (welcome mails to a memory outbox). For each game, 10 orders per round
-//!   are planned on a typed twin of the game (the random policy of
-//!   `tests/all/rocket_playouts.rs`), each from a player the game then awaits,
+//!   (welcome mails to a memory outbox): every other game Linie 1 (with its
+//!   default options), the rest Rocket; `SM_BENCH_LINIE1_GAMES=N` makes N
+//!   of the 100 Linie 1 instead of 50 (0: Rocket only, as before). For
+//!   each game, 10 orders per round are planned on a typed twin of the
+//!   game (the random policy of `tests/all/rocket_playouts.rs`, or of
+//!   `tests/all/linie1_playouts.rs`), each from a player the game then awaits,
 //!   with that player's key from `Store::meta`. One order per mail, as a
 //!   reply carrying the key in its subject tag, sent to the plus address.
 //! - The mails are delivered into gm's INBOX by SMTP (OpenSMTPD, LMTP,
@@ -44,7 +47,9 @@
 //! - A dry run on a copy of the store with in-memory transports (not part
 //!   of the ratio) gives the number and size of Stationmaster's mails for
 //!   the baseline, checks that every planned order applies, and shows the
-//!   time Stationmaster spends without any network.
+//!   time Stationmaster spends without any network. With both games in the
+//!   mix, two more dry runs, each on a fresh copy with only one game's
+//!   mails, show what a mail of each game costs.
 
 mod common;
 
@@ -66,6 +71,7 @@ use stationmaster::config::{
 use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, Seat, Setup};
+use stationmaster::linie1::{Components, Linie1};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{Imap, MemoryInbound, MemoryOutbound, Smtp};
 use stationmaster::registry::BoardSource;
@@ -77,6 +83,8 @@ const TARGET: f64 = 1.25;
 const GAMES: usize = 100;
 const PLAYERS: usize = 4;
 const ORDERS_PER_GAME: usize = 10;
+/// Games of the 100 that are Linie 1, unless `SM_BENCH_LINIE1_GAMES` says.
+const LINIE1_GAMES: usize = 50;
 /// gm's INBOX: Stationmaster's mailbox on the stack.
 const ADDRESS: &str = "gm@example.test";
 const POLL: Duration = Duration::from_millis(50);
@@ -318,29 +326,51 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
 
 /// One planned order mail.
 struct OrderMail {
+    /// The game's kind: `rocket` or `linie1`.
+    kind: &'static str,
     from: String,
     to: String,
     bytes: Vec<u8>,
 }
 
+/// `n` random orders for a typed twin of a game: (seat, order text).
+fn random_orders<G: Game>(
+    twin: &mut G,
+    rng: &mut SplitMix64,
+    n: usize,
+    pick: impl Fn(&mut SplitMix64, &[G::Order]) -> usize,
+) -> Vec<(Seat, String)> {
+    let mut orders = Vec::new();
+    for _ in 0..n {
+        let awaited = twin.awaiting();
+        assert!(!awaited.is_empty(), "a planned game ended early");
+        let seat = awaited[rng.below(awaited.len())].seat;
+        let legal = twin.legal_orders(seat);
+        let order = &legal[pick(rng, &legal)];
+        orders.push((seat, twin.order_text(order)));
+        twin.apply(seat, order).expect("legal");
+    }
+    orders
+}
+
 /// Plans `rounds * ORDERS_PER_GAME` orders for each game on a typed twin;
 /// returns the mails of each round, in waves (order k of every game).
 fn plan(store: &Store, ids: &[GameId], setups: &[Setup], rounds: usize) -> Vec<Vec<OrderMail>> {
+    let n = rounds * ORDERS_PER_GAME;
     let mut per_game: Vec<Vec<(Seat, String)>> = Vec::new();
     for (g, setup) in setups.iter().enumerate() {
-        let mut twin = Rocket::new(Board::embedded().expect("board"), setup).expect("game");
         let mut rng = SplitMix64::new(g as u64 ^ 0x5eed);
-        let mut orders = Vec::new();
-        for _ in 0..rounds * ORDERS_PER_GAME {
-            let awaited = twin.awaiting();
-            assert!(!awaited.is_empty(), "a planned game ended early");
-            let seat = awaited[rng.below(awaited.len())].seat;
-            let legal = twin.legal_orders(seat);
-            let order = legal[pick(&mut rng, &legal)].clone();
-            orders.push((seat, twin.order_text(&order)));
-            twin.apply(seat, &order).expect("legal");
-        }
-        per_game.push(orders);
+        per_game.push(match setup.kind.as_str() {
+            "rocket" => {
+                let mut twin = Rocket::new(Board::embedded().expect("board"), setup).expect("game");
+                random_orders(&mut twin, &mut rng, n, pick)
+            }
+            _ => {
+                let mut twin =
+                    Linie1::new(Components::embedded().expect("components"), setup).expect("game");
+                random_orders(&mut twin, &mut rng, n, common::pick_linie1)
+            }
+        });
     }
     let keys: Vec<Vec<String>> = ids
         .iter()
@@ -364,7 +394,17 @@ fn plan(store: &Store, ids: &[GameId], setups: &[Setup], rounds: usize) -> Vec<V
                          Content-Type: text/plain; charset=utf-8\r\n\r\n{line}\r\n\r\n-- \r\np{s}, playing {id}\r\n"
                     )
                     .into_bytes();
-                    mails.push(OrderMail { from, to, bytes });
+                    let kind = if setups[g].kind == "rocket" {
+                        "rocket"
+                    } else {
+                        "linie1"
+                    };
+                    mails.push(OrderMail {
+                        kind,
+                        from,
+                        to,
+                        bytes,
+                    });
                 }
             }
             mails
@@ -528,6 +568,75 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// What a dry run on in-memory transports did.
+struct DryRun {
+    mails_in: usize,
+    /// Mails sent in each round, and their average size.
+    out_count: Vec<usize>,
+    out_size: Vec<usize>,
+    time: Duration,
+}
+
+impl DryRun {
+    fn print(&self, what: &str) {
+        let rounds = self.out_size.len().max(1);
+        println!(
+            "  {what}: {} mails in, {} out (average {} bytes) in {:.2} s: {:.2} ms a mail in",
+            self.mails_in,
+            self.out_count.iter().sum::<usize>(),
+            self.out_size.iter().sum::<usize>() / rounds,
+            self.time.as_secs_f64(),
+            ms(self.time) / self.mails_in.max(1) as f64
+        );
+    }
+}
+
+/// Copies the store at `db` to `dir` and runs Stationmaster on it with
+/// in-memory transports, one round of `rounds` at a time: counts and sizes
+/// its mails, checks every mail was fetched.
+fn dry_run(
+    db: &Path,
+    dir: &Path,
+    config: &Config,
+    rounds: &[Vec<&OrderMail>],
+    now: DateTime<Utc>,
+) -> DryRun {
+    copy_dir(db, dir);
+    let mut dry_config = config.clone();
+    dry_config.store.path = dir.to_path_buf();
+    let inbox = MemoryInbound::new();
+    let outbox = MemoryOutbound::new();
+    let mut dry = Daemon::new(
+        Store::open(dir).expect("store"),
+        dry_config,
+        Templates::load(None).expect("templates"),
+        BoardSource::embedded(),
+        Box::new(inbox.clone()),
+        Box::new(outbox.clone()),
+    );
+    let mut out = DryRun {
+        mails_in: 0,
+        out_count: Vec::new(),
+        out_size: Vec::new(),
+        time: Duration::ZERO,
+    };
+    for mails in rounds {
+        for m in mails {
+            inbox.push(m.bytes.clone());
+        }
+        let r = stationmaster(&mut dry, now);
+        assert_eq!(r.fetched, mails.len());
+        out.mails_in += r.fetched;
+        out.time += r.total;
+        let sent = outbox.take();
+        assert_eq!(sent.len(), r.sent);
+        out.out_count.push(sent.len());
+        out.out_size
+            .push(sent.iter().map(|m| m.bytes.len()).sum::<usize>() / sent.len().max(1));
+    }
+    out
+}
+
 fn main() {
     // `SM_BENCH_DRY_ONLY=1`: only the dry run (no network, no root), to
     // profile Stationmaster's own work.
@@ -569,9 +678,23 @@ fn main() {
     config.store.archive = work.path().join("archive");
 
     // The games, made as the daemon makes them; welcome mails to memory.
+    // Linie 1 spread evenly among them (every other game for 50).
+    let linie1: usize = std::env::var("SM_BENCH_LINIE1_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(LINIE1_GAMES)
+        .min(GAMES);
     let setups: Vec<Setup> = (0..GAMES)
-        .map(|g| common::setup(PLAYERS, g as u64, &format!("g{g}-")))
+        .map(|g| {
+            let is_linie1 = (g + 1) * linie1 / GAMES > g * linie1 / GAMES;
+            let kind = if is_linie1 { "linie1" } else { "rocket" };
+            common::setup_of(kind, PLAYERS, g as u64, &format!("g{g}-"))
+        })
         .collect();
+    println!(
+        "  games: {} Rocket, {linie1} Linie 1 (SM_BENCH_LINIE1_GAMES), default options",
+        GAMES - linie1
+    );
     let round_mails = {
         let store = Store::open(&db).expect("store");
         let mut d = Daemon::new(
@@ -595,44 +718,28 @@ fn main() {
     };
 
     // Dry run on a copy, in memory: how many mails, how large, all applied.
-    let dry_db = work.path().join("dry");
-    copy_dir(&db, &dry_db);
-    let mut dry_config = config.clone();
-    dry_config.store.path = dry_db.clone();
-    let inbox = MemoryInbound::new();
-    let outbox = MemoryOutbound::new();
-    let mut dry = Daemon::new(
-        Store::open(&dry_db).expect("store"),
-        dry_config,
-        Templates::load(None).expect("templates"),
-        BoardSource::embedded(),
-        Box::new(inbox.clone()),
-        Box::new(outbox.clone()),
-    );
-    let mut out_count = Vec::new();
-    let mut out_size = Vec::new();
-    let mut dry_time = Duration::ZERO;
-    for mails in &round_mails {
-        for m in mails {
-            inbox.push(m.bytes.clone());
+    let all: Vec<Vec<&OrderMail>> = round_mails.iter().map(|r| r.iter().collect()).collect();
+    let dry = dry_run(&db, &work.path().join("dry"), &config, &all, later);
+    let out_count = dry.out_count.clone();
+    let out_size = dry.out_size.clone();
+    dry.print("dry run (in-memory transports, no network)");
+    // With both games, each game's mails alone, on fresh copies.
+    if linie1 > 0 && linie1 < GAMES {
+        for kind in ["rocket", "linie1"] {
+            let only: Vec<Vec<&OrderMail>> = round_mails
+                .iter()
+                .map(|r| r.iter().filter(|m| m.kind == kind).collect())
+                .collect();
+            dry_run(
+                &db,
+                &work.path().join(format!("dry-{kind}")),
+                &config,
+                &only,
+                later,
+            )
+            .print(&format!("  of which {kind} alone (a fresh copy)"));
         }
-        let r = stationmaster(&mut dry, later);
-        assert_eq!(r.fetched, mails.len());
-        dry_time += r.total;
-        let sent = outbox.take();
-        assert_eq!(sent.len(), r.sent);
-        out_count.push(sent.len());
-        out_size.push(sent.iter().map(|m| m.bytes.len()).sum::<usize>() / sent.len().max(1));
     }
-    drop(dry);
-    println!(
-        "  dry run (in-memory transports, no network): {} mails in, {} out (average {} bytes) in {:.2} s: {:.2} ms a mail in",
-        mails_per_round * rounds,
-        out_count.iter().sum::<usize>(),
-        out_size.iter().sum::<usize>() / rounds,
-        dry_time.as_secs_f64(),
-        ms(dry_time) / (mails_per_round * rounds) as f64
-    );
     if dry_only {
         return;
     }

@@ -1,8 +1,10 @@
 //! Engine benchmark: complete random 4-player games of Stephenson's Rocket
-//! on one core, and the time of one `extend` with its isolation checks.
+//! and of Linie 1 on one core, and the time of one Rocket `extend` with its
+//! isolation checks.
 //!
-//! Run with `cargo bench --bench engine`. The last line compares the median
-//! game with the target (a full random game in at most 1 ms).
+//! Run with `cargo bench --bench engine`. The last lines compare each
+//! game's median with its target (a full random game in at most 1 ms for
+//! Rocket, 2 ms for Linie 1).
 //!
 //! Method: games are played through the public `Game` trait only. Each
 //! step asks `awaiting()` whom the game waits for, lists that player's
@@ -12,6 +14,18 @@
 //! every line after each action. Nothing else is timed: no invariant
 //! checks, no JSON views, no illegal "wild" orders. Set-up (board parsing)
 //! happens before the clock starts; a clone of a fresh game is timed.
+//!
+//! Linie 1, the same way, with the policy of `tests/all/linie1_playouts.rs`
+//! (a trip is started whenever the route check allows it, else an order
+//! form first, then an order of that form). Random lays almost never build
+//! a player's route, so such a game is laid until the supply is empty and
+//! ends by the rules' end for a game nobody can go on with (Stationmaster
+//! ruling 1: a round of passes, or nobody able to lay, start or move):
+//! that game, every tile on the board, is the figure. A second set of
+//! games gives seat 1 a finished route at the start (through the snapshot,
+//! as `tests/all/linie1_playouts.rs` does), so a trip is started and driven by
+//! the same random policy; it is printed beside it. A third pass times
+//! `legal_orders` and `apply` separately, by phase, to show what dominates.
 
 mod common;
 
@@ -20,9 +34,20 @@ use std::time::{Duration, Instant};
 use common::{ms, pick, quantile, us};
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, Seat, Status};
+use stationmaster::linie1::{self, Components, Linie1, Phase};
 use stationmaster::rocket::{Board, Event, Order, Rocket};
 
 const TARGET_MS: f64 = 1.0;
+const L1_TARGET_MS: f64 = 2.0;
+const L1_WARMUP_GAMES: u64 = 50;
+const L1_MIN_GAMES: u64 = 500;
+/// Games with a built route, and games timed call by call.
+const L1_ROUTE_GAMES: u64 = 500;
+const L1_PROFILE_GAMES: u64 = 200;
+/// A game still going after this many orders is left out (and counted):
+/// a driver picking among the listed moves at random can circle a loop
+/// for a long time (the limit of `tests/all/linie1_playouts.rs`).
+const L1_MAX_ORDERS: usize = 4000;
 const WARMUP_GAMES: u64 = 200;
 const MIN_GAMES: u64 = 2000;
 const MIN_TIME: Duration = Duration::from_secs(5);
@@ -77,6 +102,274 @@ fn play(fresh: &Rocket, seed: u64, extends: Option<&mut Vec<Duration>>) -> Playe
     let time = start.elapsed();
     assert!(matches!(g.status(), Status::Finished(_)));
     Played { time, orders }
+}
+
+// ------------------------------------------------------------- Linie 1
+
+fn l1_new(seed: u64) -> Linie1 {
+    Linie1::new(
+        Components::embedded().expect("the shipped components"),
+        &common::setup_of("linie1", 4, seed, ""),
+    )
+    .expect("a 4-player game")
+}
+
+/// `g` with seat 1's route already built (line 1, stops K and A, along
+/// row 10 and up column K), arranged through the snapshot with every tile
+/// taken from the supply: the arrangement of `tests/all/linie1_playouts.rs`.
+fn l1_with_route(g: &Linie1) -> Linie1 {
+    use linie1::{Edge, Paths, Square};
+    const ROUTE: &[(&str, &str)] = &[
+        ("A10", "WE"),
+        ("B10", "WE"),
+        ("C10", "WE"),
+        ("D10", "WE"),
+        ("E10", "WE"),
+        ("F10", "WE"),
+        ("G10", "WE"),
+        ("H10", "WE"),
+        ("I10", "WE"),
+        ("J10", "WE"),
+        ("K10", "WN"),
+        ("K9", "NS"),
+        ("K8", "NS"),
+        ("K7", "SE"),
+        ("L7", "WE"),
+    ];
+    let d = g.data().clone();
+    let mut v = serde_json::to_value(g).expect("a game serialises");
+    let route = v["players"][0]["route"].as_u64().expect("a route") as usize;
+    let mine = v["players"][0]["line"].clone();
+    for p in v["players"].as_array_mut().expect("players") {
+        if p["line"] == 1 {
+            p["line"] = mine.clone();
+        }
+    }
+    v["players"][0]["line"] = 1.into();
+    let letter = |c| d.building_by_letter(c).expect("a building").index();
+    let stops = d.routes[route].stops();
+    let row: Vec<usize> = [letter('K'), letter('A'), letter('D')][..stops].to_vec();
+    v["data"]["routes"][route]["rows"][1] = serde_json::json!(row);
+    for (s, p) in ROUTE {
+        let s = Square::parse(s).expect("a square");
+        let paths = Paths::parse(p).expect("paths");
+        let t = d.tile_with_paths(paths).expect("a tile").index();
+        v["cells"][d.index(s)] = serde_json::json!({"tile": t, "paths": paths.0});
+        let n = v["supply"][t].as_u64().expect("a count");
+        v["supply"][t] = (n - 1).into();
+        for e in Edge::ALL {
+            if let Some(n) = d.step(s, e)
+                && let Some(b) = d.building_at(n)
+                && v["stop_signs"][b.index()].is_null()
+            {
+                v["stop_signs"][b.index()] = serde_json::json!({"row": s.row, "col": s.col});
+            }
+        }
+    }
+    serde_json::from_value(v).expect("the arranged game reads back")
+}
+
+/// What one Linie 1 game measured.
+struct L1Played {
+    time: Duration,
+    orders: usize,
+    /// A trip was started.
+    started: bool,
+    /// It ended by a trip finished.
+    won: bool,
+    /// Tiles on the board at the end.
+    board: usize,
+}
+
+/// Time spent in each call, by phase, over many games.
+#[derive(Default)]
+struct L1Profile {
+    /// `legal_orders`: laying the first tile of a turn (which includes the
+    /// route check for a start), the second tile, drawing, driving.
+    legal: [Duration; 4],
+    calls: [usize; 4],
+    orders_listed: [usize; 4],
+    most_listed: usize,
+    apply: Duration,
+    applies: usize,
+    awaiting: Duration,
+}
+
+const L1_PHASES: [&str; 4] = [
+    "laying the 1st tile (with the route check)",
+    "laying the 2nd tile",
+    "drawing",
+    "driving",
+];
+
+/// Plays one random game to its end, or None if it has not ended after
+/// [`L1_MAX_ORDERS`] orders.
+fn l1_play(fresh: &Linie1, seed: u64, mut prof: Option<&mut L1Profile>) -> Option<L1Played> {
+    let mut rng = SplitMix64::new(seed ^ 0x11e1);
+    let mut orders = 0;
+    let mut started = false;
+    let start = Instant::now();
+    let mut g = fresh.clone();
+    loop {
+        let t = Instant::now();
+        let awaited = g.awaiting();
+        if let Some(p) = prof.as_deref_mut() {
+            p.awaiting += t.elapsed();
+        }
+        if awaited.is_empty() {
+            break;
+        }
+        let seat: Seat = awaited[rng.below(awaited.len())].seat;
+        let phase = match g.phase() {
+            Phase::Lay { laid: 0 } => 0,
+            Phase::Lay { .. } => 1,
+            Phase::Draw { .. } => 2,
+            _ => 3,
+        };
+        let t = Instant::now();
+        let legal = g.legal_orders(seat);
+        if let Some(p) = prof.as_deref_mut() {
+            p.legal[phase] += t.elapsed();
+            p.calls[phase] += 1;
+            p.orders_listed[phase] += legal.len();
+            p.most_listed = p.most_listed.max(legal.len());
+        }
+        let order = &legal[common::pick_linie1(&mut rng, &legal)];
+        started |= matches!(order, linie1::Order::Start { .. });
+        let t = Instant::now();
+        g.apply(seat, order).expect("a legal order applies");
+        if let Some(p) = prof.as_deref_mut() {
+            p.apply += t.elapsed();
+            p.applies += 1;
+        }
+        orders += 1;
+        if orders >= L1_MAX_ORDERS {
+            return None;
+        }
+    }
+    let time = start.elapsed();
+    assert!(matches!(g.status(), Status::Finished(_)));
+    let d = g.data();
+    let board = (0..d.square_count())
+        .filter(|i| g.laid(d.square_at(*i)).is_some())
+        .count();
+    Some(L1Played {
+        time,
+        orders,
+        started,
+        won: g.outcome().is_some_and(|o| o.winner.is_some()),
+        board,
+    })
+}
+
+/// Median and spread of a set of Linie 1 games, printed; returns the
+/// median game time.
+fn l1_report(what: &str, played: &[L1Played], unended: usize, wall: Duration) -> Duration {
+    let mut times: Vec<Duration> = played.iter().map(|p| p.time).collect();
+    let total: Duration = times.iter().sum();
+    let med = common::median(&times);
+    times.sort();
+    let mut orders: Vec<usize> = played.iter().map(|p| p.orders).collect();
+    orders.sort_unstable();
+    let mut board: Vec<usize> = played.iter().map(|p| p.board).collect();
+    board.sort_unstable();
+    let n = played.len();
+    println!(
+        "  {what}: {n} games in {:.2} s: {:.0} games/s; orders per game: median {}, min {}, max {}; tiles on the board at the end: median {}",
+        wall.as_secs_f64(),
+        n as f64 / total.as_secs_f64(),
+        orders[n / 2],
+        orders[0],
+        orders[n - 1],
+        board[n / 2],
+    );
+    println!(
+        "    ended by a trip finished: {} of {n}; a trip started in {}; the rest ended with no winner (blocked); left out, not ended after {L1_MAX_ORDERS} orders: {unended}",
+        played.iter().filter(|p| p.won).count(),
+        played.iter().filter(|p| p.started).count(),
+    );
+    println!(
+        "    game time: median {:.3} ms, p10 {:.3} ms, p90 {:.3} ms, max {:.3} ms; per order {:.2} us",
+        ms(med),
+        ms(quantile(&times, 0.1)),
+        ms(quantile(&times, 0.9)),
+        ms(times[n - 1]),
+        us(total) / orders.iter().sum::<usize>() as f64
+    );
+    med
+}
+
+fn linie1_bench() -> (Duration, Duration) {
+    println!("engine: complete random 4-player Linie 1 games (default options: 2-stop routes)");
+    println!(
+        "  per step: awaiting() -> legal_orders(seat) -> pick (start if possible, else form first) -> apply"
+    );
+    let fresh: Vec<Linie1> = (0..4).map(l1_new).collect();
+    let routed: Vec<Linie1> = fresh.iter().map(l1_with_route).collect();
+    for seed in 0..L1_WARMUP_GAMES {
+        l1_play(&fresh[(seed % 4) as usize], seed, None);
+    }
+
+    // 1. Whole games from the start.
+    let (mut played, mut unended) = (Vec::new(), 0);
+    let started = Instant::now();
+    let mut seed = 1_000_000u64;
+    while (played.len() as u64) < L1_MIN_GAMES || started.elapsed() < MIN_TIME {
+        match l1_play(&fresh[(seed % 4) as usize], seed, None) {
+            Some(p) => played.push(p),
+            None => unended += 1,
+        }
+        seed += 1;
+    }
+    let med = l1_report("from the start", &played, unended, started.elapsed());
+
+    // 2. Seat 1's route built beforehand: a trip is driven.
+    let started = Instant::now();
+    let (mut played, mut unended) = (Vec::new(), 0);
+    for s in 0..L1_ROUTE_GAMES {
+        match l1_play(&routed[(s % 4) as usize], 3_000_000 + s, None) {
+            Some(p) => played.push(p),
+            None => unended += 1,
+        }
+    }
+    let med_route = l1_report(
+        "seat 1's route built beforehand",
+        &played,
+        unended,
+        started.elapsed(),
+    );
+
+    // 3. Where the time goes, call by call (the clock reads add a little).
+    let mut prof = L1Profile::default();
+    for s in 0..L1_PROFILE_GAMES {
+        l1_play(&fresh[(s % 4) as usize], 1_000_000 + s, Some(&mut prof));
+    }
+    let total = prof.legal.iter().sum::<Duration>() + prof.apply + prof.awaiting;
+    println!(
+        "  call by call, over {L1_PROFILE_GAMES} games from the start: legal_orders {:.0} %, apply {:.0} %, awaiting {:.0} % of {:.1} ms",
+        100.0 * prof.legal.iter().sum::<Duration>().as_secs_f64() / total.as_secs_f64(),
+        100.0 * prof.apply.as_secs_f64() / total.as_secs_f64(),
+        100.0 * prof.awaiting.as_secs_f64() / total.as_secs_f64(),
+        ms(total)
+    );
+    for (i, name) in L1_PHASES.iter().enumerate() {
+        if prof.calls[i] == 0 {
+            continue;
+        }
+        println!(
+            "    legal_orders {name}: {} calls, {:.1} us each, {:.0} orders listed on average",
+            prof.calls[i],
+            us(prof.legal[i]) / prof.calls[i] as f64,
+            prof.orders_listed[i] as f64 / prof.calls[i] as f64,
+        );
+    }
+    println!(
+        "    apply: {} calls, {:.1} us each; the longest list: {} orders",
+        prof.applies,
+        us(prof.apply) / prof.applies.max(1) as f64,
+        prof.most_listed
+    );
+    (med, med_route)
 }
 
 fn main() {
@@ -147,10 +440,17 @@ fn main() {
         us(quantile(&ext, 0.9)),
         us(ext[ext.len() - 1])
     );
-    println!("  Linie 1: not implemented yet; nothing to measure");
+    let (l1_med, l1_route) = linie1_bench();
     println!(
         "engine: median random 4-player game {:.3} ms (target {TARGET_MS} ms): {:.2}x target",
         ms(med),
         ms(med) / TARGET_MS
+    );
+    println!(
+        "engine: median random 4-player Linie 1 game {:.3} ms (target {L1_TARGET_MS} ms): {:.2}x target; with a route built beforehand {:.3} ms: {:.2}x target",
+        ms(l1_med),
+        ms(l1_med) / L1_TARGET_MS,
+        ms(l1_route),
+        ms(l1_route) / L1_TARGET_MS
     );
 }

@@ -9,13 +9,20 @@ use std::time::{Duration, Instant};
 
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{PlayerSetup, Setup};
+use stationmaster::linie1;
 use stationmaster::rocket::Order;
 
 /// A Rocket setup of `players` players called p0, p1, … with addresses
 /// `{prefix}p0@example.test`, …
 pub fn setup(players: usize, seed: u64, prefix: &str) -> Setup {
+    setup_of("rocket", players, seed, prefix)
+}
+
+/// A setup of game `kind` (`rocket`, `linie1`) with its default options,
+/// players as in [`setup`].
+pub fn setup_of(kind: &str, players: usize, seed: u64, prefix: &str) -> Setup {
     Setup {
-        kind: "rocket".into(),
+        kind: kind.into(),
         players: (0..players)
             .map(|i| PlayerSetup {
                 name: format!("p{i}"),
@@ -64,6 +71,43 @@ pub fn pick(rng: &mut SplitMix64, legal: &[Order]) -> usize {
     let k = weighted[rng.below(n)];
     let count = legal.iter().filter(|o| kind(o) == k).count();
     let nth = rng.below(count);
+    legal
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| kind(o) == k)
+        .nth(nth)
+        .map(|(i, _)| i)
+        .expect("an order of the kind")
+}
+
+/// The policy of `tests/all/linie1_playouts.rs`: a trip is started whenever
+/// one can be (so games also end by winning), else an order form first
+/// (lay, exchange of one tile, of two, draw, move), then an order of that
+/// form. Returns the index into `legal`. (The same draws as the test's,
+/// without its vectors.)
+pub fn pick_linie1(rng: &mut SplitMix64, legal: &[linie1::Order]) -> usize {
+    use linie1::Order as O;
+    if let Some(i) = legal.iter().position(|o| matches!(o, O::Start { .. })) {
+        return i;
+    }
+    let kind = |o: &O| match o {
+        O::Lay { .. } => 0usize,
+        O::Exchange { swaps } if swaps.len() == 1 => 1,
+        O::Exchange { .. } => 2,
+        O::Draw { .. } => 3,
+        O::Move { .. } => 4,
+        _ => 5,
+    };
+    let mut count = [0usize; 6];
+    for o in legal {
+        count[kind(o)] += 1;
+    }
+    let kinds = count.iter().filter(|c| **c > 0).count();
+    let k = (0..6)
+        .filter(|k| count[*k] > 0)
+        .nth(rng.below(kinds))
+        .expect("a kind");
+    let nth = rng.below(count[k]);
     legal
         .iter()
         .enumerate()

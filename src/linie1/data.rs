@@ -110,6 +110,36 @@ const PAIRS: [(Edge, Edge); 6] = [
     (Edge::S, Edge::W),
 ];
 
+/// For each edge (by index), the bits of [`PAIRS`] that end at it.
+const TOUCHING: [u8; 4] = {
+    let mut out = [0u8; 4];
+    let mut i = 0;
+    while i < PAIRS.len() {
+        out[PAIRS[i].0 as usize] |= 1 << i;
+        out[PAIRS[i].1 as usize] |= 1 << i;
+        i += 1;
+    }
+    out
+};
+
+/// For each set of paths (six bits), the edges they end at (see
+/// [`Paths::ends`]).
+const ENDS: [u8; 64] = {
+    let mut out = [0u8; 64];
+    let mut paths = 0;
+    while paths < 64 {
+        let mut e = 0;
+        while e < 4 {
+            if paths as u8 & TOUCHING[e] != 0 {
+                out[paths] |= 1 << e;
+            }
+            e += 1;
+        }
+        paths += 1;
+    }
+    out
+};
+
 fn pair_bit(a: Edge, b: Edge) -> Option<u8> {
     PAIRS
         .iter()
@@ -168,7 +198,12 @@ impl Paths {
 
     /// True if a path ends at `e`.
     pub fn touches(self, e: Edge) -> bool {
-        self.pairs().any(|(a, b)| a == e || b == e)
+        self.0 & TOUCHING[e.index()] != 0
+    }
+
+    /// The edges a path ends at, as bits by [`Edge::index`] (bit 0 north).
+    pub fn ends(self) -> u8 {
+        ENDS[usize::from(self.0 & 0x3f)]
     }
 
     /// The edges a path leads to from `e`: where a tram that entered by `e`

@@ -78,35 +78,56 @@ impl Linie1 {
         over: &[(Square, Paths)],
     ) -> Option<String> {
         let d = &self.data;
+        self.placement_block(s, paths, over)
+            .map(|block| match block {
+                Block::OffBoard(e) => format!(
+                    "its track would run off the board at the {} side of {s}",
+                    side_word(e)
+                ),
+                Block::TerminalSide(e, t) => format!(
+                    "its {} side has no track, but terminal {} enters {s} there",
+                    side_word(e),
+                    d.terminal(t).name
+                ),
+                Block::Building(n, b) => format!(
+                    "its track would lead into building {} on {n}",
+                    d.building(b).letter
+                ),
+                Block::NoTrackThere(e, n) => format!(
+                    "its track at the {} side would meet the tile on {n}, which has no track there",
+                    side_word(e)
+                ),
+                Block::TrackMeets(e, n) => format!(
+                    "the track of the tile on {n} would meet its {} side, which has no track",
+                    side_word(e)
+                ),
+            })
+    }
+
+    /// The first side (N, E, S, W) that keeps `paths` off `s`, as
+    /// [`Linie1::placement_problem`] words it: a code, so that listing the
+    /// legal orders writes no sentence for each placement it turns down.
+    fn placement_block(&self, s: Square, paths: Paths, over: &[(Square, Paths)]) -> Option<Block> {
+        let d = &self.data;
         for e in Edge::ALL {
             let end = paths.touches(e);
             match d.step(s, e) {
                 None => {
                     let terminal = d.terminal_at(s, e);
                     if end && terminal.is_none() {
-                        return Some(format!(
-                            "its track would run off the board at the {} side of {s}",
-                            side_word(e)
-                        ));
+                        return Some(Block::OffBoard(e));
                     }
                     // A terminal's leg is a track end like a neighbour's
                     // (rulings 1): a side without track may not face it,
                     // or the line could never reach that terminal.
                     if !end && let Some((t, _)) = terminal {
-                        return Some(format!(
-                            "its {} side has no track, but terminal {} enters {s} there",
-                            side_word(e),
-                            d.terminal(t).name
-                        ));
+                        return Some(Block::TerminalSide(e, t));
                     }
                 }
                 Some(n) => {
                     if let Some(b) = d.building_at(n) {
                         if end {
-                            return Some(format!(
-                                "its track would lead into building {} on {n}",
-                                d.building(b).letter
-                            ));
+                            return Some(Block::Building(n, b));
                         }
                         continue;
                     }
@@ -115,21 +136,49 @@ impl Linie1 {
                     };
                     let their_end = theirs.touches(e.opposite());
                     if end && !their_end {
-                        return Some(format!(
-                            "its track at the {} side would meet the tile on {n}, which has no track there",
-                            side_word(e)
-                        ));
+                        return Some(Block::NoTrackThere(e, n));
                     }
                     if !end && their_end {
-                        return Some(format!(
-                            "the track of the tile on {n} would meet its {} side, which has no track",
-                            side_word(e)
-                        ));
+                        return Some(Block::TrackMeets(e, n));
                     }
                 }
             }
         }
         None
+    }
+
+    /// What the sides of the empty or exchanged square `s` demand of a
+    /// tile's track ends, with its neighbours as they lie, as edge bits (see
+    /// [`Paths::ends`]): (ends it must have, ends it must not have). A tile
+    /// fits exactly when [`Linie1::placement_block`] finds nothing, with no
+    /// other square exchanged beside it.
+    fn side_demands(&self, s: Square) -> (u8, u8) {
+        let d = &self.data;
+        let (mut must, mut must_not) = (0u8, 0u8);
+        for e in Edge::ALL {
+            let bit = 1 << e.index();
+            match d.step(s, e) {
+                None => {
+                    if d.terminal_at(s, e).is_some() {
+                        must |= bit;
+                    } else {
+                        must_not |= bit;
+                    }
+                }
+                Some(n) => {
+                    if d.building_at(n).is_some() {
+                        must_not |= bit;
+                    } else if let Some(theirs) = self.laid(n) {
+                        if theirs.paths.touches(e.opposite()) {
+                            must |= bit;
+                        } else {
+                            must_not |= bit;
+                        }
+                    }
+                }
+            }
+        }
+        (must, must_not)
     }
 
     fn hand_has(&self, seat: Seat, tiles: &[TileId]) -> bool {
@@ -339,10 +388,10 @@ impl Linie1 {
 
     /// Where a tram may go next: one step along a path of its square, never
     /// back the way it came (rulings 6).
-    fn next_states(&self, tram: Tram) -> Vec<Tram> {
+    fn next_states(&self, tram: Tram) -> Steps {
         let d = &self.data;
-        let mut out = Vec::new();
-        let enter = |s: Square, e: Edge, out: &mut Vec<Tram>| {
+        let mut out = Steps::default();
+        let enter = |s: Square, e: Edge, out: &mut Steps| {
             // Leaving `s` across its edge `e`.
             match d.step(s, e) {
                 Some(n) => {
@@ -377,9 +426,9 @@ impl Linie1 {
                 let term = d.terminal(t);
                 // Around the loop and out by the other leg; just put there,
                 // out by either.
-                let legs: Vec<usize> = match tram.came_in {
-                    Some(leg) => vec![1 - usize::from(leg).min(1)],
-                    None => vec![0, 1],
+                let legs = match tram.came_in {
+                    Some(leg) => 1 - usize::from(leg).min(1)..2 - usize::from(leg).min(1),
+                    None => 0..2,
                 };
                 for leg in legs {
                     let s = term.legs[leg];
@@ -429,21 +478,72 @@ impl Linie1 {
     /// reach `to` through every remaining stop (rulings 5, 6).
     fn can_finish(&self, seat: Seat, from: Tram, mask: u8, to: TerminalId) -> bool {
         let full = self.full_mask(seat);
-        let mut seen: HashSet<(Tram, u8)> = HashSet::new();
+        // Every (tram, stops counted) state once: a bit each, by place,
+        // the edge or leg it came in by (or none), and the mask.
+        let squares = self.data.square_count();
+        let masks = usize::from(full | mask) + 1;
+        let key = |t: Tram, m: u8| {
+            let place = match t.at {
+                Place::Square(s) => self.data.index(s),
+                Place::Terminal(x) => squares + x.index(),
+            };
+            // Only what `next_states` reads of it: the edge (mod 4) on a
+            // square, or whether it came in by leg 0 into a terminal.
+            let came = match (t.at, t.came_in) {
+                (_, None) => 4,
+                (Place::Square(_), Some(c)) => usize::from(c) % 4,
+                (Place::Terminal(_), Some(c)) => usize::from(c).min(1),
+            };
+            (place * 5 + came) * masks + usize::from(m)
+        };
+        let states = (squares + self.data.terminals.len()) * 5 * masks;
+        let mut seen = vec![0u64; states.div_ceil(64)];
+        let mut mark = |t: Tram, m: u8| {
+            let k = key(t, m);
+            let new = seen[k / 64] & (1 << (k % 64)) == 0;
+            seen[k / 64] |= 1 << (k % 64);
+            new
+        };
         let mut stack = vec![(from, mask)];
-        seen.insert((from, mask));
+        mark(from, mask);
         while let Some((tram, mask)) = stack.pop() {
             for next in self.next_states(tram) {
                 let m = self.advance(seat, mask, next.at);
                 if next.at == Place::Terminal(to) && m == full {
                     return true;
                 }
-                if seen.insert((next, m)) {
+                if mark(next, m) {
                     stack.push((next, m));
                 }
             }
         }
         false
+    }
+
+    /// Whether `seat` may start the trip from `t` now: what
+    /// [`Linie1::check_route`] allows, without the sentence it writes when
+    /// it refuses (listing the legal orders asks it at every turn).
+    fn route_open(&self, seat: Seat, t: TerminalId) -> bool {
+        let term = self.data.terminal(t);
+        if term.line != self.players[seat.index()].line {
+            return false;
+        }
+        let Some(to) = self.other_terminal(seat, t) else {
+            return false;
+        };
+        // A stop with no sign is never counted, so no route can finish.
+        if self
+            .required_stops(seat)
+            .iter()
+            .any(|b| self.stop_sign(*b).is_none())
+        {
+            return false;
+        }
+        let from = Tram {
+            at: Place::Terminal(t),
+            came_in: None,
+        };
+        self.can_finish(seat, from, 0, to)
     }
 
     /// The other terminal of `seat`'s line.
@@ -1153,7 +1253,7 @@ impl Linie1 {
         let mut out = Vec::new();
         for _ in 0..squares {
             let next = self.next_states(tram);
-            match next.as_slice() {
+            match &*next {
                 [one] => {
                     out.push(one.at);
                     tram = *one;
@@ -1325,6 +1425,13 @@ impl Linie1 {
         if hand.is_empty() || laid >= TILES_PER_TURN {
             return out;
         }
+        // A tile fits a square when its track ends meet what the square's
+        // sides demand (the same test as `placement_problem`, read once per
+        // square instead of once per tile and orientation).
+        let fits = |paths: Paths, (must, must_not): (u8, u8)| {
+            let ends = paths.ends();
+            ends & must == must && ends & must_not == 0
+        };
         for i in 0..d.square_count() {
             let s = d.square_at(i);
             if d.building_at(s).is_some() {
@@ -1332,9 +1439,11 @@ impl Linie1 {
             }
             match self.laid(s) {
                 None => {
+                    let demands = self.side_demands(s);
                     for t in &hand {
                         for paths in &d.tile(*t).orientations {
-                            if self.placement_problem(s, *paths, &[]).is_none() {
+                            if fits(*paths, demands) {
+                                debug_assert!(self.placement_problem(s, *paths, &[]).is_none());
                                 out.push(Order::Lay {
                                     square: s,
                                     paths: *paths,
@@ -1342,15 +1451,26 @@ impl Linie1 {
                                 if first {
                                     return out;
                                 }
+                            } else {
+                                debug_assert!(self.placement_problem(s, *paths, &[]).is_some());
                             }
                         }
                     }
                 }
                 Some(old) if !d.tile(old.tile).trees => {
+                    let demands = self.side_demands(s);
                     for paths in self.upgrades(&hand, old.paths) {
-                        let swaps = vec![(s, paths)];
-                        if self.placement_problem(s, paths, &swaps).is_none() {
-                            out.push(Order::Exchange { swaps });
+                        // The square's own tile is the one replaced; its
+                        // neighbours stay as they lie.
+                        let ok = fits(paths, demands);
+                        debug_assert_eq!(
+                            ok,
+                            self.placement_problem(s, paths, &[(s, paths)]).is_none()
+                        );
+                        if ok {
+                            out.push(Order::Exchange {
+                                swaps: vec![(s, paths)],
+                            });
                             if first {
                                 return out;
                             }
@@ -1375,17 +1495,27 @@ impl Linie1 {
                     if la.paths.touches(e) && lb.paths.touches(e.opposite()) {
                         continue;
                     }
+                    let ups_b = self.upgrades(&hand, lb.paths);
                     for pa in self.upgrades(&hand, la.paths) {
                         if !pa.touches(e) {
                             continue;
                         }
-                        for pb in self.upgrades(&hand, lb.paths) {
+                        for &pb in &ups_b {
                             if !pb.touches(e.opposite()) {
                                 continue;
                             }
-                            let swaps = vec![(a, pa), (b, pb)];
-                            if self.check_exchange(seat, &swaps).is_ok() {
-                                out.push(Order::Exchange { swaps });
+                            let swaps = [(a, pa), (b, pb)];
+                            // What `check_exchange` asks beyond what these
+                            // loops ensure: the hand holds both tiles, and
+                            // both fit with the other one in place.
+                            let ok = self.pair_tiles_in_hand(seat, pa, pb)
+                                && self.placement_block(a, pa, &swaps).is_none()
+                                && self.placement_block(b, pb, &swaps).is_none();
+                            debug_assert_eq!(ok, self.check_exchange(seat, &swaps).is_ok());
+                            if ok {
+                                out.push(Order::Exchange {
+                                    swaps: swaps.to_vec(),
+                                });
                                 if first {
                                     return out;
                                 }
@@ -1396,6 +1526,22 @@ impl Linie1 {
             }
         }
         out
+    }
+
+    /// Whether `seat`'s hand holds the tiles showing `pa` and `pb` (two of
+    /// one type if both are of it), as `check_exchange` asks.
+    fn pair_tiles_in_hand(&self, seat: Seat, pa: Paths, pb: Paths) -> bool {
+        let (Some(ta), Some(tb)) = (self.data.tile_with_paths(pa), self.data.tile_with_paths(pb))
+        else {
+            return false;
+        };
+        let hand = &self.players[seat.index()].hand;
+        let held = |t: TileId| hand.iter().filter(|x| **x == t).count();
+        if ta == tb {
+            held(ta) >= 2
+        } else {
+            held(ta) >= 1 && held(tb) >= 1
+        }
     }
 
     /// Orientations of hand tiles that keep every path of `old` and add one.
@@ -1416,7 +1562,11 @@ impl Linie1 {
         self.data
             .terminals_of(self.players[seat.index()].line)
             .into_iter()
-            .filter(|t| self.check_route(seat, *t).is_ok())
+            .filter(|t| {
+                let open = self.route_open(seat, *t);
+                debug_assert_eq!(open, self.check_route(seat, *t).is_ok());
+                open
+            })
             .map(|terminal| Order::Start { terminal })
             .collect()
     }
@@ -1623,6 +1773,65 @@ impl Linie1 {
         }
         Ok(())
     }
+}
+
+/// Where a tram may go from where it is: at most three ways (a square's
+/// paths from the edge it came in by), or two (a terminal's legs).
+#[derive(Clone, Copy)]
+struct Steps {
+    ways: [Tram; 3],
+    len: usize,
+}
+
+impl Default for Steps {
+    fn default() -> Steps {
+        let nowhere = Tram {
+            at: Place::Terminal(TerminalId(0)),
+            came_in: None,
+        };
+        Steps {
+            ways: [nowhere; 3],
+            len: 0,
+        }
+    }
+}
+
+impl Steps {
+    fn push(&mut self, t: Tram) {
+        self.ways[self.len] = t;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Steps {
+    type Target = [Tram];
+    fn deref(&self) -> &[Tram] {
+        &self.ways[..self.len]
+    }
+}
+
+impl IntoIterator for Steps {
+    type Item = Tram;
+    type IntoIter = std::iter::Take<std::array::IntoIter<Tram, 3>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.ways.into_iter().take(self.len)
+    }
+}
+
+/// Why a tile may not lie on a square (rulings 1), by the side at fault:
+/// see [`Linie1::placement_problem`] for the sentences.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Block {
+    /// Track off the board's edge, with no terminal there.
+    OffBoard(Edge),
+    /// No track on the side a terminal's leg enters by.
+    TerminalSide(Edge, TerminalId),
+    /// Track into the building on that square.
+    Building(Square, BuildingId),
+    /// Track meeting the neighbour there, which has none on that side.
+    NoTrackThere(Edge, Square),
+    /// The neighbour's track meeting a side with none.
+    TrackMeets(Edge, Square),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -109,6 +109,45 @@ pub fn words(line: &str) -> Vec<&str> {
         .collect()
 }
 
+/// How an order line opens: the system's `!skip`, or a keyword (any
+/// unique beginning of one) and the words after it.
+#[derive(Debug, PartialEq)]
+pub enum Opening<'a, K> {
+    /// The order a missed deadline or a moderator's `skip` is logged as.
+    Skip,
+    /// An order beginning with keyword `K`, and its arguments.
+    Order(K, Vec<&'a str>),
+}
+
+/// Reads the keyword an order line begins with, from `keywords`; a line
+/// that is empty, or begins with no keyword or with the beginning of
+/// several, is refused with the game's `forms` as what was expected.
+pub fn opening<'a, K: Copy + PartialEq>(
+    line: &'a str,
+    keywords: &[(&str, K)],
+    forms: &[OrderForm],
+) -> Result<Opening<'a, K>, OrderError> {
+    if line.trim() == crate::engine::SKIP_ORDER {
+        return Ok(Opening::Skip);
+    }
+    let expected = || forms.iter().map(|f| format!("`{}`", f.form)).collect();
+    let words = words(line);
+    let Some(first) = words.first() else {
+        return Err(OrderError::new(line, "an empty line is no order").expecting(expected()));
+    };
+    let choices: Vec<(String, K)> = keywords.iter().map(|(n, k)| (n.to_string(), *k)).collect();
+    match match_word(first, &choices) {
+        Match::One(k) => Ok(Opening::Order(k, words[1..].to_vec())),
+        Match::Ambiguous(names) => Err(OrderError::new(
+            line,
+            format!("`{first}` could be {}", names.join(" or ")),
+        )),
+        Match::None => {
+            Err(OrderError::new(line, format!("`{first}` is not an order")).expecting(expected()))
+        }
+    }
+}
+
 /// The help text for a list of forms, one form a line with its summary and an
 /// example, aligned.
 pub fn help_text(forms: &[OrderForm]) -> String {

@@ -159,35 +159,13 @@ const KEYWORDS: &[(&str, Keyword)] = &[
     ("move", Keyword::Move),
 ];
 
-fn expected_orders() -> Vec<String> {
-    FORMS.iter().map(|f| format!("`{}`", f.form)).collect()
-}
-
 /// Reads one order line.
 pub(super) fn parse(g: &Linie1, line: &str) -> Result<Order, OrderError> {
-    if line.trim() == crate::engine::SKIP_ORDER {
-        return Ok(Order::Skip);
-    }
-    let words = grammar::words(line);
-    let Some(first) = words.first() else {
-        return Err(OrderError::new(line, "an empty line is no order").expecting(expected_orders()));
+    let (keyword, words) = match grammar::opening(line, KEYWORDS, FORMS)? {
+        grammar::Opening::Skip => return Ok(Order::Skip),
+        grammar::Opening::Order(k, words) => (k, words),
     };
-    let choices: Vec<(String, Keyword)> =
-        KEYWORDS.iter().map(|(n, k)| (n.to_string(), *k)).collect();
-    let keyword = match grammar::match_word(first, &choices) {
-        Match::One(k) => k,
-        Match::Ambiguous(names) => {
-            return Err(OrderError::new(
-                line,
-                format!("`{first}` could be {}", names.join(" or ")),
-            ));
-        }
-        Match::None => {
-            return Err(OrderError::new(line, format!("`{first}` is not an order"))
-                .expecting(expected_orders()));
-        }
-    };
-    let args = &words[1..];
+    let args = &words[..];
     let none = |form: &str, k: Order| -> Result<Order, OrderError> {
         match args.first() {
             None => Ok(k),

@@ -13,7 +13,7 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::canvas;
+use crate::engine::canvas::{self, css_colour};
 
 /// A piece of map text and its CSS colour, if any.
 type Seg = (String, Option<&'static str>);
@@ -30,21 +30,6 @@ const TRACK: &str = "#37474f";
 const TREES: &str = "#2e7d32";
 const SIGN: &str = "#c62828";
 const BUILDING: &str = "#6d4c41";
-
-/// A CSS colour for a line's colour name, darkened to read on white.
-fn css_colour(name: &str) -> &'static str {
-    match name.to_ascii_lowercase().as_str() {
-        "red" => "#c62828",
-        "yellow" => "#a07800",
-        "green" => "#2e7d32",
-        "light blue" => "#0288d1",
-        "blue" => "#1565c0",
-        "violet" | "purple" => "#7b1fa2",
-        "white" => "#757575",
-        "orange" => "#e65100",
-        _ => "#37474f",
-    }
-}
 
 type Cell = [[(char, Option<&'static str>); CELL_W]; 3];
 

@@ -23,6 +23,7 @@
 //! and every version stays here for the values packed with it.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use zstd::zstd_safe::{self, CCtx, CDict, DCtx, DDict};
@@ -88,11 +89,17 @@ fn decoder(version: u8) -> Option<&'static DDict<'static>> {
     }
 }
 
+thread_local! {
+    /// zstd's working memory, kept for the thread's next value: made anew
+    /// for each, it was most of the time packing took.
+    static CCTX: RefCell<CCtx<'static>> = RefCell::new(CCtx::create());
+    static DCTX: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
+}
+
 /// `value` in its stored form (see the module's doc).
 pub fn pack(value: &[u8]) -> Result<Vec<u8>, PackError> {
     let mut frame = Vec::with_capacity(zstd_safe::compress_bound(value.len()));
-    CCtx::create()
-        .compress_using_cdict(&mut frame, value, encoder())
+    CCTX.with_borrow_mut(|cctx| cctx.compress_using_cdict(&mut frame, value, encoder()))
         .map_err(|code| PackError::Compress(zstd_safe::get_error_name(code)))?;
     let mut stored = Vec::with_capacity(2 + frame.len());
     stored.extend_from_slice(&[PACKED, VERSION]);
@@ -119,8 +126,8 @@ pub fn unpack(stored: &[u8]) -> Result<Cow<'_, [u8]>, PackError> {
     let len =
         usize::try_from(len).map_err(|_| PackError::Damaged(format!("claims {len} bytes")))?;
     let mut value = Vec::with_capacity(len);
-    let written = DCtx::create()
-        .decompress_using_ddict(&mut value, frame, ddict)
+    let written = DCTX
+        .with_borrow_mut(|dctx| dctx.decompress_using_ddict(&mut value, frame, ddict))
         .map_err(|code| PackError::Damaged(zstd_safe::get_error_name(code).to_string()))?;
     if written != len {
         return Err(PackError::Damaged(format!(

@@ -444,8 +444,12 @@ impl Store {
             let label = g.id.0.as_str();
             let key = g.id.0.clone().into_bytes();
             writes.push((GAMES, key.clone(), ser(label, &g.record)?));
-            writes.push((INITIAL, key.clone(), g.initial.to_string().into_bytes()));
-            writes.push((SNAPSHOTS, key.clone(), g.snapshot.to_string().into_bytes()));
+            let pack = |state: &serde_json::Value| {
+                super::pack::pack(state.to_string().as_bytes()).map_err(StoreError::from)
+            };
+            let (initial, snapshot) = (pack(&g.initial)?, pack(&g.snapshot)?);
+            writes.push((INITIAL, key.clone(), initial));
+            writes.push((SNAPSHOTS, key.clone(), snapshot));
             writes.push((HEADS, key, ser(label, &g.head)?));
             writes.push((META, meta_key(&g.id), ser(label, &g.meta)?));
             for e in &g.log {

@@ -345,7 +345,7 @@ fn states_are_stored_packed() {
         let store = Store::open(dir.path()).unwrap();
         let id = store
             .create(
-                &setup(GameKind::Rocket, 3, 8),
+                &setup(&stationmaster::rocket::ENTRY, 3, 8),
                 &BoardSource::embedded(),
                 now,
             )

@@ -18,6 +18,7 @@ use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::{PlayerSetup, Setup};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, Smtp};
+use stationmaster::mail::{OutMail, Outbound};
 use stationmaster::registry::BoardSource;
 use stationmaster::store::Store;
 use tempfile::TempDir;
@@ -45,32 +46,59 @@ fn setup() -> Setup {
     }
 }
 
-/// A small SMTP server on loopback that drops the connection after the
-/// DATA command for the first `drops` connections, and takes mail after
-/// that. It keeps the Message-IDs of what it took.
+/// How a [`FlakySmtp`] behaves.
+#[derive(Clone, Copy, Default)]
+struct Behaviour {
+    /// The first this many connections break after `DATA`.
+    drops: usize,
+    /// PIPELINING is offered in the EHLO reply.
+    pipelining: bool,
+    /// After each mail taken the server hangs up without a word, as one
+    /// that closed an idle session would be found by the next mail.
+    hang_up_after_mail: bool,
+}
+
+/// A small SMTP server on loopback, one connection at a time, that behaves
+/// as [`Behaviour`] says. It keeps the Message-IDs of what it took, and
+/// counts the connections and the envelopes that came pipelined (`MAIL`
+/// read with its `DATA` already waiting behind it).
 struct FlakySmtp {
     port: u16,
     taken: Arc<Mutex<Vec<String>>>,
     connections: Arc<AtomicUsize>,
+    pipelined: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
 }
 
 impl FlakySmtp {
     fn start(drops: usize) -> FlakySmtp {
+        FlakySmtp::with(Behaviour {
+            drops,
+            ..Behaviour::default()
+        })
+    }
+
+    fn with(behaviour: Behaviour) -> FlakySmtp {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
         let taken = Arc::new(Mutex::new(Vec::new()));
         let connections = Arc::new(AtomicUsize::new(0));
+        let pipelined = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicBool::new(false));
-        let (t, c, s) = (taken.clone(), connections.clone(), stop.clone());
+        let (t, c, p, s) = (
+            taken.clone(),
+            connections.clone(),
+            pipelined.clone(),
+            stop.clone(),
+        );
         std::thread::spawn(move || {
             while !s.load(Ordering::SeqCst) {
                 match listener.accept() {
                     Ok((stream, _)) => {
                         let n = c.fetch_add(1, Ordering::SeqCst);
                         stream.set_nonblocking(false).unwrap();
-                        let _ = serve(stream, n < drops, &t);
+                        let _ = serve(stream, n < behaviour.drops, behaviour, &t, &p);
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(5)),
                 }
@@ -80,8 +108,24 @@ impl FlakySmtp {
             port,
             taken,
             connections,
+            pipelined,
             stop,
         }
+    }
+
+    fn smtp(&self) -> Smtp {
+        Smtp::connect(&OutboundConfig {
+            kind: OutboundKind::Smtp,
+            host: "127.0.0.1".into(),
+            port: self.port,
+            security: Security::Plain,
+            ..OutboundConfig::default()
+        })
+        .unwrap()
+    }
+
+    fn taken(&self) -> Vec<String> {
+        self.taken.lock().unwrap().clone()
     }
 }
 
@@ -92,7 +136,13 @@ impl Drop for FlakySmtp {
 }
 
 /// One SMTP conversation; `drop_in_data` cuts it after `DATA`.
-fn serve(stream: TcpStream, drop_in_data: bool, taken: &Mutex<Vec<String>>) -> std::io::Result<()> {
+fn serve(
+    stream: TcpStream,
+    drop_in_data: bool,
+    behaviour: Behaviour,
+    taken: &Mutex<Vec<String>>,
+    pipelined: &AtomicUsize,
+) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut out = stream.try_clone()?;
     let mut lines = BufReader::new(stream);
@@ -105,8 +155,17 @@ fn serve(stream: TcpStream, drop_in_data: bool, taken: &Mutex<Vec<String>>) -> s
         }
         let verb = line.trim().to_ascii_uppercase();
         if verb.starts_with("EHLO") || verb.starts_with("HELO") {
-            out.write_all(b"250-flaky.test\r\n250 8BITMIME\r\n")?;
-        } else if verb.starts_with("MAIL") || verb.starts_with("RCPT") || verb.starts_with("RSET") {
+            if behaviour.pipelining {
+                out.write_all(b"250-flaky.test\r\n250-PIPELINING\r\n250 8BITMIME\r\n")?;
+            } else {
+                out.write_all(b"250-flaky.test\r\n250 8BITMIME\r\n")?;
+            }
+        } else if verb.starts_with("MAIL") {
+            if String::from_utf8_lossy(lines.buffer()).contains("DATA\r\n") {
+                pipelined.fetch_add(1, Ordering::SeqCst);
+            }
+            out.write_all(b"250 ok\r\n")?;
+        } else if verb.starts_with("RCPT") || verb.starts_with("RSET") {
             out.write_all(b"250 ok\r\n")?;
         } else if verb == "DATA" {
             if drop_in_data {
@@ -136,6 +195,9 @@ fn serve(stream: TcpStream, drop_in_data: bool, taken: &Mutex<Vec<String>>) -> s
                 taken.lock().unwrap().push(id);
             }
             out.write_all(b"250 taken\r\n")?;
+            if behaviour.hang_up_after_mail {
+                return Ok(());
+            }
         } else if verb == "QUIT" {
             out.write_all(b"221 bye\r\n")?;
             return Ok(());
@@ -143,6 +205,79 @@ fn serve(stream: TcpStream, drop_in_data: bool, taken: &Mutex<Vec<String>>) -> s
             out.write_all(b"250 ok\r\n")?;
         }
     }
+}
+
+/// A plain mail with this Message-ID.
+fn out_mail(id: &str) -> OutMail {
+    OutMail {
+        from: "sm@example.org".into(),
+        to: vec!["a@example.org".into(), "b@example.org".into()],
+        message_id: id.into(),
+        bytes: format!(
+            "From: sm@example.org\r\nTo: a@example.org\r\nSubject: x\r\n\
+             Message-ID: <{id}>\r\n\r\nbuild 3 l5\r\n.leading dot\r\n"
+        )
+        .into_bytes(),
+    }
+}
+
+#[test]
+fn smtp_mails_share_one_connection_and_their_envelopes_are_pipelined_when_offered() {
+    for pipelining in [true, false] {
+        let server = FlakySmtp::with(Behaviour {
+            pipelining,
+            ..Behaviour::default()
+        });
+        let mut smtp = server.smtp();
+        let ids: Vec<String> = (0..5).map(|n| format!("m{n}@example.org")).collect();
+        for id in &ids {
+            smtp.send(&out_mail(id)).unwrap();
+        }
+        assert_eq!(server.taken(), ids, "pipelining offered: {pipelining}");
+        assert_eq!(smtp.connections(), 1);
+        assert_eq!(server.connections.load(Ordering::SeqCst), 1);
+        let expected = if pipelining { ids.len() } else { 0 };
+        assert_eq!(server.pipelined.load(Ordering::SeqCst), expected);
+    }
+}
+
+#[test]
+fn a_connection_the_server_closed_between_mails_is_replaced_and_no_mail_goes_twice() {
+    let server = FlakySmtp::with(Behaviour {
+        pipelining: true,
+        hang_up_after_mail: true,
+        ..Behaviour::default()
+    });
+    let mut smtp = server.smtp();
+    let ids: Vec<String> = (0..4).map(|n| format!("h{n}@example.org")).collect();
+    for id in &ids {
+        smtp.send(&out_mail(id)).unwrap();
+    }
+    // Each mail after the first found its connection closed, and went on a
+    // new one: once each.
+    assert_eq!(server.taken(), ids);
+    assert_eq!(smtp.connections(), 4);
+}
+
+#[test]
+fn a_connection_broken_inside_a_mail_is_not_tried_again_by_the_transport() {
+    // The first connection breaks after DATA: the message may have been
+    // taken, so the transport returns the error (the outbox tries later)
+    // rather than sending it again at once.
+    let server = FlakySmtp::with(Behaviour {
+        drops: 1,
+        pipelining: true,
+        ..Behaviour::default()
+    });
+    let mut smtp = server.smtp();
+    let e = smtp.send(&out_mail("d0@example.org")).unwrap_err();
+    assert!(e.is_transient(), "{e:?}");
+    assert!(server.taken().is_empty());
+    assert_eq!(server.connections.load(Ordering::SeqCst), 1);
+    smtp.send(&out_mail("d1@example.org")).unwrap();
+    smtp.send(&out_mail("d2@example.org")).unwrap();
+    assert_eq!(server.taken(), ["d1@example.org", "d2@example.org"]);
+    assert_eq!(smtp.connections(), 2);
 }
 
 #[test]

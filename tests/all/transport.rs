@@ -722,3 +722,36 @@ fn tls_with_a_private_ca() {
         assert!(matches!(e, TransportError::Connect { .. }), "{e:?}");
     }
 }
+
+#[test]
+fn many_mails_go_over_one_smtp_connection_to_the_stack() {
+    let Some(st) = stack() else { return };
+    // OpenSMTPD 6.8 does not offer PIPELINING; Dovecot's submission does.
+    let mut ports = vec![(st.smtp, Security::Plain, None, false)];
+    if let (Some(sub), Some(ca)) = (st.submission, st.ca.clone()) {
+        ports.push((sub, Security::Starttls, Some(ca), true));
+    }
+    for (port, security, ca, pipelining) in ports {
+        let mut cfg = smtp_cfg(port, security);
+        if let Some(ca) = ca {
+            cfg.user = "alice".to_string();
+            cfg.password = "alicepw".to_string();
+            cfg.ca_file = Some(ca);
+        }
+        let line = transport::check_outbound(&cfg).unwrap();
+        assert_eq!(line.contains("PIPELINING"), pipelining, "{line}");
+        let mut smtp = Smtp::connect(&cfg).unwrap();
+        let subjects: Vec<String> = (0..6).map(|n| unique(&format!("reuse{n}"))).collect();
+        for subject in &subjects {
+            smtp.send(&mail("alice@example.test", "dave@example.test", subject))
+                .unwrap();
+        }
+        assert_eq!(smtp.connections(), 1, "{line}");
+        let mut dave =
+            Imap::connect(&imap_cfg(st.imap, Security::Plain, "dave", "davepw")).unwrap();
+        for subject in &subjects {
+            let got = wait_for(&mut dave, subject);
+            dave.done(&got.handle).unwrap();
+        }
+    }
+}

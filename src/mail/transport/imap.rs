@@ -2,51 +2,20 @@
 //! TCP and rustls streams (its builder cannot take a private CA).
 
 use std::io::{self, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::TcpStream;
 use std::sync::Arc;
 
 use ::imap::{Client, Session};
-use rustls::pki_types::ServerName;
-use rustls::{ClientConfig, ClientConnection, StreamOwned};
+use rustls::ClientConfig;
 
-use super::{TIMEOUT, require_safe, security_name, server_name, tls};
+use super::net::{self, Stream};
+use super::{require_safe, security_name, server_name, tls};
 use crate::config::{InboundConfig, Security, password};
 use crate::mail::{Inbound, RawMail, TransportError};
 
 /// The most messages one [`Imap`] fetch returns; the rest come with the
 /// next one. Keeps memory bounded when a big mailbox is first pointed at.
 pub const IMAP_FETCH_LIMIT: usize = 100;
-
-/// The byte stream under the IMAP client: plain TCP or TLS over it.
-enum Stream {
-    Plain(TcpStream),
-    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
-}
-
-impl Read for Stream {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(s) => s.read(buf),
-            Stream::Tls(s) => s.read(buf),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(s) => s.write(buf),
-            Stream::Tls(s) => s.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Stream::Plain(s) => s.flush(),
-            Stream::Tls(s) => s.flush(),
-        }
-    }
-}
 
 /// An IMAP mailbox read as an inbound transport.
 ///
@@ -215,46 +184,17 @@ impl Imap {
 
     /// A TCP connection with timeouts.
     fn tcp(&self) -> Result<TcpStream, TransportError> {
-        let addrs = (self.host.as_str(), self.port)
-            .to_socket_addrs()
-            .map_err(|e| self.connect_error(format!("cannot resolve {}: {e}", self.host)))?;
-        let mut last = None;
-        for addr in addrs {
-            match TcpStream::connect_timeout(&addr, TIMEOUT) {
-                Ok(tcp) => {
-                    let timeouts = tcp
-                        .set_read_timeout(Some(TIMEOUT))
-                        .and_then(|()| tcp.set_write_timeout(Some(TIMEOUT)));
-                    timeouts.map_err(|e| self.connect_error(e))?;
-                    let _ = tcp.set_nodelay(true);
-                    return Ok(tcp);
-                }
-                Err(e) => last = Some(e),
-            }
-        }
-        Err(self.connect_error(match last {
-            Some(e) => e.to_string(),
-            None => format!("{} has no address", self.host),
-        }))
+        net::tcp(&self.host, self.port, &self.server)
     }
 
     /// TLS over `tcp`, handshake done (so certificate errors show here).
-    fn tls_wrap(&self, mut tcp: TcpStream) -> Result<Stream, TransportError> {
+    fn tls_wrap(&self, tcp: TcpStream) -> Result<Stream, TransportError> {
         let Some(config) = &self.tls else {
             return Err(TransportError::Config(
                 "internal: TLS asked for without a TLS configuration".to_string(),
             ));
         };
-        let name = ServerName::try_from(self.host.clone()).map_err(|e| {
-            TransportError::Config(format!("[inbound] imap: host {:?}: {e}", self.host))
-        })?;
-        let mut conn = ClientConnection::new(Arc::clone(config), name)
-            .map_err(|e| self.connect_error(format!("TLS: {e}")))?;
-        while conn.is_handshaking() {
-            conn.complete_io(&mut tcp)
-                .map_err(|e| self.connect_error(format!("TLS handshake: {e}")))?;
-        }
-        Ok(Stream::Tls(Box::new(StreamOwned::new(conn, tcp))))
+        net::tls_wrap(config, &self.host, tcp, &self.server, "[inbound] imap")
     }
 
     /// STARTTLS on the raw connection, before the IMAP client takes it over

@@ -11,7 +11,7 @@
 //! | [`Imap`] | in | an IMAP mailbox (TLS, STARTTLS, or plain towards loopback) | the UID |
 //! | [`MemoryInbound`] | in | a shared in-memory queue, for tests | a counter |
 //! | [`EmlFiles`] | out | one `<Message-ID>.eml` file per mail in a folder | |
-//! | [`Smtp`] | out | an SMTP server (TLS, STARTTLS, or plain towards loopback) | |
+//! | [`Smtp`] | out | an SMTP server (TLS, STARTTLS, or plain towards loopback), one session kept open, PIPELINING where offered | |
 //! | [`MemoryOutbound`] | out | a shared in-memory list, for tests | |
 //!
 //! [`inbound`] and [`outbound`] build the transport the configuration names;
@@ -37,6 +37,7 @@ mod files;
 mod imap;
 mod maildir;
 mod memory;
+mod net;
 mod smtp;
 mod tls;
 
@@ -59,8 +60,8 @@ pub fn inbound(cfg: &InboundConfig) -> Result<Box<dyn Inbound>, TransportError> 
 }
 
 /// Builds the outbound transport `cfg.kind` names: [`EmlFiles`] (the folder
-/// is created if missing) or [`Smtp`] (checked, but not connected: every
-/// [`Outbound::send`] opens its own connection).
+/// is created if missing) or [`Smtp`] (checked, but not connected: the first
+/// [`Outbound::send`] opens the session the later ones reuse).
 pub fn outbound(cfg: &OutboundConfig) -> Result<Box<dyn Outbound>, TransportError> {
     Ok(match cfg.kind {
         OutboundKind::Files => Box::new(EmlFiles::open(&cfg.dir)?),

@@ -1,31 +1,220 @@
-//! Outbound over SMTP, with lettre.
+//! Outbound over SMTP: one session kept open from mail to mail, the
+//! envelope pipelined where the server offers it (RFC 2920), over the same
+//! TCP and rustls streams as IMAP. lettre gives the commands' wording, the
+//! addresses and AUTH; the conversation is ours, because lettre's blocking
+//! client neither pipelines nor tells which extensions the server offers.
 
-use lettre::Transport;
-use lettre::address::{Address, Envelope};
-use lettre::transport::smtp::SmtpTransport;
-use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
+use std::io::{self, BufRead, BufReader, Write};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use super::{TIMEOUT, require_safe, security_name, server_name, tls::read_pem_certs};
+use lettre::address::Address;
+use lettre::transport::smtp::authentication::{Credentials, Mechanism};
+use lettre::transport::smtp::commands::{Auth, Data, Ehlo, Mail, Quit, Rcpt, Starttls};
+use lettre::transport::smtp::extension::{ClientId, MailBodyParameter, MailParameter};
+use lettre::transport::smtp::response::Response;
+use rustls::ClientConfig;
+
+use super::net::{self, Stream};
+use super::{require_safe, security_name, server_name, tls};
 use crate::config::{OutboundConfig, Security, password};
 use crate::mail::{OutMail, Outbound, TransportError};
+
+/// A connection left unused this long is closed and opened again before
+/// the next mail, rather than trusted: servers close idle sessions after a
+/// few minutes (RFC 5321 4.5.3.2 asks them to wait at least 5).
+pub const SMTP_IDLE_LIMIT: Duration = Duration::from_secs(120);
+
+/// The longest reply line read, and the most lines in one reply.
+const MAX_LINE: usize = 4096;
+const MAX_LINES: usize = 256;
+
+/// A server's reply: its code and the text of each line.
+struct Reply {
+    code: u16,
+    lines: Vec<String>,
+    /// As received, for lettre's AUTH challenge parsing.
+    raw: String,
+}
+
+impl Reply {
+    fn text(&self) -> String {
+        self.lines.join(" / ")
+    }
+}
+
+/// What went wrong in a session.
+enum Fail {
+    /// The connection: broken, closed, timed out, TLS.
+    Io(String),
+    /// A reply that is not SMTP: the session is unusable.
+    Garbled(String),
+    /// The server said no (4xx or 5xx), to this command.
+    Said { code: u16, text: String, to: String },
+    /// Ours: the configuration or the message cannot go this way.
+    Ours(String),
+}
+
+impl From<io::Error> for Fail {
+    fn from(e: io::Error) -> Fail {
+        Fail::Io(e.to_string())
+    }
+}
+
+impl Fail {
+    fn into_error(self, server: &str) -> TransportError {
+        match self {
+            Fail::Io(message) => net::connect_error(server, message),
+            Fail::Garbled(message) => TransportError::Refused {
+                server: server.to_string(),
+                message,
+                transient: true,
+            },
+            Fail::Said { code, text, to } => TransportError::Refused {
+                server: server.to_string(),
+                message: format!("{code} {text} (to {to})"),
+                transient: (400..500).contains(&code),
+            },
+            Fail::Ours(message) => TransportError::Refused {
+                server: server.to_string(),
+                message,
+                transient: false,
+            },
+        }
+    }
+}
+
+/// An open, greeted and logged-in SMTP session.
+struct Session {
+    stream: BufReader<Stream>,
+    /// The EHLO reply's keywords (upper case), each line's first word.
+    extensions: Vec<String>,
+    /// The AUTH mechanisms the EHLO reply lists (upper case).
+    mechanisms: Vec<String>,
+    last_used: Instant,
+}
+
+impl Session {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Fail> {
+        let stream = self.stream.get_mut();
+        stream.write_all(bytes)?;
+        stream.flush()?;
+        Ok(())
+    }
+
+    /// Reads one reply, whatever its code.
+    fn reply(&mut self) -> Result<Reply, Fail> {
+        let mut lines = Vec::new();
+        let mut raw = String::new();
+        loop {
+            let mut line = String::new();
+            let n = io::Read::take(&mut self.stream, MAX_LINE as u64).read_line(&mut line)?;
+            if n == 0 {
+                return Err(Fail::Io("the server closed the connection".to_string()));
+            }
+            if !line.ends_with('\n') {
+                return Err(Fail::Garbled("an endless reply line".to_string()));
+            }
+            raw.push_str(&line);
+            let text = line.trim_end_matches(['\r', '\n']);
+            let code = text
+                .get(..3)
+                .filter(|c| c.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|c| c.parse::<u16>().ok())
+                .ok_or_else(|| Fail::Garbled(format!("not an SMTP reply: {text:?}")))?;
+            let last = match text.as_bytes().get(3) {
+                None | Some(b' ') => true,
+                Some(b'-') => false,
+                _ => return Err(Fail::Garbled(format!("not an SMTP reply: {text:?}"))),
+            };
+            lines.push(text.get(4..).unwrap_or("").to_string());
+            if last {
+                return Ok(Reply { code, lines, raw });
+            }
+            if lines.len() > MAX_LINES {
+                return Err(Fail::Garbled("an endless reply".to_string()));
+            }
+        }
+    }
+
+    /// Reads a reply and requires one of the `2xx`/`3xx` codes, naming
+    /// `to` (the command answered) if not.
+    fn expect(&mut self, to: &str) -> Result<Reply, Fail> {
+        let reply = self.reply()?;
+        if (200..400).contains(&reply.code) {
+            Ok(reply)
+        } else {
+            Err(Fail::Said {
+                code: reply.code,
+                text: reply.text(),
+                to: to.to_string(),
+            })
+        }
+    }
+
+    /// Sends a command and requires a positive reply.
+    fn command(&mut self, command: impl std::fmt::Display, to: &str) -> Result<Reply, Fail> {
+        self.write(command.to_string().as_bytes())?;
+        self.expect(to)
+    }
+
+    fn ehlo(&mut self, hello: &ClientId) -> Result<(), Fail> {
+        let reply = self.command(Ehlo::new(hello.clone()), "EHLO")?;
+        self.extensions.clear();
+        self.mechanisms.clear();
+        for line in reply.lines.iter().skip(1) {
+            let mut words = line.split_whitespace().map(str::to_ascii_uppercase);
+            if let Some(keyword) = words.next() {
+                if keyword == "AUTH" {
+                    self.mechanisms.extend(words);
+                }
+                self.extensions.push(keyword);
+            }
+        }
+        Ok(())
+    }
+
+    fn offers(&self, keyword: &str) -> bool {
+        self.extensions.iter().any(|e| e == keyword)
+    }
+}
 
 /// Mail sent to an SMTP server: implicit TLS (`security = "tls"`, port
 /// 465), STARTTLS required (`"starttls"`, port 587), or no encryption
 /// (`"plain"`, only towards a loopback address). Certificates are verified
-/// against the web's roots plus the optional `ca_file`. AUTH is used when
-/// `user` is set.
+/// against the system's roots plus the optional `ca_file`. AUTH (PLAIN, or
+/// else LOGIN) is used when `user` is set.
 ///
-/// Each [`send`](Outbound::send) opens a connection, sends the message as
-/// it is (`send_raw`, the envelope from [`OutMail::from`] and
-/// [`OutMail::to`]) and closes it. Errors: a 4xx reply is
-/// [`TransportError::Refused`] with `transient: true`, a 5xx one with
-/// `transient: false`; a connection, TLS or timeout failure is
-/// [`TransportError::Connect`].
+/// The first [`send`](Outbound::send) opens a session (greeting, EHLO,
+/// STARTTLS and EHLO again, AUTH), and later sends reuse it. A message
+/// goes as it is (the envelope from [`OutMail::from`] and [`OutMail::to`]);
+/// where the server offers PIPELINING, `MAIL FROM`, every `RCPT TO` and
+/// `DATA` go in one write and their replies are read together, so a mail
+/// costs two round trips. A session idle for [`SMTP_IDLE_LIMIT`] is
+/// replaced before use. If a reused session fails before the server
+/// accepted `DATA` (the server closed it meanwhile, or answered 421),
+/// the mail is tried once more on a new session: nothing of it had been
+/// sent. After that point a failure is returned as it is and the session
+/// dropped, so this transport never sends a mail twice itself (the outbox
+/// may try it again later, as before: at least once).
+///
+/// Errors: a 4xx reply is [`TransportError::Refused`] with `transient:
+/// true`, a 5xx one with `transient: false`; a connection, TLS or timeout
+/// failure is [`TransportError::Connect`]. Any failure drops the session;
+/// the next send opens a new one.
 pub struct Smtp {
-    transport: SmtpTransport,
+    host: String,
+    port: u16,
+    security: Security,
+    tls: Option<Arc<ClientConfig>>,
+    credentials: Option<Credentials>,
+    hello: ClientId,
     server: String,
     description: String,
+    session: Option<Session>,
+    /// Sessions opened so far.
+    connections: usize,
 }
 
 impl std::fmt::Debug for Smtp {
@@ -33,13 +222,14 @@ impl std::fmt::Debug for Smtp {
         f.debug_struct("Smtp")
             .field("server", &self.server)
             .field("description", &self.description)
-            .finish()
+            .field("connected", &self.session.is_some())
+            .finish_non_exhaustive()
     }
 }
 
 impl Smtp {
     /// Checks the configuration and builds the transport. This does not
-    /// connect yet (every send does); [`check_outbound`](super::check_outbound)
+    /// connect yet (the first send does); [`check_outbound`](super::check_outbound)
     /// does, for `check-config`. Errors: [`TransportError::Config`] for plain
     /// towards a non-loopback host, a user without a password, or an
     /// unusable `ca_file`; [`TransportError::Io`] if `ca_file` cannot be read.
@@ -47,29 +237,12 @@ impl Smtp {
         let host = cfg.host.trim();
         require_safe(cfg.security, host, "[outbound] smtp")?;
         let server = server_name(host, cfg.port);
-        let mut builder = SmtpTransport::builder_dangerous(host)
-            .port(cfg.port)
-            .timeout(Some(TIMEOUT));
-        if cfg.security != Security::Plain {
-            let mut params = TlsParameters::builder(host.to_string());
-            if let Some(ca) = &cfg.ca_file {
-                // Read and check it here for a clear error; lettre parses it again.
-                read_pem_certs(ca)?;
-                let pem = std::fs::read(ca).map_err(|e| super::io_error(ca, e))?;
-                let cert = Certificate::from_pem(&pem).map_err(|e| {
-                    TransportError::Config(format!("ca_file {}: {e}", ca.display()))
-                })?;
-                params = params.add_root_certificate(cert);
-            }
-            let params = params
-                .build_rustls()
-                .map_err(|e| TransportError::Config(format!("TLS setup for {server}: {e}")))?;
-            builder = builder.tls(match cfg.security {
-                Security::Tls => Tls::Wrapper(params),
-                _ => Tls::Required(params),
-            });
-        }
+        let tls = match cfg.security {
+            Security::Plain => None,
+            _ => Some(tls::client_config(cfg.ca_file.as_deref())?),
+        };
         let mut auth = String::from("no AUTH");
+        let mut credentials = None;
         if !cfg.user.is_empty() {
             let pw = password(&cfg.password, &cfg.password_env);
             if pw.is_empty() {
@@ -84,7 +257,7 @@ impl Smtp {
                 )));
             }
             auth = format!("AUTH as {}", cfg.user);
-            builder = builder.credentials(Credentials::new(cfg.user.clone(), pw));
+            credentials = Some(Credentials::new(cfg.user.clone(), pw));
         }
         let description = format!(
             "smtp {server} ({}{}, {auth})",
@@ -96,55 +269,258 @@ impl Smtp {
             }
         );
         Ok(Smtp {
-            transport: builder.build(),
+            host: host.to_string(),
+            port: cfg.port,
+            security: cfg.security,
+            tls,
+            credentials,
+            hello: ClientId::default(),
             server,
             description,
+            session: None,
+            connections: 0,
         })
+    }
+
+    /// How many sessions this transport has opened so far.
+    pub fn connections(&self) -> usize {
+        self.connections
     }
 
     /// Connects, says EHLO, does TLS and AUTH as configured, and quits.
     pub(super) fn check(&self) -> Result<String, TransportError> {
-        match self.transport.test_connection() {
-            Ok(true) => Ok(format!("{}: ok", self.description)),
-            Ok(false) => Err(TransportError::Connect {
-                server: self.server.clone(),
-                message: "the connection did not answer NOOP".to_string(),
-            }),
-            Err(e) => Err(map_error(&self.server, &e)),
+        let mut session = self.open().map_err(|f| f.into_error(&self.server))?;
+        let pipelining = if session.offers("PIPELINING") {
+            ", PIPELINING"
+        } else {
+            ""
+        };
+        let _ = session.command(Quit, "QUIT");
+        Ok(format!("{}{pipelining}: ok", self.description))
+    }
+
+    fn tls_wrap(&self, tcp: std::net::TcpStream) -> Result<Stream, Fail> {
+        let Some(config) = &self.tls else {
+            return Err(Fail::Ours(
+                "internal: TLS asked for without a TLS configuration".to_string(),
+            ));
+        };
+        net::tls_wrap(config, &self.host, tcp, &self.server, "[outbound] smtp").map_err(|e| match e
+        {
+            TransportError::Connect { message, .. } => Fail::Io(message),
+            other => Fail::Ours(other.to_string()),
+        })
+    }
+
+    /// Opens a session: connect (with TLS from the start, or STARTTLS),
+    /// greeting, EHLO, AUTH.
+    fn open(&self) -> Result<Session, Fail> {
+        let tcp = net::tcp(&self.host, self.port, &self.server).map_err(|e| match e {
+            TransportError::Connect { message, .. } => Fail::Io(message),
+            other => Fail::Ours(other.to_string()),
+        })?;
+        let stream = match self.security {
+            Security::Tls => self.tls_wrap(tcp)?,
+            _ => Stream::Plain(tcp),
+        };
+        let mut session = Session {
+            stream: BufReader::new(stream),
+            extensions: Vec::new(),
+            mechanisms: Vec::new(),
+            last_used: Instant::now(),
+        };
+        session.expect("the greeting")?;
+        session.ehlo(&self.hello)?;
+        if self.security == Security::Starttls {
+            if !session.offers("STARTTLS") {
+                return Err(Fail::Ours(
+                    "the server does not offer STARTTLS, and security = \"starttls\" requires it"
+                        .to_string(),
+                ));
+            }
+            session.command(Starttls, "STARTTLS")?;
+            // Anything the server sent before the handshake would be read
+            // as if it came over TLS (CVE-2011-0411): refuse it.
+            if !session.stream.buffer().is_empty() {
+                return Err(Fail::Garbled(
+                    "the server sent data after its STARTTLS reply".to_string(),
+                ));
+            }
+            let Stream::Plain(tcp) = session.stream.into_inner() else {
+                return Err(Fail::Ours("internal: STARTTLS over TLS".to_string()));
+            };
+            session = Session {
+                stream: BufReader::new(self.tls_wrap(tcp)?),
+                extensions: Vec::new(),
+                mechanisms: Vec::new(),
+                last_used: Instant::now(),
+            };
+            session.ehlo(&self.hello)?;
+        }
+        if let Some(credentials) = &self.credentials {
+            self.login(&mut session, credentials)?;
+        }
+        Ok(session)
+    }
+
+    /// AUTH PLAIN where offered, else AUTH LOGIN (RFC 4954).
+    fn login(&self, session: &mut Session, credentials: &Credentials) -> Result<(), Fail> {
+        let offered = |name: &str| session.mechanisms.iter().any(|m| m == name);
+        let mechanism = if offered("PLAIN") {
+            Mechanism::Plain
+        } else if offered("LOGIN") {
+            Mechanism::Login
+        } else {
+            return Err(Fail::Ours(if session.mechanisms.is_empty() {
+                "the server offers no AUTH, and a user is configured".to_string()
+            } else {
+                format!(
+                    "the server offers AUTH {} only; Stationmaster speaks PLAIN and LOGIN",
+                    session.mechanisms.join(" ")
+                )
+            }));
+        };
+        let auth = Auth::new(mechanism, credentials.clone(), None)
+            .map_err(|e| Fail::Ours(format!("AUTH: {e}")))?;
+        session.write(auth.to_string().as_bytes())?;
+        let mut reply = session.reply()?;
+        for _ in 0..4 {
+            if reply.code != 334 {
+                break;
+            }
+            let challenge = Response::from_str(&reply.raw)
+                .map_err(|e| Fail::Garbled(format!("AUTH challenge: {e}")))?;
+            let answer = Auth::new_from_response(mechanism, credentials.clone(), &challenge)
+                .map_err(|e| Fail::Ours(format!("AUTH: {e}")))?;
+            session.write(answer.to_string().as_bytes())?;
+            reply = session.reply()?;
+        }
+        if (200..300).contains(&reply.code) {
+            Ok(())
+        } else {
+            Err(Fail::Said {
+                code: reply.code,
+                text: reply.text(),
+                to: "AUTH".to_string(),
+            })
+        }
+    }
+
+    /// Sends one message on `session`: the envelope pipelined where the
+    /// server offers it, else command by command, then the message.
+    fn transact(
+        session: &mut Session,
+        from: Option<Address>,
+        to: &[Address],
+        bytes: &[u8],
+    ) -> Result<(), SendFailure> {
+        let before = |fail| SendFailure {
+            before_data: true,
+            fail,
+        };
+        // As lettre's own client: SMTPUTF8 for non-ASCII addresses, 8BITMIME
+        // for a non-ASCII message, and neither sent to a server without it.
+        let mut parameters = Vec::new();
+        if from
+            .iter()
+            .chain(to)
+            .any(|a: &Address| !AsRef::<str>::as_ref(a).is_ascii())
+        {
+            if !session.offers("SMTPUTF8") {
+                return Err(before(Fail::Ours(
+                    "the envelope has non-ASCII addresses and the server does not offer SMTPUTF8"
+                        .to_string(),
+                )));
+            }
+            parameters.push(MailParameter::SmtpUtfEight);
+        }
+        if !bytes.is_ascii() {
+            if !session.offers("8BITMIME") {
+                return Err(before(Fail::Ours(
+                    "the message is not ASCII and the server does not offer 8BITMIME".to_string(),
+                )));
+            }
+            parameters.push(MailParameter::Body(MailBodyParameter::EightBitMime));
+        }
+        let mail = Mail::new(from, parameters).to_string();
+        let rcpts: Vec<(String, String)> = to
+            .iter()
+            .map(|a| {
+                (
+                    Rcpt::new(a.clone(), vec![]).to_string(),
+                    format!("RCPT TO:<{a}>"),
+                )
+            })
+            .collect();
+        if session.offers("PIPELINING") {
+            // RFC 2920: MAIL, the RCPTs and DATA in one write; the replies
+            // come back in order. The first refusal stops the reading, and
+            // the session is then dropped with the rest unread.
+            let mut batch = mail;
+            for (rcpt, _) in &rcpts {
+                batch.push_str(rcpt);
+            }
+            batch.push_str(&Data.to_string());
+            session.write(batch.as_bytes()).map_err(before)?;
+            session.expect("MAIL FROM").map_err(before)?;
+            for (_, name) in &rcpts {
+                session.expect(name).map_err(before)?;
+            }
+            session.expect("DATA").map_err(before)?;
+        } else {
+            session.command(mail, "MAIL FROM").map_err(before)?;
+            for (rcpt, name) in &rcpts {
+                session.command(rcpt, name).map_err(before)?;
+            }
+            session.command(Data, "DATA").map_err(before)?;
+        }
+        let after = |fail| SendFailure {
+            before_data: false,
+            fail,
+        };
+        session.write(&dot_stuffed(bytes)).map_err(after)?;
+        session.expect("the message").map_err(after)?;
+        session.last_used = Instant::now();
+        Ok(())
+    }
+
+    /// Says QUIT and closes the session, if one is open.
+    fn close(&mut self) {
+        if let Some(mut session) = self.session.take() {
+            let _ = session.command(Quit, "QUIT");
         }
     }
 }
 
-/// Sorts a lettre error into ours.
-fn map_error(server: &str, e: &lettre::transport::smtp::Error) -> TransportError {
-    let message = e.to_string();
-    if e.is_transient() || e.is_permanent() {
-        TransportError::Refused {
-            server: server.to_string(),
-            message,
-            transient: e.is_transient(),
+/// Where a send failed: before the server said 354 to DATA (nothing of the
+/// message was sent, so another session may try again at once), or after.
+struct SendFailure {
+    before_data: bool,
+    fail: Fail,
+}
+
+/// The message as DATA sends it (RFC 5321 4.5.2): lines ending in CRLF, a
+/// dot doubled at the start of a line, and the closing `.` line.
+fn dot_stuffed(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 64 + 5);
+    let mut at_line_start = true;
+    let mut previous = 0u8;
+    for &b in bytes {
+        if b == b'\n' && previous != b'\r' {
+            out.push(b'\r');
         }
-    } else if e.is_client() {
-        // Nothing usable on the server's side, e.g. no AUTH mechanism in common.
-        TransportError::Refused {
-            server: server.to_string(),
-            message,
-            transient: false,
+        if at_line_start && b == b'.' {
+            out.push(b'.');
         }
-    } else if e.is_response() {
-        // A reply lettre could not read: the session is broken, try again later.
-        TransportError::Refused {
-            server: server.to_string(),
-            message,
-            transient: true,
-        }
-    } else {
-        // Connection, network, TLS, timeout.
-        TransportError::Connect {
-            server: server.to_string(),
-            message,
-        }
+        out.push(b);
+        at_line_start = b == b'\n';
+        previous = b;
     }
+    if !at_line_start {
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b".\r\n");
+    out
 }
 
 /// An envelope address; an empty sender is the null reverse path `<>`.
@@ -170,14 +546,55 @@ impl Outbound for Smtp {
             .iter()
             .map(|t| address(&self.server, t, "recipient"))
             .collect::<Result<Vec<_>, _>>()?;
-        let envelope = Envelope::new(from, to).map_err(|e| TransportError::Refused {
-            server: self.server.clone(),
-            message: format!("cannot build the envelope: {e}"),
-            transient: false,
-        })?;
-        self.transport
-            .send_raw(&envelope, &mail.bytes)
-            .map(|_| ())
-            .map_err(|e| map_error(&self.server, &e))
+        if to.is_empty() {
+            return Err(TransportError::Refused {
+                server: self.server.clone(),
+                message: "a mail without recipients".to_string(),
+                transient: false,
+            });
+        }
+        if self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.last_used.elapsed() >= SMTP_IDLE_LIMIT)
+        {
+            self.close();
+        }
+        // A reused session may have been closed by the server since the
+        // last mail: then one more try on a new one (see the type's doc).
+        let mut reused = self.session.is_some();
+        loop {
+            let mut session = match self.session.take() {
+                Some(session) => session,
+                None => {
+                    let session = self.open().map_err(|f| f.into_error(&self.server))?;
+                    self.connections += 1;
+                    session
+                }
+            };
+            match Smtp::transact(&mut session, from.clone(), &to, &mail.bytes) {
+                Ok(()) => {
+                    self.session = Some(session);
+                    return Ok(());
+                }
+                Err(failure) => {
+                    // Replies may be left unread: the session is not reused.
+                    drop(session);
+                    let error = failure.fail.into_error(&self.server);
+                    let again = reused && failure.before_data && error.is_transient();
+                    if !again {
+                        return Err(error);
+                    }
+                    tracing::debug!(%error, "SMTP session lost between mails; opening a new one");
+                    reused = false;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Smtp {
+    fn drop(&mut self) {
+        self.close();
     }
 }

@@ -479,8 +479,8 @@ impl Daemon {
         Ok((sending.sent, sending.failed))
     }
 
-    /// Polls until `stop` is set: process, then sleep `[daemon]
-    /// poll_seconds` (waking early on `stop`). `clock` gives the time.
+    /// Runs until `stop` is set: process, then wait for the next mail (see
+    /// [`Daemon::run_with`]). `clock` gives the time.
     pub fn run(
         &mut self,
         stop: &AtomicBool,
@@ -492,23 +492,51 @@ impl Daemon {
     /// As [`Daemon::run`], but between cycles the daemon waits in `idle`,
     /// given at most a tenth of a second at a time (it may return sooner):
     /// the command line's requests are run there.
+    ///
+    /// A cycle that handled mail is followed at once by another (more may
+    /// have come meanwhile, or been left for the next fetch). Otherwise the
+    /// daemon waits `[daemon] poll_seconds` before it looks again, unless
+    /// the inbound transport has a [`Watch`](crate::mail::Watch) (IMAP
+    /// IDLE): that runs on a thread of its own and ends the wait the moment
+    /// a new mail arrives. Polling stays as the fallback: the deadlines are
+    /// looked at every `poll_seconds` either way.
     pub fn run_with(
         &mut self,
         stop: &AtomicBool,
         clock: &dyn Fn() -> DateTime<Utc>,
         idle: &mut dyn FnMut(&Daemon, Duration),
     ) -> Result<(), DaemonError> {
+        let (wake, woken) = mpsc::channel::<()>();
+        let quit = std::sync::Arc::new(AtomicBool::new(false));
+        if let Some(watch) = self.inbound.watcher() {
+            spawn_watcher(watch, wake, std::sync::Arc::clone(&quit));
+        }
+        // The watcher thread ends soon after this (at its next wake-up).
+        struct Quit(std::sync::Arc<AtomicBool>);
+        impl Drop for Quit {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let _quit = Quit(quit);
         while !stop.load(Ordering::SeqCst) {
+            let mut again = false;
             match self.process(clock(), stop) {
                 Ok(r) => {
                     if r.fetched > 0 || r.sent > 0 || r.failed > 0 {
                         tracing::info!(?r, "cycle");
                     }
+                    again = r.applied + r.skipped + r.quarantined > 0;
                 }
                 Err(DaemonError::Transport(e)) if e.is_transient() => {
                     tracing::warn!(error = %e, "mail server unreachable; trying again next cycle");
                 }
                 Err(e) => return Err(e),
+            }
+            if again {
+                // Let a command-line request in between two busy cycles.
+                idle(self, Duration::ZERO);
+                continue;
             }
             let until =
                 std::time::Instant::now() + Duration::from_secs(self.config.daemon.poll_seconds);
@@ -517,10 +545,66 @@ impl Daemon {
                 if left.is_zero() {
                     break;
                 }
+                if woken.try_recv().is_ok() {
+                    while woken.try_recv().is_ok() {}
+                    break;
+                }
                 idle(self, left.min(Duration::from_millis(100)));
             }
         }
         tracing::info!("stopped");
         Ok(())
+    }
+}
+
+/// How long the watcher thread waits after its connection failed before it
+/// tries again, the first time; the wait doubles up to [`WATCH_RETRY_MAX`]
+/// while it keeps failing (the daemon polls meanwhile).
+const WATCH_RETRY: Duration = Duration::from_secs(1);
+const WATCH_RETRY_MAX: Duration = Duration::from_secs(60);
+
+/// Runs `watch` on a thread of its own until `quit`, sending on `wake` each
+/// time new mail may have arrived. Errors are logged and the watch tried
+/// again later; if the thread cannot start, the daemon just polls.
+fn spawn_watcher(
+    mut watch: Box<dyn crate::mail::Watch>,
+    wake: mpsc::Sender<()>,
+    quit: std::sync::Arc<AtomicBool>,
+) {
+    let started = std::thread::Builder::new()
+        .name("watcher".to_string())
+        .spawn(move || {
+            let mut failing = false;
+            let mut retry = WATCH_RETRY;
+            while !quit.load(Ordering::SeqCst) {
+                match watch.wait(crate::mail::transport::IDLE_REFRESH) {
+                    Ok(true) => {
+                        if wake.send(()).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        if !failing {
+                            tracing::warn!(error = %e, "cannot watch the mailbox for new mail; polling until it works again");
+                        }
+                        failing = true;
+                        let until = std::time::Instant::now() + retry;
+                        retry = (retry * 2).min(WATCH_RETRY_MAX);
+                        while !quit.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+                            std::thread::sleep(Duration::from_millis(200));
+                        }
+                        continue;
+                    }
+                }
+                if failing {
+                    tracing::info!("watching the mailbox for new mail again");
+                    failing = false;
+                    retry = WATCH_RETRY;
+                }
+            }
+        });
+    if let Err(e) = started {
+        tracing::warn!(error = %e, "cannot start the watcher thread; polling");
     }
 }

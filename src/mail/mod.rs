@@ -131,6 +131,21 @@ pub trait Inbound {
     fn quarantined(&mut self) -> Result<Vec<RawMail>, TransportError>;
     /// Moves a message out of quarantine, to be fetched again.
     fn release(&mut self, handle: &str) -> Result<(), TransportError>;
+    /// A way to learn of new mail the moment it arrives, if the transport
+    /// has one (IMAP IDLE, on a connection of its own); `None` if the
+    /// daemon must poll (Maildir, a server without IDLE).
+    fn watcher(&mut self) -> Option<Box<dyn Watch>> {
+        None
+    }
+}
+
+/// Waits for new mail without polling: [`Inbound::watcher`]. It runs on a
+/// thread of its own, so it is `Send`.
+pub trait Watch: Send {
+    /// Blocks until new mail may have arrived (`Ok(true)`: fetch now) or
+    /// `timeout` has passed (`Ok(false)`). A mail that stays in the mailbox
+    /// (deferred, or failing) is announced once, not at every call.
+    fn wait(&mut self, timeout: std::time::Duration) -> Result<bool, TransportError>;
 }
 
 /// Where mail goes. `Send`: the daemon sends from a thread of its own

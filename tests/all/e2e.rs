@@ -1009,6 +1009,9 @@ fn a_game_by_mail_through_real_imap_and_smtp_servers() {
     // 8. Crash safety.
     crash_safety(&mut w);
 
+    // 9. IMAP IDLE.
+    idle(&mut w);
+
     // Nothing was ever answered that must not be, and nothing came that
     // the steps did not take (a late duplicate is only allowed in step 8,
     // which counts its own).
@@ -1178,6 +1181,82 @@ impl Drop for Daemon {
             let _ = self.child.wait();
         }
     }
+}
+
+/// Step 9. With `poll_seconds` an hour, `run` answers a mail moments after
+/// it arrives: a second connection IDLEs on gm's INBOX and ends the wait.
+/// Then Dovecot kicks every connection of gm's (`doveadm kick`): the daemon
+/// connects again, IDLEs again, and the next mail is answered as fast. A
+/// daemon that only polled would answer neither within the test's patience.
+fn idle(w: &mut World) {
+    let config = std::fs::read_to_string(&w.config).unwrap();
+    std::fs::write(
+        &w.config,
+        config.replace("poll_seconds = 1\n", "poll_seconds = 3600\n"),
+    )
+    .unwrap();
+    let d = Daemon::start(w, "run-idle");
+    let waiting = |d: &Daemon, n: usize| {
+        let start = Instant::now();
+        while d.log().matches("waiting for new mail (IDLE)").count() < n {
+            assert!(
+                start.elapsed() < PATIENCE,
+                "no IDLE within {PATIENCE:?}; `run` says:\n{}",
+                d.log()
+            );
+            std::thread::sleep(POLL);
+        }
+    };
+    let answered = |w: &mut World, d: &Daemon, mid: &str| {
+        let start = Instant::now();
+        loop {
+            w.poll_all();
+            let answers = w
+                .ours_of("alice")
+                .into_iter()
+                .filter(|m| m.in_reply_to.as_deref() == Some(mid))
+                .count();
+            if answers > 0 {
+                assert_eq!(answers, 1, "one answer to {mid}");
+                *w.taken.get_mut("alice").unwrap() += 1;
+                return start.elapsed();
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "{mid} not answered within {PATIENCE:?} (poll_seconds is an hour); `run` says:\n{}",
+                d.log()
+            );
+            std::thread::sleep(POLL);
+        }
+    };
+    waiting(&d, 1);
+    let mid = w.reply("alice", "map");
+    println!("IDLE: answered in {:?}", answered(w, &d, &mid));
+
+    if let Some(root) = w.st.maildir_root.clone() {
+        let conf = root.parent().unwrap().join("dovecot.conf");
+        let kick = Command::new("doveadm")
+            .arg("-c")
+            .arg(&conf)
+            .args(["kick", "gm"])
+            .output()
+            .unwrap();
+        assert!(kick.status.success(), "doveadm kick: {kick:?}");
+        // The test's own look at gm's INBOX was kicked too.
+        w.gm = login(w.st.imap, "gm");
+        w.gm.examine("INBOX").unwrap();
+        waiting(&d, 2);
+        let mid = w.reply("alice", "map");
+        println!(
+            "IDLE after every connection was kicked: answered in {:?}",
+            answered(w, &d, &mid)
+        );
+    } else {
+        println!("IDLE: SM_MAILDIR_ROOT unset, the kick is not tried");
+    }
+    let log = d.log();
+    assert_eq!(d.terminate().code(), Some(0), "{log}");
+    std::fs::write(&w.config, config).unwrap();
 }
 
 /// Step 8. Twelve mails are queued in gm's INBOX (8 with one order each, in

@@ -755,3 +755,30 @@ fn many_mails_go_over_one_smtp_connection_to_the_stack() {
         }
     }
 }
+
+#[test]
+fn imap_idle_announces_a_new_mail_once() {
+    let Some(st) = stack() else { return };
+    let mut imap = Imap::connect(&imap_cfg(st.imap, Security::Plain, "cecil", "cecilpw")).unwrap();
+    let mut watch = imap.watcher().expect("Dovecot offers IDLE");
+    // What is already there is announced once, then not again.
+    while watch.wait(Duration::ZERO).unwrap() {}
+    let subject = unique("idle");
+    let port = st.smtp;
+    let m = mail("alice@example.test", "cecil@example.test", &subject);
+    let sender = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        let mut smtp = Smtp::connect(&smtp_cfg(port, Security::Plain)).unwrap();
+        smtp.send(&m).unwrap();
+    });
+    assert!(
+        watch.wait(Duration::from_secs(60)).unwrap(),
+        "IDLE saw no new mail"
+    );
+    sender.join().unwrap();
+    let got = wait_for(&mut imap, &subject);
+    imap.done(&got.handle).unwrap();
+    // A Maildir has no watcher: the daemon polls it.
+    let dir = TempDir::new().unwrap();
+    assert!(Maildir::open(dir.path()).unwrap().watcher().is_none());
+}

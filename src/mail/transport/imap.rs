@@ -4,6 +4,7 @@
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ::imap::{Client, Session};
 use rustls::ClientConfig;
@@ -11,7 +12,7 @@ use rustls::ClientConfig;
 use super::net::{self, Stream};
 use super::{require_safe, security_name, server_name, tls};
 use crate::config::{InboundConfig, Security, password};
-use crate::mail::{Inbound, RawMail, TransportError};
+use crate::mail::{Inbound, RawMail, TransportError, Watch};
 
 /// The most messages one [`Imap`] fetch returns; the rest come with the
 /// next one. Keeps memory bounded when a big mailbox is first pointed at.
@@ -58,6 +59,9 @@ pub struct Imap {
     fetched_validity: Option<u32>,
     has_move: bool,
     has_uidplus: bool,
+    has_idle: bool,
+    /// Connections opened so far.
+    opened: usize,
 }
 
 impl std::fmt::Debug for Imap {
@@ -156,10 +160,35 @@ impl Imap {
             fetched_validity: None,
             has_move: false,
             has_uidplus: false,
+            has_idle: false,
+            opened: 0,
         };
         let session = imap.open()?;
         imap.session = Some(session);
         Ok(imap)
+    }
+
+    /// A second, not yet connected [`Imap`] on the same mailbox.
+    fn twin(&self) -> Imap {
+        Imap {
+            host: self.host.clone(),
+            port: self.port,
+            security: self.security,
+            user: self.user.clone(),
+            password: self.password.clone(),
+            mailbox: self.mailbox.clone(),
+            processed: self.processed.clone(),
+            quarantine: self.quarantine.clone(),
+            tls: self.tls.clone(),
+            server: self.server.clone(),
+            session: None,
+            validity: None,
+            fetched_validity: None,
+            has_move: self.has_move,
+            has_uidplus: self.has_uidplus,
+            has_idle: self.has_idle,
+            opened: 0,
+        }
     }
 
     /// `host:port`.
@@ -230,6 +259,7 @@ impl Imap {
     /// Opens a new session: connect, TLS as configured, login, capabilities,
     /// processed mailbox, SELECT.
     fn open(&mut self) -> Result<Session<Stream>, TransportError> {
+        self.opened += 1;
         let mut tcp = self.tcp()?;
         let client = match self.security {
             Security::Plain => self.greeted(Stream::Plain(tcp))?,
@@ -260,6 +290,7 @@ impl Imap {
         let caps = session.capabilities().map_err(|e| self.error(e))?;
         self.has_move = caps.has_str("MOVE");
         self.has_uidplus = caps.has_str("UIDPLUS");
+        self.has_idle = caps.has_str("IDLE");
         drop(caps);
         if let Some(processed) = self.processed.clone()
             && let Err(e) = session.status(&processed, "(MESSAGES)")
@@ -506,7 +537,116 @@ fn uid_set(uids: &[u32]) -> String {
     out
 }
 
+/// How long one IDLE lasts at most before it is ended and begun again
+/// (RFC 2177 asks for less than 29 minutes; NAT boxes forget sooner).
+pub const IDLE_REFRESH: Duration = Duration::from_secs(300);
+
+/// New mail announced by IMAP IDLE (RFC 2177), on a connection of its own
+/// beside the one that fetches: [`Inbound::watcher`] of [`Imap`].
+///
+/// Each [`wait`](Watch::wait) first asks for the mail still to handle
+/// (`UID SEARCH`, as fetch does) and answers `true` at once if a mail
+/// arrived that it has not announced yet; otherwise it IDLEs until the
+/// server reports a new message (`EXISTS`) or the timeout passes, and asks
+/// again. So a mail that lands between two waits is never missed. A broken
+/// connection is opened again at the next wait.
+pub struct ImapWatcher {
+    imap: Imap,
+    /// The highest UID announced so far.
+    announced: u32,
+    /// The connection whose first IDLE was logged.
+    logged: usize,
+}
+
+impl ImapWatcher {
+    /// The highest UID of the mail still to handle, if any.
+    fn newest(&mut self) -> Result<Option<u32>, TransportError> {
+        let query = if self.imap.processed.is_some() {
+            "UNDELETED"
+        } else {
+            "UNSEEN UNDELETED"
+        };
+        self.imap.run(|s, _| {
+            let uids = s.uid_search(query)?;
+            s.take_all_unsolicited().for_each(drop);
+            Ok(uids.into_iter().max())
+        })
+    }
+}
+
+impl Watch for ImapWatcher {
+    fn wait(&mut self, timeout: Duration) -> Result<bool, TransportError> {
+        let until = std::time::Instant::now() + timeout;
+        loop {
+            if let Some(newest) = self.newest()?
+                && newest > self.announced
+            {
+                self.announced = newest;
+                return Ok(true);
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Ok(false);
+            }
+            let logged = &mut self.logged;
+            let changed = self.imap.run(|s, me| {
+                // Once per connection (run may open a new one).
+                if *logged != me.opened {
+                    *logged = me.opened;
+                    tracing::info!(server = %me.server, mailbox = %me.mailbox, "imap: waiting for new mail (IDLE)");
+                }
+                let outcome = s
+                    .idle()
+                    .timeout(left.min(IDLE_REFRESH))
+                    .keepalive(false)
+                    // Our own flags and moves show as FETCH and EXPUNGE:
+                    // only a new message ends the wait.
+                    .wait_while(|response| {
+                        !matches!(
+                            response,
+                            ::imap::types::UnsolicitedResponse::Exists(_)
+                                | ::imap::types::UnsolicitedResponse::Recent(_)
+                        )
+                    });
+                Ok(matches!(
+                    outcome?,
+                    ::imap::extensions::idle::WaitOutcome::MailboxChanged
+                ))
+            })?;
+            if !changed {
+                // Timed out: one last look, then give the caller its turn.
+                continue;
+            }
+        }
+    }
+}
+
+/// IDLE sets its own read timeout, and none after it: then ours again, so
+/// the connection never waits without a limit.
+impl ::imap::extensions::idle::SetReadTimeout for Stream {
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> ::imap::Result<()> {
+        let timeout = Some(timeout.unwrap_or(super::TIMEOUT));
+        let tcp = match self {
+            Stream::Plain(s) => s,
+            Stream::Tls(s) => s.get_ref(),
+        };
+        tcp.set_read_timeout(timeout).map_err(::imap::Error::Io)
+    }
+}
+
 impl Inbound for Imap {
+    fn watcher(&mut self) -> Option<Box<dyn Watch>> {
+        if !self.has_idle {
+            tracing::info!(server = %self.server, "imap: the server has no IDLE; polling");
+            return None;
+        }
+        Some(Box::new(ImapWatcher {
+            imap: self.twin(),
+            announced: 0,
+            logged: 0,
+        }))
+    }
+
     fn fetch(&mut self) -> Result<Vec<RawMail>, TransportError> {
         let mailbox = self.mailbox.clone();
         let query = if self.processed.is_some() {

@@ -42,7 +42,7 @@ mod smtp;
 mod tls;
 
 pub use files::EmlFiles;
-pub use imap::{IMAP_FETCH_LIMIT, Imap};
+pub use imap::{IDLE_REFRESH, IMAP_FETCH_LIMIT, Imap, ImapWatcher};
 pub use maildir::Maildir;
 pub use memory::{MemoryInbound, MemoryOutbound};
 pub use smtp::Smtp;

@@ -80,6 +80,8 @@ use stationmaster::store::{GameId, Store};
 use tempfile::TempDir;
 
 const TARGET: f64 = 1.25;
+/// The most a mail may cost at a game's 200th order over its 10th.
+const GROWTH_TARGET: f64 = 1.2;
 const GAMES: usize = 100;
 const PLAYERS: usize = 4;
 const ORDERS_PER_GAME: usize = 10;
@@ -382,34 +384,200 @@ fn plan(store: &Store, ids: &[GameId], setups: &[Setup], rounds: usize) -> Vec<V
             for k in r * ORDERS_PER_GAME..(r + 1) * ORDERS_PER_GAME {
                 for (g, (id, orders)) in ids.iter().zip(&per_game).enumerate() {
                     let (seat, line) = &orders[k];
-                    let s = seat.index();
-                    let token = &keys[g][s];
-                    let from = format!("g{g}-p{s}@example.test");
-                    let to = format!("gm+{id}.{token}@example.test");
-                    let bytes = format!(
-                        "From: p{s} <{from}>\r\nTo: Stationmaster <{to}>\r\n\
-                         Subject: Re: [{id} {token}] Waiting for p{s}\r\n\
-                         Message-ID: <bench.{g}.{k}@example.test>\r\n\
-                         Date: Sat, 21 Nov 2026 18:00:30 +0000\r\nMIME-Version: 1.0\r\n\
-                         Content-Type: text/plain; charset=utf-8\r\n\r\n{line}\r\n\r\n-- \r\np{s}, playing {id}\r\n"
-                    )
-                    .into_bytes();
-                    let kind = if setups[g].kind == "rocket" {
-                        "rocket"
-                    } else {
-                        "linie1"
-                    };
-                    mails.push(OrderMail {
-                        kind,
-                        from,
-                        to,
-                        bytes,
-                    });
+                    mails.push(order_mail(&setups[g], k, id, &keys[g], *seat, line));
                 }
             }
             mails
         })
         .collect()
+}
+
+/// Order `k` of game `id` (its players' `keys`) as a player's mail.
+fn order_mail(
+    setup: &Setup,
+    k: usize,
+    id: &GameId,
+    keys: &[String],
+    seat: Seat,
+    line: &str,
+) -> OrderMail {
+    let s = seat.index();
+    let token = &keys[s];
+    let from = setup.players[s].email.clone();
+    let to = format!("gm+{id}.{token}@example.test");
+    let bytes = format!(
+        "From: p{s} <{from}>\r\nTo: Stationmaster <{to}>\r\n\
+         Subject: Re: [{id} {token}] Waiting for p{s}\r\n\
+         Message-ID: <bench.{id}.{k}@example.test>\r\n\
+         Date: Sat, 21 Nov 2026 18:00:30 +0000\r\nMIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\r\n{line}\r\n\r\n-- \r\np{s}, playing {id}\r\n"
+    )
+    .into_bytes();
+    let kind = if setup.kind == "rocket" {
+        "rocket"
+    } else {
+        "linie1"
+    };
+    OrderMail {
+        kind,
+        from,
+        to,
+        bytes,
+    }
+}
+
+/// Random orders for a typed twin until its game is over or `max` orders.
+fn orders_to_the_end<G: Game>(
+    twin: &mut G,
+    rng: &mut SplitMix64,
+    max: usize,
+    pick: impl Fn(&mut SplitMix64, &[G::Order]) -> usize,
+) -> Vec<(Seat, String)> {
+    let mut orders = Vec::new();
+    while orders.len() < max {
+        let awaited = twin.awaiting();
+        if awaited.is_empty() {
+            break;
+        }
+        let seat = awaited[rng.below(awaited.len())].seat;
+        let legal = twin.legal_orders(seat);
+        if legal.is_empty() {
+            break;
+        }
+        let order = &legal[pick(rng, &legal)];
+        orders.push((seat, twin.order_text(order)));
+        if twin.apply(seat, order).is_err() {
+            orders.pop();
+            break;
+        }
+    }
+    orders
+}
+
+/// The orders at which [`growth`] measures the cost of a mail; a kind whose
+/// random games end sooner is measured at its last orders instead of the
+/// last of these.
+const GROWTH_AT: [usize; 3] = [10, 100, 200];
+/// Games of each kind in [`growth`].
+const GROWTH_GAMES: usize = 16;
+
+/// CPU time of the calling thread so far, to the nanosecond (Linux's
+/// `/proc/thread-self/schedstat`): the thread that handles the mail. (The
+/// process's figure, in `/proc/self/stat`, counts 10 ms ticks, too coarse
+/// for a wave of 16 mails.)
+fn thread_cpu() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
+/// Random orders for game `g` of `kind` to its end (at most `max`).
+fn planned_game(kind: &str, g: usize, max: usize) -> (Setup, Vec<(Seat, String)>) {
+    let setup = common::setup_of(kind, PLAYERS, 1000 + g as u64, &format!("{kind}{g}-"));
+    let mut rng = SplitMix64::new(g as u64 ^ 0x9e0);
+    let orders = if kind == "rocket" {
+        let mut twin = Rocket::new(Board::embedded().expect("board"), &setup).expect("game");
+        orders_to_the_end(&mut twin, &mut rng, max, pick)
+    } else {
+        let mut twin =
+            Linie1::new(Components::embedded().expect("components"), &setup).expect("game");
+        orders_to_the_end(&mut twin, &mut rng, max, common::pick_linie1)
+    };
+    (setup, orders)
+}
+
+/// The cost of one mail as a game grows, per game kind: `GROWTH_GAMES`
+/// games played by mail (in-memory transports, no network) from their first
+/// order on, one wave of one mail per game at a time, and the CPU time of
+/// each wave (the thread that handles the mail) over its mails.
+/// Every game in a kind's set lasts to the last order measured (random games
+/// are planned, and the longest kept), so every wave has as many mails and
+/// the cycle's own costs weigh the same on each. Printed: the mean over the
+/// waves from 5 before to 5 after each of [`GROWTH_AT`], and the ratio of
+/// the largest to the smallest. Returns the worst ratio.
+fn growth(dir: &Path, config: &Config, now: DateTime<Utc>) -> f64 {
+    let mut config = config.clone();
+    config.store.path = dir.join("db");
+    config.store.archive = dir.join("archive");
+    let inbox = MemoryInbound::new();
+    let outbox = MemoryOutbound::new();
+    let mut d = Daemon::new(
+        Store::open(&config.store.path).expect("store"),
+        config.clone(),
+        Templates::load(None).expect("templates"),
+        BoardSource::embedded(),
+        Box::new(inbox.clone()),
+        Box::new(outbox.clone()),
+    );
+    let mut worst: f64 = 1.0;
+    let kinds = std::env::var("SM_BENCH_GROWTH_KINDS").unwrap_or_else(|_| "rocket,linie1".into());
+    for kind in kinds.split(',') {
+        // The longest of 4 times as many random games.
+        let want = GROWTH_AT[GROWTH_AT.len() - 1] + 5;
+        let mut planned: Vec<(Setup, Vec<(Seat, String)>)> = (0..4 * GROWTH_GAMES)
+            .map(|g| planned_game(kind, g, want))
+            .collect();
+        planned.sort_by_key(|(_, orders)| std::cmp::Reverse(orders.len()));
+        planned.truncate(GROWTH_GAMES);
+        let length = planned.iter().map(|(_, o)| o.len()).min().unwrap_or(0);
+        let at: Vec<usize> = GROWTH_AT
+            .iter()
+            .map(|&a| a.min(length.saturating_sub(5)))
+            .filter(|&a| a >= 5)
+            .collect();
+        let ids: Vec<GameId> = planned
+            .iter()
+            .map(|(s, _)| {
+                daemon::create_game(&d.ctx(), s, ClockSettings::default(), Vec::new(), now)
+                    .expect("created")
+            })
+            .collect();
+        d.process(now, &AtomicBool::new(false))
+            .expect("welcome mails");
+        outbox.take();
+        let keys: Vec<Vec<String>> = ids
+            .iter()
+            .map(|id| d.store().meta(id).expect("meta").tokens)
+            .collect();
+        let mut per_wave: Vec<(usize, Duration, usize)> = Vec::new();
+        for k in 0..length {
+            for (g, (setup, orders)) in planned.iter().enumerate() {
+                let (seat, line) = &orders[k];
+                inbox.push(order_mail(setup, k, &ids[g], &keys[g], *seat, line).bytes);
+            }
+            let before = thread_cpu();
+            let r = stationmaster(&mut d, now);
+            assert_eq!(r.fetched, planned.len());
+            let cpu = thread_cpu() - before;
+            let sent = outbox.take();
+            let bytes: usize = sent.iter().map(|m| m.bytes.len()).sum();
+            per_wave.push((r.fetched, cpu, bytes));
+        }
+        let mut figures = Vec::new();
+        for &a in &at {
+            let window = &per_wave[a - 5..(a + 5).min(per_wave.len())];
+            let mails: usize = window.iter().map(|w| w.0).sum();
+            let cpu: Duration = window.iter().map(|w| w.1).sum();
+            let bytes: usize = window.iter().map(|w| w.2).sum();
+            figures.push((a, ms(cpu) / mails as f64, bytes / mails));
+        }
+        let lo = figures.iter().map(|f| f.1).fold(f64::MAX, f64::min);
+        let hi = figures.iter().map(|f| f.1).fold(0.0, f64::max);
+        worst = worst.max(hi / lo);
+        println!(
+            "  growth, {kind} ({} games of {length}+ orders, {} mails a wave): CPU a mail {}: {:.2}x from least to most",
+            planned.len(),
+            planned.len(),
+            figures
+                .iter()
+                .map(|(a, cpu, bytes)| format!("at order {a} {cpu:.2} ms ({bytes} bytes out)"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            hi / lo
+        );
+    }
+    worst
 }
 
 /// Delivers `mails` into gm's INBOX in waves of one mail per game, each
@@ -646,6 +814,17 @@ fn main() {
             "daemon bench: must run as root: it installs and starts the loopback mail stack of .ci/mailstack.sh (Dovecot and OpenSMTPD drop privileges themselves)"
         );
         std::process::exit(1);
+    }
+    if std::env::var("SM_BENCH_GROWTH_ONLY").is_ok_and(|v| v == "1") {
+        let work = TempDir::new().expect("temp dir");
+        let mut config = Config::default();
+        config.mail.address = ADDRESS.into();
+        let now: DateTime<Utc> = DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
+            .expect("time")
+            .with_timezone(&Utc);
+        let worst = growth(work.path(), &config, now);
+        println!("daemon growth: {worst:.2}x (target {GROWTH_TARGET}x)");
+        return;
     }
     let rounds: usize = std::env::var("SM_BENCH_ROUNDS")
         .ok()

@@ -29,7 +29,17 @@ fn body(text: &str) -> Body {
         && !text.contains(['\0', '\r'])
         && text.split('\n').all(|line| line.len() <= MAX_LINE);
     if !plain {
-        return Body::new(text.to_string());
+        // lettre would encode it both ways to keep the shorter; the share
+        // of non-ASCII bytes tells which that is (a Linie 1 map is mostly
+        // box-drawing characters, three bytes each, nine in
+        // quoted-printable), at a fraction of the cost.
+        let wide = text.bytes().filter(|b| !b.is_ascii()).count();
+        let encoding = if wide * 6 > text.len() {
+            ContentTransferEncoding::Base64
+        } else {
+            ContentTransferEncoding::QuotedPrintable
+        };
+        return Body::new_with_encoding(text.to_string(), encoding).unwrap_or_else(Body::new);
     }
     let mut out = Vec::with_capacity(text.len() + text.len() / 32 + 2);
     for line in text.split_inclusive('\n') {
@@ -52,12 +62,14 @@ fn ascii_html(html: &str) -> std::borrow::Cow<'_, str> {
     if html.is_ascii() {
         return html.into();
     }
-    let mut out = String::with_capacity(html.len() + 64);
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(html.len() + html.len() / 2);
     for c in html.chars() {
         if c.is_ascii() {
             out.push(c);
         } else {
-            out.push_str(&format!("&#{};", u32::from(c)));
+            // Writing to a String cannot fail.
+            let _ = write!(out, "&#{};", u32::from(c));
         }
     }
     out.into()

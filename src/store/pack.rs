@@ -93,15 +93,37 @@ fn decoder(version: u8) -> Option<&'static DDict<'static>> {
 thread_local! {
     /// zstd's working memory, kept for the thread's next value: made anew
     /// for each, it was most of the time packing took.
-    static CCTX: RefCell<CCtx<'static>> = RefCell::new(CCtx::create());
+    static CCTX: RefCell<Option<CCtx<'static>>> = const { RefCell::new(None) };
     static DCTX: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
+}
+
+/// A compression context set up once per thread: the dictionary, and
+/// its tables used where they are (attached) for every value. By default
+/// zstd copies the dictionary's tables into the context for a value over
+/// some 16 KB, which made a late Linie 1 report (17 to 28 KB as the board
+/// fills) cost far more to pack than an early one (docs/performance.md,
+/// "The cost of a mail as a game grows").
+fn packing_context() -> Result<CCtx<'static>, usize> {
+    let mut cctx = CCtx::create();
+    cctx.ref_cdict(encoder())?;
+    cctx.set_parameter(zstd_safe::CParameter::ForceAttachDict(
+        zstd_safe::DictAttachPref::ForceAttach,
+    ))?;
+    cctx.set_parameter(zstd_safe::CParameter::ContentSizeFlag(true))?;
+    Ok(cctx)
 }
 
 /// `value` in its stored form (see the module's doc).
 pub fn pack(value: &[u8]) -> Result<Vec<u8>, PackError> {
     let mut frame = Vec::with_capacity(zstd_safe::compress_bound(value.len()));
-    CCTX.with_borrow_mut(|cctx| cctx.compress_using_cdict(&mut frame, value, encoder()))
-        .map_err(|code| PackError::Compress(zstd_safe::get_error_name(code)))?;
+    CCTX.with_borrow_mut(|cctx| {
+        let cctx = match cctx {
+            Some(cctx) => cctx,
+            None => cctx.insert(packing_context()?),
+        };
+        cctx.compress2(&mut frame, value)
+    })
+    .map_err(|code| PackError::Compress(zstd_safe::get_error_name(code)))?;
     let mut stored = Vec::with_capacity(2 + frame.len());
     stored.extend_from_slice(&[PACKED, VERSION]);
     stored.extend_from_slice(&frame);

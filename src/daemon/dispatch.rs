@@ -14,7 +14,7 @@ use crate::engine::chatter::Reading;
 use crate::engine::{OrderRejected, Seat};
 use crate::mail::compose::Draft;
 use crate::mail::ingest::{self, Incoming};
-use crate::service::fallback_id;
+use crate::service::{fallback_id, site};
 use crate::store::{Change, GameId, Receipt, StoreError};
 
 /// What handling a mail came to.
@@ -142,12 +142,23 @@ pub(super) fn handle(
         return Ok(receipt_only(mid, None, now, "our own mail ignored"));
     }
     let Some(game) = inc.game.clone() else {
+        // Site commands (`new`, `join` …), else the short help.
+        if let Some(done) = site::untagged(ctx, &inc, &mid, &from, now)? {
+            return Ok(site_handled(done));
+        }
         return help(ctx, &inc, mid, &from, "Your mail named no game.", now);
     };
     let id = GameId(game.to_ascii_lowercase());
+    if let Some(forming) = ctx.store.forming(&id)? {
+        let done = site::forming_mail(ctx, &inc, &mid, &from, forming, now)?;
+        return Ok(site_handled(done));
+    }
     let record = match ctx.store.record(&id) {
         Ok(r) => r,
         Err(StoreError::NoSuchGame(_)) => {
+            if let Some(done) = site::untagged(ctx, &inc, &mid, &from, now)? {
+                return Ok(site_handled(done));
+            }
             return help(
                 ctx,
                 &inc,
@@ -232,6 +243,15 @@ pub(super) fn handle(
     authenticated(ctx, &inc, mid, &id, seat, now)
 }
 
+/// What the site commands of a mail came to, as the daemon handles it.
+fn site_handled(done: site::Outcome) -> Handled {
+    Handled {
+        change: Some(done.change),
+        changed_game: done.started,
+        summary: done.summary,
+    }
+}
+
 #[derive(Serialize)]
 struct HelpContext<'a> {
     address: &'a str,
@@ -240,6 +260,19 @@ struct HelpContext<'a> {
     /// A subject tag as the player's mails carry one, for the example:
     /// `[rocket-1 k7p2xq9m3a]`.
     example_tag: String,
+    /// The site commands (`new`, `join` …), each with what it does.
+    site_commands: Vec<SiteForm>,
+    /// The games this server runs, by name.
+    kinds: String,
+    /// The first of them, for the example.
+    example_kind: &'static str,
+}
+
+/// One site command for the help reply.
+#[derive(Serialize)]
+struct SiteForm {
+    form: &'static str,
+    what: &'static str,
 }
 
 /// The short help reply, at most one per address per interval.
@@ -288,6 +321,12 @@ fn help(
                 "[{}-1 k7p2xq9m3a]",
                 crate::registry::GAMES.first().map_or("game", |g| g.name)
             ),
+            site_commands: site::FORMS
+                .iter()
+                .map(|(form, what)| SiteForm { form, what })
+                .collect(),
+            kinds: crate::registry::names(),
+            example_kind: crate::registry::GAMES.first().map_or("game", |g| g.name),
         },
     )?;
     let mail = answer(

@@ -622,6 +622,9 @@ pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<Str
         "reason": "Your mail names no game.",
         "games": ["game-1"],
         "example_tag": "[game-1 k7p2xq9m3a]",
+        "site_commands": [{"form": "new GAME", "what": "make a game"}],
+        "kinds": "game",
+        "example_kind": "game",
     });
     let intruder = serde_json::json!({
         "player": "alice", "email": "alice@example.org", "game": "game-1",
@@ -742,8 +745,15 @@ pub fn player_mail(
     let thread = player_thread(ctx, id, record, meta, seat);
     // The welcome is the root; every later mail refers to it, and one that
     // answers the player's mail replies to that too.
+    // A welcome is the root of the thread, unless the player has one
+    // already (a game formed by mail: from `new` or `join` on).
+    let rooted = meta
+        .welcome_ids
+        .get(seat.index())
+        .is_some_and(|r| !r.is_empty());
     let (in_reply_to, references) = match &threading {
-        _ if mail.welcome => (None, Vec::new()),
+        _ if mail.welcome && !rooted => (None, Vec::new()),
+        _ if mail.welcome => thread.threading(None),
         Some((parent, refs)) => thread.threading(Some((parent, refs))),
         None => thread.threading(None),
     };

@@ -24,6 +24,9 @@ use crate::mail::compose::Draft;
 use crate::mail::ingest::Incoming;
 use crate::store::{Change, Contact, Forming, FormingSeat, GameId, Receipt};
 
+/// `bump` sends an address's reports again at most once in this many hours.
+pub const BUMP_HOURS: i64 = 1;
+
 /// The most addresses one forming game may invite.
 pub const MAX_INVITED: usize = 20;
 
@@ -81,6 +84,10 @@ pub enum SiteCommand {
     Start,
     /// `no more invitations`.
     NoMoreInvitations,
+    /// `games`: the sender's games.
+    Games,
+    /// `bump`: the sender's reports of the games waiting for them.
+    Bump,
     /// `help`.
     Help,
 }
@@ -140,6 +147,8 @@ pub fn parse(line: &str) -> Option<Result<SiteCommand, String>> {
         "leave" => alone(SiteCommand::Leave, "leave"),
         "start" => alone(SiteCommand::Start, "start"),
         "help" => alone(SiteCommand::Help, "help"),
+        "games" => alone(SiteCommand::Games, "games"),
+        "bump" => alone(SiteCommand::Bump, "bump"),
         "no" if rest.len() == 2
             && rest[0].eq_ignore_ascii_case("more")
             && rest[1]
@@ -199,6 +208,8 @@ struct Session<'a, 'c> {
     /// The sender left the forming game in this mail: the game as they
     /// saw it, and their seat there, for the thread of the answer.
     left: Option<(Forming, usize)>,
+    /// `bump` sent reports: its rate limit's key.
+    bumped: Option<String>,
 }
 
 /// A mail to the server's own address without a game tag: its site
@@ -406,6 +417,7 @@ impl<'a, 'c> Session<'a, 'c> {
             contacts: Vec::new(),
             started: None,
             left: None,
+            bumped: None,
         }
     }
 
@@ -576,6 +588,9 @@ impl<'a, 'c> Session<'a, 'c> {
         change.outbox.insert(0, reply);
         change.outbox.append(&mut self.mails);
         change.contacts = std::mem::take(&mut self.contacts);
+        if let Some(key) = self.bumped.take() {
+            change.help_sent.push((key, self.now));
+        }
         if limited {
             change.help_sent.push((self.from.clone(), self.now));
             change.tally.push(("help".to_string(), self.now));
@@ -697,6 +712,8 @@ impl<'a, 'c> Session<'a, 'c> {
             SiteCommand::Leave => self.leave(),
             SiteCommand::Start => self.start(),
             SiteCommand::NoMoreInvitations => self.no_more_invitations(),
+            SiteCommand::Games => games_text(self.ctx, &self.from, self.now).map_err(Refusal::from),
+            SiteCommand::Bump => self.bump(),
             SiteCommand::Help => Ok(help_text()),
         };
         r.map_err(|e| match e {
@@ -1036,6 +1053,65 @@ impl<'a, 'c> Session<'a, 'c> {
         ))
     }
 
+    fn bump(&mut self) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        let key = format!("bump:{}", self.from);
+        if let Some(last) = ctx.store.help_sent(&key)?
+            && self.now - last < chrono::Duration::hours(BUMP_HOURS)
+        {
+            return Err(Refusal::Player(format!(
+                "your reports were sent again less than {BUMP_HOURS} hour ago; `bump` works once an hour"
+            )));
+        }
+        let mut sent = Vec::new();
+        for id in ctx.store.games_of(&self.from)? {
+            let loaded = ctx.store.load(&id)?;
+            let meta = ctx.store.meta(&id)?;
+            if report::ended(ctx.store, &id, &meta, &*loaded.game)?.is_some() {
+                continue;
+            }
+            let map = loaded.game.render_map();
+            for seat in loaded.game.awaiting().iter().map(|a| a.seat) {
+                if !meta
+                    .address(&loaded.record, seat)
+                    .eq_ignore_ascii_case(&self.from)
+                    || sent.contains(&(id.clone(), seat))
+                {
+                    continue;
+                }
+                let mail = report::MailContext {
+                    notes: vec![
+                        "Your report again, as you asked with `bump`: the game waits for you."
+                            .to_string(),
+                    ],
+                    ..report::MailContext::default()
+                };
+                self.mails.push(report::player_mail(
+                    ctx,
+                    &id,
+                    &loaded.record,
+                    &meta,
+                    &*loaded.game,
+                    &map,
+                    seat,
+                    mail,
+                    None,
+                    self.now,
+                )?);
+                sent.push((id.clone(), seat));
+            }
+        }
+        if sent.is_empty() {
+            return Ok("No game waits for you now; nothing was sent.".to_string());
+        }
+        self.bumped = Some(key);
+        let ids: Vec<String> = sent.iter().map(|(id, _)| id.0.clone()).collect();
+        Ok(format!(
+            "Your report of {} comes again, each in its own thread.",
+            ids.join(", ")
+        ))
+    }
+
     fn no_more_invitations(&mut self) -> Result<String, Refusal> {
         let from = self.from.clone();
         let mut contact = self.contact(&from)?;
@@ -1082,6 +1158,69 @@ fn not_forming(ctx: &Ctx<'_>, id: &GameId) -> Result<String, ServiceError> {
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// `games`: every game `address` plays in or is forming, with whom each
+/// waits for and the address's own deadlines.
+pub fn games_text(
+    ctx: &Ctx<'_>,
+    address: &str,
+    now: DateTime<Utc>,
+) -> Result<String, ServiceError> {
+    let mut out = Vec::new();
+    for id in ctx.store.games_of(address)? {
+        let loaded = ctx.store.load(&id)?;
+        let meta = ctx.store.meta(&id)?;
+        let title = crate::registry::title(&loaded.record.setup.kind);
+        let seats: Vec<crate::engine::Seat> = (0..loaded.record.setup.players.len())
+            .map(|i| crate::engine::Seat(i as u8))
+            .filter(|s| {
+                meta.address(&loaded.record, *s)
+                    .eq_ignore_ascii_case(address)
+            })
+            .collect();
+        let names: Vec<&str> = seats
+            .iter()
+            .map(|s| loaded.record.setup.players[s.index()].name.as_str())
+            .collect();
+        let head = format!("{id} ({title}), you are {}", names.join(" and "));
+        if let Some(ended) = report::ended(ctx.store, &id, &meta, &*loaded.game)? {
+            out.push(format!("{head}: {}", ended.short(&meta.clock.settings)));
+            continue;
+        }
+        let paused = if meta.paused.is_some() {
+            " (paused by a moderator)"
+        } else {
+            ""
+        };
+        let waits = report::deadline_lines(&*loaded.game, &meta, seats.first().copied(), now);
+        out.push(format!("{head}{paused}: waiting for"));
+        for w in waits {
+            out.push(format!("    {w}"));
+        }
+    }
+    for f in ctx.store.all_forming()? {
+        if let Some(seat) = f.seat_of(address) {
+            out.push(format!(
+                "{} ({}), you are {}: forming, {} player(s) so far; {}",
+                f.id,
+                crate::registry::title(&f.kind),
+                f.seats[seat].name,
+                f.seats.len(),
+                if seat == 0 {
+                    "you start it"
+                } else {
+                    "its creator starts it"
+                }
+            ));
+        }
+    }
+    if out.is_empty() {
+        return Ok(format!(
+            "{address} plays in no game here. Make one with `new GAME`, or join one with `join GAME`."
+        ));
+    }
+    Ok(format!("Your games here ({address}):\n{}", out.join("\n")))
 }
 
 /// A notice to `seat` of forming game `f`, in their thread.

@@ -558,3 +558,83 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
         );
     }
 }
+
+/// rocket-1 made by alice, joined by bob (open), and started: each one's
+/// welcome.
+fn started(s: &mut Server) -> (Got, Got) {
+    let made = made(s, "new rocket open");
+    s.deliver(BOB, "join", None, "join rocket-1");
+    let _ = one(&s.process(), BOB);
+    s.reply(ALICE, &made, "start");
+    let sent = s.process();
+    let alice = to(&sent, ALICE)
+        .into_iter()
+        .find(|m| m.text.contains("Welcome to rocket-1"))
+        .expect("alice's welcome")
+        .clone();
+    (alice, one(&sent, BOB))
+}
+
+#[test]
+fn games_lists_my_games_and_bump_sends_the_reports_waiting_for_me() {
+    let mut s = Server::new("");
+    let (alice, bob) = started(&mut s);
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["show", "rocket-1", "--json"])).unwrap();
+    let first = json["awaiting"][0]["player"].as_str().unwrap().to_string();
+    let (waiting, other, waiting_welcome) = if first == "alice" {
+        (ALICE, BOB, alice)
+    } else {
+        (BOB, ALICE, bob)
+    };
+    // A second game, forming.
+    s.deliver(BOB, "another", None, "new linie1");
+    let _ = one(&s.process(), BOB);
+
+    s.deliver(waiting, "my games?", None, "games");
+    let list = one(&s.process(), waiting);
+    assert!(
+        list.text
+            .contains("rocket-1 (Stephenson's Rocket), you are"),
+        "{}",
+        list.text
+    );
+    assert!(
+        list.text
+            .contains("You (2 actions): by Mon 23 Nov 2026 18:00 UTC"),
+        "{}",
+        list.text
+    );
+    s.deliver(BOB, "my games?", None, "games");
+    let bobs = one(&s.process(), BOB);
+    assert!(bobs.text.contains("linie1-1 (Linie 1"), "{}", bobs.text);
+    assert!(bobs.text.contains("you start it"), "{}", bobs.text);
+    s.deliver("nobody@example.net", "games", None, "games");
+    assert!(
+        one(&s.process(), "nobody@example.net")
+            .text
+            .contains("plays in no game here")
+    );
+
+    // bump: the report of the game waiting for the sender, in its thread.
+    s.deliver(waiting, "bump", None, "bump");
+    let sent = s.process();
+    let mine = to(&sent, waiting);
+    assert_eq!(mine.len(), 2, "the answer and one report: {sent:#?}");
+    let report = mine
+        .iter()
+        .find(|m| m.text.contains("as you asked with `bump`"))
+        .expect("the report");
+    assert_eq!(report.subject, waiting_welcome.subject);
+    assert_eq!(report.references, waiting_welcome.references);
+    assert!(report.text.contains("You can"), "{}", report.text);
+    // Once an hour; and nothing for a player nobody waits for.
+    s.deliver(waiting, "bump", None, "bump");
+    assert!(one(&s.process(), waiting).text.contains("once an hour"));
+    s.deliver(other, "bump", None, "bump");
+    assert!(
+        one(&s.process(), other)
+            .text
+            .contains("No game waits for you now")
+    );
+}

@@ -409,5 +409,33 @@ fn a_game_made_invited_joined_and_started_over_imap_and_smtp() {
     let json: serde_json::Value =
         serde_json::from_str(&w.sm(&["show", "rocket-1", "--json"])).unwrap();
     assert_eq!(json["players"].as_array().map(Vec::len), Some(2));
+
+    // `games` and `bump`, to the server's address.
+    let first = json["awaiting"][0]["player"].as_str().unwrap().to_string();
+    let (who, address) = if first == "alice" {
+        ("alice", "alice@example.test")
+    } else {
+        ("bob", "bob@example.test")
+    };
+    w.send(address, PROCESSOR, "my games", None, "games\nbump");
+    let got = w.take(who, 2, "the answer to games and bump");
+    let answer = got
+        .iter()
+        .find(|m| m.text.contains("Your games here"))
+        .expect("the list");
+    assert!(
+        answer.text.contains("You (2 actions): by"),
+        "{}",
+        answer.text
+    );
+    let report = got
+        .iter()
+        .find(|m| m.text.contains("as you asked with `bump`"))
+        .expect("the report");
+    assert!(
+        report.subject.starts_with("[rocket-1 "),
+        "{}",
+        report.subject
+    );
     w.clean_up();
 }

@@ -51,6 +51,9 @@ pub struct LimitsConfig {
     /// Mails from one address handled in one cycle; the rest wait for the
     /// next cycles.
     pub mails_per_sender_per_cycle: usize,
+    /// Table talk (`say`, `tell`) one player may send in one game per
+    /// hour; over it, the message is not sent and the player is told.
+    pub messages_per_hour: u32,
 }
 
 impl Default for LimitsConfig {
@@ -60,6 +63,7 @@ impl Default for LimitsConfig {
             alerts_per_hour: 30,
             alert_interval_hours: 24,
             mails_per_sender_per_cycle: 20,
+            messages_per_hour: 10,
         }
     }
 }

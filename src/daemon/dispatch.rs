@@ -266,6 +266,8 @@ struct HelpContext<'a> {
     kinds: String,
     /// The first of them, for the example.
     example_kind: &'static str,
+    /// What a player may write in a game's thread besides orders.
+    player_commands: Vec<&'static str>,
 }
 
 /// One site command for the help reply.
@@ -327,6 +329,11 @@ fn help(
                 .collect(),
             kinds: crate::registry::names(),
             example_kind: crate::registry::GAMES.first().map_or("game", |g| g.name),
+            player_commands: commands::COMMANDS
+                .iter()
+                .map(|(form, _)| *form)
+                .filter(|f| !matches!(*f, "?" | "report" | "status") && !f.starts_with("log"))
+                .collect(),
         },
     )?;
     let mail = answer(
@@ -528,6 +535,7 @@ fn authenticated(
     let mut lines = Vec::new();
     let mut absence: Vec<String> = Vec::new();
     let mut history_turns: Option<(u32, u32)> = None;
+    let mut talk_lines: Vec<String> = Vec::new();
     // Greetings and sign-offs are not orders: left out, and shown.
     let vocabulary = commands::player_vocabulary(&*loaded.game);
     let mut not_orders = Vec::new();
@@ -547,6 +555,7 @@ fn authenticated(
         }
         match commands::command(line) {
             Some(Command::Away | Command::Back) => absence.push(line.to_string()),
+            Some(Command::Say | Command::Tell) => talk_lines.push(line.to_string()),
             Some(Command::History) => {
                 wants.push(Command::History);
                 if let Some(r) = line.split_whitespace().nth(1) {
@@ -659,11 +668,41 @@ fn authenticated(
             .into_iter()
             .filter(|e| history_turns.is_none_or(|(a, b)| e.turn >= a && e.turn <= b))
             .collect();
-        mail.history = Some(
-            report::history_lines(&*loaded.game, &entries, Some(seat)).map_err(StoreError::from)?,
-        );
+        // A moderator who plays sees every message, as moderators do.
+        let viewer = if super::moderator::is_moderator(ctx, &meta, meta.address(record, seat)) {
+            None
+        } else {
+            Some(seat)
+        };
+        mail.history =
+            Some(report::history_lines(&*loaded.game, &entries, viewer).map_err(StoreError::from)?);
     }
-    if lines.is_empty() && wants.is_empty() && absence.is_empty() {
+    // Table talk goes out at once, whatever becomes of the orders.
+    let ended = report::ended(ctx.store, id, &meta, &*loaded.game)?;
+    let talked = if talk_lines.is_empty() {
+        crate::service::talk::Talked::default()
+    } else if let Some(ended) = &ended {
+        crate::service::talk::Talked {
+            notes: vec![format!(
+                "Not sent: {}.",
+                ended.refusal(id, &meta.clock.settings)
+            )],
+            ..Default::default()
+        }
+    } else {
+        crate::service::talk::talk(
+            ctx,
+            id,
+            record,
+            &stored_meta,
+            &*loaded.game,
+            seat,
+            &talk_lines,
+            &mid,
+            now,
+        )?
+    };
+    if lines.is_empty() && wants.is_empty() && absence.is_empty() && talk_lines.is_empty() {
         section
             .notes
             .push("Your mail had no orders in it; here is your report.".to_string());
@@ -683,8 +722,12 @@ fn authenticated(
         game: Some(id.0.clone()),
         outcome: String::new(),
     };
-    let mut change = Change::default();
-    let stopped = if let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)? {
+    section.notes.extend(talked.notes.iter().cloned());
+    let mut change = Change {
+        tally: talked.tally.clone(),
+        ..Change::default()
+    };
+    let stopped = if let Some(ended) = ended {
         Some(format!(
             "Nothing was applied. {}.",
             ended.refusal(id, &meta.clock.settings)
@@ -733,6 +776,9 @@ fn authenticated(
                     now,
                     Some(mid.as_str()),
                 )?;
+                for entry in talked.entries {
+                    update.push(entry);
+                }
                 change.outbox = crate::service::reports(
                     ctx,
                     id,
@@ -743,6 +789,7 @@ fn authenticated(
                     crate::service::Recipients::Concerned,
                     now,
                 )?;
+                change.outbox.extend(talked.outbox);
                 receipt.outcome = format!(
                     "{name}: {} order(s) applied, {} held",
                     batch.applied.len(),
@@ -798,6 +845,24 @@ fn authenticated(
         now,
     )?;
     change.outbox.push(out);
+    if !talked.entries.is_empty() {
+        // Only the log grows: the messages, and nothing of the game.
+        let mut update = crate::store::GameUpdate {
+            id: id.clone(),
+            base_seq: loaded.seq,
+            entries: Vec::new(),
+            state: loaded.game.snapshot()?,
+            state_version: loaded.game.state_version(),
+            meta: stored_meta.clone(),
+            old_fire,
+        };
+        for entry in talked.entries {
+            update.push(entry);
+        }
+        change.update = Some(update);
+        change.outbox.extend(talked.outbox);
+        receipt.outcome.push_str("; table talk sent");
+    }
     change.receipt = Some((mid, receipt.clone()));
     Ok(Handled {
         change: Some(change),

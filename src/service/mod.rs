@@ -11,6 +11,7 @@ pub mod quarantine;
 pub mod report;
 pub mod scheduler;
 pub mod site;
+pub mod talk;
 
 use chrono::{DateTime, Utc};
 

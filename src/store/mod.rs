@@ -132,6 +132,14 @@ pub enum EntryKind {
     /// Something that happened around the rules (`order` says what): a
     /// moderator's act, a reminder, a deadline notice.
     Act,
+    /// Table talk, never an order: `say TEXT` to every player (`to`
+    /// none) or `tell PLAYER TEXT` to the player in seat `to`, whom
+    /// alone (with the sender and the moderators) it is shown to.
+    Message {
+        /// The one it was told to.
+        #[serde(default)]
+        to: Option<Seat>,
+    },
 }
 
 impl LogEntry {
@@ -162,6 +170,16 @@ impl LogEntry {
         }
     }
 
+    /// True if the player in `seat` may see this entry (`None`: a
+    /// moderator or the operator, who see everything): a private message
+    /// only to its two ends.
+    pub fn visible_to(&self, seat: Option<Seat>) -> bool {
+        match (&self.kind, seat) {
+            (EntryKind::Message { to: Some(to) }, Some(s)) => s == self.seat || s == *to,
+            _ => true,
+        }
+    }
+
     /// The entry's hash given the one before: SHA-256 over `prev` and the
     /// entry's JSON with `prev` and `hash` left empty.
     pub fn chain_hash(&self, prev: &str) -> String {
@@ -189,7 +207,7 @@ pub fn effective_orders(entries: &[LogEntry]) -> Vec<&LogEntry> {
                 let keep = stack.len().saturating_sub(count as usize);
                 stack.truncate(keep);
             }
-            EntryKind::Act => {}
+            EntryKind::Act | EntryKind::Message { .. } => {}
         }
     }
     stack

@@ -546,6 +546,13 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
             "README lacks `{form}`"
         );
     }
+    for form in ["say TEXT", "tell PLAYER TEXT"] {
+        assert!(
+            help.text.contains(&format!("`{form}`")),
+            "help lacks {form}"
+        );
+    }
+    assert!(readme.contains("**`say TEXT`**") && readme.contains("**`tell PLAYER\n  TEXT`**"));
     for key in [
         "create",
         "creators",
@@ -637,4 +644,109 @@ fn games_lists_my_games_and_bump_sends_the_reports_waiting_for_me() {
             .text
             .contains("No game waits for you now")
     );
+}
+
+/// The player's mail among `mails` that is their report or answer
+/// (not a message).
+fn reply_to_sender(mails: &[Got], who: &str) -> Got {
+    let mine: Vec<&Got> = to(mails, who)
+        .into_iter()
+        .filter(|m| m.subject.starts_with("Re: "))
+        .collect();
+    assert_eq!(mine.len(), 1, "{who}: {mails:#?}");
+    mine[0].clone()
+}
+
+#[test]
+fn table_talk_goes_out_at_once_is_logged_and_private_messages_stay_private() {
+    let mut s = Server::new("[limits]\nmessages_per_hour = 2\n");
+    let made = made(&mut s, "new rocket open");
+    let mut welcomes = std::collections::BTreeMap::new();
+    for who in [BOB, DAVE] {
+        s.deliver(who, "join", None, "join rocket-1");
+        let _ = one(&s.process(), who);
+    }
+    s.reply(ALICE, &made, "start");
+    for m in s.process() {
+        if m.text.contains("Welcome to rocket-1") {
+            welcomes.insert(m.to.clone(), m);
+        }
+    }
+    let log_len = |s: &Server| {
+        s.ok(&["log", "rocket-1"])
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .count()
+    };
+    let before = log_len(&s);
+    // `say` to everyone: one mail each in their thread, no report, and
+    // `say pass` is never an order.
+    s.reply(
+        BOB,
+        &welcomes[BOB],
+        "Hi all,\nsay Good luck, and pass the port!",
+    );
+    let sent = s.process();
+    assert_eq!(sent.len(), 3, "{sent:#?}");
+    for who in [ALICE, DAVE] {
+        let m = one(&sent, who);
+        assert!(
+            m.text.contains("bob says to everyone in rocket-1:"),
+            "{}",
+            m.text
+        );
+        assert!(m.text.contains("Good luck, and pass the port!"));
+        assert_eq!(m.subject, welcomes[who].subject, "in their thread");
+        assert_eq!(m.references, welcomes[who].references);
+    }
+    let answer = reply_to_sender(&sent, BOB);
+    assert!(
+        answer.text.contains("Sent to everyone: Good luck"),
+        "{}",
+        answer.text
+    );
+    assert_eq!(
+        log_len(&s),
+        before + 1,
+        "written to the log, nothing applied"
+    );
+
+    // `tell`: to one, and `history` shows it to its two ends alone.
+    s.reply(BOB, &welcomes[BOB], "tell alice Shall we share the GWR?");
+    let sent = s.process();
+    assert!(one(&sent, ALICE).text.contains("bob says to you alone"));
+    assert!(to(&sent, DAVE).is_empty());
+    let history = |s: &mut Server, who: &str, w: &Got| {
+        s.reply(who, w, "history");
+        reply_to_sender(&s.process(), who).text
+    };
+    assert!(history(&mut s, DAVE, &welcomes[DAVE].clone()).contains("bob says: Good luck"));
+    assert!(!history(&mut s, DAVE, &welcomes[DAVE].clone()).contains("GWR?"));
+    assert!(
+        history(&mut s, ALICE, &welcomes[ALICE].clone())
+            .contains("bob tells alice: Shall we share the GWR?")
+    );
+    assert!(
+        s.ok(&["log", "rocket-1"])
+            .contains("bob tells alice: Shall we share the GWR?")
+    );
+
+    // Unknown players and the hourly limit are refused to the sender.
+    s.reply(BOB, &welcomes[BOB], "tell zed hello\nsay a third one");
+    let sent = s.process();
+    assert_eq!(sent.len(), 1, "{sent:#?}");
+    let answer = reply_to_sender(&sent, BOB);
+    assert!(
+        answer.text.contains("zed does not play in rocket-1"),
+        "{}",
+        answer.text
+    );
+    assert!(
+        answer.text.contains("2 messages in rocket-1 this hour"),
+        "{}",
+        answer.text
+    );
+    s.now += Duration::hours(1);
+    s.reply(BOB, &welcomes[BOB], "say an hour later");
+    assert_eq!(s.process().len(), 3);
 }

@@ -437,5 +437,25 @@ fn a_game_made_invited_joined_and_started_over_imap_and_smtp() {
         "{}",
         report.subject
     );
+
+    // Table talk, in the game's thread.
+    let welcome = welcome.clone();
+    w.reply("alice@example.test", &welcome, "tell bob Good luck!");
+    let message = w.take("bob", 1, "alice's message").remove(0);
+    assert!(
+        message
+            .text
+            .contains("alice says to you alone, in rocket-1:"),
+        "{}",
+        message.text
+    );
+    assert!(message.text.contains("Good luck!"));
+    assert_eq!(message.subject, seat.subject);
+    let sent = w.take("alice", 1, "the answer to tell").remove(0);
+    assert!(
+        sent.text.contains("Sent to bob alone: Good luck!"),
+        "{}",
+        sent.text
+    );
     w.clean_up();
 }

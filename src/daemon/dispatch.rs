@@ -230,6 +230,10 @@ pub(super) fn handle(
             return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
         }
         (None, None) => {
+            // `join` in reply to an invitation of a game that has started.
+            if let Some(done) = site::untagged(ctx, &inc, &mid, &from, now)? {
+                return Ok(site_handled(done));
+            }
             return help(
                 ctx,
                 &inc,
@@ -910,16 +914,39 @@ fn moderate(
                 ));
                 let _ = cmd;
             }
-            Ok(cmd) => match super::moderator::run(ctx, id, from, &cmd, why.as_deref(), now) {
-                Ok(o) => {
-                    out.push(format!("> {line}\n  {}", o.output.replace('\n', "\n  ")));
-                    if o.change.update.is_some() {
-                        changed = true;
-                        change = o.change;
+            Ok(cmd) => {
+                // A moderator by mail (the creator of a game made by mail
+                // may be anyone) mails a new address once unasked.
+                let new_address = match &cmd {
+                    super::moderator::ModCommand::Replace { address, .. }
+                    | super::moderator::ModCommand::Moderator(address) => Some(address.clone()),
+                    _ => None,
+                };
+                let gate = match &new_address {
+                    Some(a) => site::may_mail_unasked(ctx, from, a, now)?,
+                    None => Ok(None),
+                };
+                let contact = match gate {
+                    Ok(c) => c,
+                    Err(why) => {
+                        out.push(format!("> {line}\n  refused: {why}"));
+                        continue;
                     }
+                };
+                match super::moderator::run(ctx, id, from, &cmd, why.as_deref(), now) {
+                    Ok(o) => {
+                        out.push(format!("> {line}\n  {}", o.output.replace('\n', "\n  ")));
+                        if o.change.update.is_some() {
+                            changed = true;
+                            change = o.change;
+                            if let (Some(a), Some(c)) = (new_address, contact) {
+                                change.contacts.push((a, c));
+                            }
+                        }
+                    }
+                    Err(e) => out.push(format!("> {line}\n  refused: {e}")),
                 }
-                Err(e) => out.push(format!("> {line}\n  refused: {e}")),
-            },
+            }
         }
     }
     let commands_given = out.len();

@@ -264,6 +264,39 @@ fn has_asked(ctx: &Ctx<'_>, address: &str, contact: &Contact) -> Result<bool, Se
     Ok(contact.proved.is_some() || !ctx.store.games_of(address)?.is_empty())
 }
 
+/// May a mail that `by` sent make the server write to `address`, who has
+/// not asked for it? `Ok(Some(contact))`: yes, and `contact` (the one
+/// unasked mail spent) is to be written with the change; `Ok(None)`: yes,
+/// it has asked; `Err`: no, with why. Site moderators may always.
+pub fn may_mail_unasked(
+    ctx: &Ctx<'_>,
+    by: &str,
+    address: &str,
+    now: DateTime<Utc>,
+) -> Result<Result<Option<Contact>, String>, ServiceError> {
+    if ctx
+        .config
+        .site
+        .moderators
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(by))
+    {
+        return Ok(Ok(None));
+    }
+    let mut contact = ctx.store.contact(address)?;
+    if has_asked(ctx, address, &contact)? {
+        return Ok(Ok(None));
+    }
+    if contact.unasked.is_some() {
+        return Ok(Err(format!(
+            "{address} has had a mail from this server that they did not ask for, and has not answered; this server mails nobody twice unasked. They can write to {} themselves",
+            ctx.config.mail.address
+        )));
+    }
+    contact.unasked = Some(now);
+    Ok(Ok(Some(contact)))
+}
+
 /// A name for `address` in a game: its local part, in the letters a name
 /// may have.
 fn name_from(address: &str) -> String {
@@ -826,7 +859,10 @@ impl<'a, 'c> Session<'a, 'c> {
             }
             (None, Some(f)) => f.clone(),
             (None, None) => {
-                return Err(Refusal::Player("say which game: `join GAME`".to_string()));
+                return Err(Refusal::Player(match &self.inc.game {
+                    Some(g) => not_forming(ctx, &GameId(g.clone()))?,
+                    None => "say which game: `join GAME`".to_string(),
+                }));
             }
         };
         let mut f = target;

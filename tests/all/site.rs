@@ -337,11 +337,11 @@ fn a_game_made_joined_and_started_by_mail() {
             .iter()
             .any(|m| m.text.contains("rocket-1 has started"))
     );
-    assert!(
-        alice_mails
-            .iter()
-            .any(|m| m.subject.contains("You moderate rocket-1"))
-    );
+    let moderating = alice_mails
+        .iter()
+        .find(|m| m.subject.contains("You moderate rocket-1"))
+        .map(|m| (*m).clone())
+        .expect("her moderator's welcome");
     let welcome = alice_mails
         .iter()
         .find(|m| m.text.contains("Welcome to rocket-1"))
@@ -372,6 +372,30 @@ fn a_game_made_joined_and_started_by_mail() {
         one(&s.process(), CAROL)
             .text
             .contains("has started already")
+    );
+    // As its moderator she cannot make the server mail carol twice
+    // unasked: carol has had her invitation.
+    s.reply(
+        ALICE,
+        &moderating,
+        &format!("moderator {CAROL}\nmoderator {DAVE}"),
+    );
+    let sent = s.process();
+    assert!(to(&sent, CAROL).is_empty(), "{sent:#?}");
+    let answer = to(&sent, ALICE)
+        .into_iter()
+        .find(|m| m.text.contains("moderator carol"))
+        .expect("her answer")
+        .clone();
+    assert!(
+        answer.text.contains("mails nobody twice unasked"),
+        "{}",
+        answer.text
+    );
+    assert_eq!(
+        to(&sent, DAVE).len(),
+        1,
+        "dave's first mail unasked: {sent:#?}"
     );
     // Bob plays with the key he got at `join`.
     s.reply(BOB, &bob_welcome, "map");

@@ -820,7 +820,6 @@ impl<'a, 'c> Session<'a, 'c> {
             options: made.options,
             clock: made.clock,
             open: made.open,
-            watchable: made.watchable,
             seats: vec![FormingSeat {
                 name,
                 address: self.from.clone(),
@@ -1309,7 +1308,6 @@ struct NewWords {
     options: Vec<String>,
     clock: crate::clock::ClockSettings,
     open: bool,
-    watchable: bool,
     name: Option<String>,
 }
 
@@ -1325,7 +1323,6 @@ fn read_new(
         options: Vec::new(),
         clock: defaults.clone(),
         open: false,
-        watchable: false,
         name: None,
     };
     let settings = super::moderator::setting_names(entry.name);

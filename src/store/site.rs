@@ -23,9 +23,6 @@ pub struct Forming {
     pub clock: crate::clock::ClockSettings,
     /// Anyone may join, not only the invited.
     pub open: bool,
-    /// Observers may `watch` it once it runs.
-    #[serde(default)]
-    pub watchable: bool,
     /// The seats taken, in order of joining; the first is the creator's.
     pub seats: Vec<FormingSeat>,
     /// Addresses invited (lowercase), in order.

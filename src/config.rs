@@ -51,6 +51,9 @@ pub struct LimitsConfig {
     /// Mails from one address handled in one cycle; the rest wait for the
     /// next cycles.
     pub mails_per_sender_per_cycle: usize,
+    /// Table talk (`say`, `tell`) one player may send in one game per
+    /// hour; over it, the message is not sent and the player is told.
+    pub messages_per_hour: u32,
 }
 
 impl Default for LimitsConfig {
@@ -60,16 +63,75 @@ impl Default for LimitsConfig {
             alerts_per_hour: 30,
             alert_interval_hours: 24,
             mails_per_sender_per_cycle: 20,
+            messages_per_hour: 10,
         }
     }
 }
 
-/// `[site]`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+/// `[site]`: its moderators, and who may make games by mail.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SiteConfig {
     /// Addresses of moderators of every game.
     pub moderators: Vec<String>,
+    /// Who may make a game by mail (`new`).
+    pub create: CreatePolicy,
+    /// With `create = "listed"`: the addresses (`alice@example.org`) and
+    /// domains (`example.org`, or `@example.org`) that may.
+    pub creators: Vec<String>,
+    /// How many games forming (made, not started) one address may hold
+    /// (0: none).
+    pub forming_per_address: u32,
+    /// How long a game made by mail waits to be started before it
+    /// expires, e.g. `7d`.
+    pub forming_expires: crate::clock::Span,
+}
+
+impl Default for SiteConfig {
+    fn default() -> Self {
+        SiteConfig {
+            moderators: Vec::new(),
+            create: CreatePolicy::Anyone,
+            creators: Vec::new(),
+            forming_per_address: 2,
+            forming_expires: crate::clock::Span(7 * 24 * 60),
+        }
+    }
+}
+
+/// Who may make a game by mail: `[site] create`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CreatePolicy {
+    /// Any address.
+    #[default]
+    Anyone,
+    /// The addresses and domains of `[site] creators`.
+    Listed,
+    /// Nobody by mail: only the operator, with `stationmaster new`.
+    Operator,
+}
+
+impl SiteConfig {
+    /// True if `address` may make a game by mail.
+    pub fn may_create(&self, address: &str) -> bool {
+        let address = address.trim().to_ascii_lowercase();
+        match self.create {
+            CreatePolicy::Anyone => true,
+            CreatePolicy::Operator => false,
+            CreatePolicy::Listed => {
+                let domain = address.rsplit_once('@').map_or("", |(_, d)| d);
+                self.creators.iter().any(|c| {
+                    let c = c.trim().to_ascii_lowercase();
+                    match c.strip_prefix('@') {
+                        Some(d) => d == domain,
+                        None if c.contains('@') => c == address,
+                        None => c == domain,
+                    }
+                })
+            }
+        }
+    }
 }
 
 /// `[mail]`: the address players write to and mail comes from.
@@ -434,6 +496,30 @@ impl Config {
         address(&mut out, "[mail] address", &self.mail.address);
         for m in &self.site.moderators {
             address(&mut out, "[site] moderators", m);
+        }
+        for c in &self.site.creators {
+            let c = c.trim();
+            if c.contains('@') && !c.starts_with('@') {
+                address(&mut out, "[site] creators", c);
+            } else if c.trim_start_matches('@').is_empty()
+                || c.trim_start_matches('@').contains(char::is_whitespace)
+            {
+                out.push(format!(
+                    "[site] creators: {c:?} is neither a mail address nor a domain"
+                ));
+            }
+        }
+        if self.site.create == CreatePolicy::Listed && self.site.creators.is_empty() {
+            out.push(
+                "[site] creators: empty, so with create = \"listed\" nobody may make a game by mail"
+                    .to_string(),
+            );
+        }
+        if self.site.forming_expires.0 < 60 {
+            out.push(format!(
+                "[site] forming_expires: {} is too short; at least 1h",
+                self.site.forming_expires
+            ));
         }
         at_least(
             &mut out,

@@ -18,6 +18,10 @@ pub enum Command {
     Away,
     /// `back`: the absence ends.
     Back,
+    /// `say TEXT`: table talk to every player.
+    Say,
+    /// `tell PLAYER TEXT`: table talk to one player.
+    Tell,
 }
 
 /// The mail commands a player may give besides orders, each on a line of
@@ -33,6 +37,8 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("log [A..B]", Command::History),
     ("away YYYY-MM-DD to YYYY-MM-DD", Command::Away),
     ("back", Command::Back),
+    ("say TEXT", Command::Say),
+    ("tell PLAYER TEXT", Command::Tell),
 ];
 
 /// The command of a line, if it is one: `away` with its dates, `back`
@@ -46,6 +52,8 @@ pub fn command(line: &str) -> Option<Command> {
     match c {
         Command::Away => Some(Command::Away),
         Command::Back => (words.len() == 1).then_some(Command::Back),
+        Command::Say => (words.len() >= 2).then_some(Command::Say),
+        Command::Tell => (words.len() >= 3).then_some(Command::Tell),
         _ => (words.len() <= 2).then_some(*c),
     }
 }

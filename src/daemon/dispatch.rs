@@ -14,7 +14,7 @@ use crate::engine::chatter::Reading;
 use crate::engine::{OrderRejected, Seat};
 use crate::mail::compose::Draft;
 use crate::mail::ingest::{self, Incoming};
-use crate::service::fallback_id;
+use crate::service::{fallback_id, site};
 use crate::store::{Change, GameId, Receipt, StoreError};
 
 /// What handling a mail came to.
@@ -142,12 +142,23 @@ pub(super) fn handle(
         return Ok(receipt_only(mid, None, now, "our own mail ignored"));
     }
     let Some(game) = inc.game.clone() else {
+        // Site commands (`new`, `join` …), else the short help.
+        if let Some(done) = site::untagged(ctx, &inc, &mid, &from, now)? {
+            return Ok(site_handled(done));
+        }
         return help(ctx, &inc, mid, &from, "Your mail named no game.", now);
     };
     let id = GameId(game.to_ascii_lowercase());
+    if let Some(forming) = ctx.store.forming(&id)? {
+        let done = site::forming_mail(ctx, &inc, &mid, &from, forming, now)?;
+        return Ok(site_handled(done));
+    }
     let record = match ctx.store.record(&id) {
         Ok(r) => r,
         Err(StoreError::NoSuchGame(_)) => {
+            if let Some(done) = site::untagged(ctx, &inc, &mid, &from, now)? {
+                return Ok(site_handled(done));
+            }
             return help(
                 ctx,
                 &inc,
@@ -219,6 +230,10 @@ pub(super) fn handle(
             return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
         }
         (None, None) => {
+            // `join` in reply to an invitation of a game that has started.
+            if let Some(done) = site::untagged(ctx, &inc, &mid, &from, now)? {
+                return Ok(site_handled(done));
+            }
             return help(
                 ctx,
                 &inc,
@@ -232,6 +247,15 @@ pub(super) fn handle(
     authenticated(ctx, &inc, mid, &id, seat, now)
 }
 
+/// What the site commands of a mail came to, as the daemon handles it.
+fn site_handled(done: site::Outcome) -> Handled {
+    Handled {
+        change: Some(done.change),
+        changed_game: done.started,
+        summary: done.summary,
+    }
+}
+
 #[derive(Serialize)]
 struct HelpContext<'a> {
     address: &'a str,
@@ -240,6 +264,21 @@ struct HelpContext<'a> {
     /// A subject tag as the player's mails carry one, for the example:
     /// `[rocket-1 k7p2xq9m3a]`.
     example_tag: String,
+    /// The site commands (`new`, `join` …), each with what it does.
+    site_commands: Vec<SiteForm>,
+    /// The games this server runs, by name.
+    kinds: String,
+    /// The first of them, for the example.
+    example_kind: &'static str,
+    /// What a player may write in a game's thread besides orders.
+    player_commands: Vec<&'static str>,
+}
+
+/// One site command for the help reply.
+#[derive(Serialize)]
+struct SiteForm {
+    form: &'static str,
+    what: &'static str,
 }
 
 /// The short help reply, at most one per address per interval.
@@ -288,6 +327,17 @@ fn help(
                 "[{}-1 k7p2xq9m3a]",
                 crate::registry::GAMES.first().map_or("game", |g| g.name)
             ),
+            site_commands: site::FORMS
+                .iter()
+                .map(|(form, what)| SiteForm { form, what })
+                .collect(),
+            kinds: crate::registry::names(),
+            example_kind: crate::registry::GAMES.first().map_or("game", |g| g.name),
+            player_commands: commands::COMMANDS
+                .iter()
+                .map(|(form, _)| *form)
+                .filter(|f| !matches!(*f, "?" | "report" | "status") && !f.starts_with("log"))
+                .collect(),
         },
     )?;
     let mail = answer(
@@ -489,6 +539,7 @@ fn authenticated(
     let mut lines = Vec::new();
     let mut absence: Vec<String> = Vec::new();
     let mut history_turns: Option<(u32, u32)> = None;
+    let mut talk_lines: Vec<String> = Vec::new();
     // Greetings and sign-offs are not orders: left out, and shown.
     let vocabulary = commands::player_vocabulary(&*loaded.game);
     let mut not_orders = Vec::new();
@@ -508,6 +559,7 @@ fn authenticated(
         }
         match commands::command(line) {
             Some(Command::Away | Command::Back) => absence.push(line.to_string()),
+            Some(Command::Say | Command::Tell) => talk_lines.push(line.to_string()),
             Some(Command::History) => {
                 wants.push(Command::History);
                 if let Some(r) = line.split_whitespace().nth(1) {
@@ -620,11 +672,41 @@ fn authenticated(
             .into_iter()
             .filter(|e| history_turns.is_none_or(|(a, b)| e.turn >= a && e.turn <= b))
             .collect();
-        mail.history = Some(
-            report::history_lines(&*loaded.game, &entries, Some(seat)).map_err(StoreError::from)?,
-        );
+        // A moderator who plays sees every message, as moderators do.
+        let viewer = if super::moderator::is_moderator(ctx, &meta, meta.address(record, seat)) {
+            None
+        } else {
+            Some(seat)
+        };
+        mail.history =
+            Some(report::history_lines(&*loaded.game, &entries, viewer).map_err(StoreError::from)?);
     }
-    if lines.is_empty() && wants.is_empty() && absence.is_empty() {
+    // Table talk goes out at once, whatever becomes of the orders.
+    let ended = report::ended(ctx.store, id, &meta, &*loaded.game)?;
+    let talked = if talk_lines.is_empty() {
+        crate::service::talk::Talked::default()
+    } else if let Some(ended) = &ended {
+        crate::service::talk::Talked {
+            notes: vec![format!(
+                "Not sent: {}.",
+                ended.refusal(id, &meta.clock.settings)
+            )],
+            ..Default::default()
+        }
+    } else {
+        crate::service::talk::talk(
+            ctx,
+            id,
+            record,
+            &stored_meta,
+            &*loaded.game,
+            seat,
+            &talk_lines,
+            &mid,
+            now,
+        )?
+    };
+    if lines.is_empty() && wants.is_empty() && absence.is_empty() && talk_lines.is_empty() {
         section
             .notes
             .push("Your mail had no orders in it; here is your report.".to_string());
@@ -644,8 +726,12 @@ fn authenticated(
         game: Some(id.0.clone()),
         outcome: String::new(),
     };
-    let mut change = Change::default();
-    let stopped = if let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)? {
+    section.notes.extend(talked.notes.iter().cloned());
+    let mut change = Change {
+        tally: talked.tally.clone(),
+        ..Change::default()
+    };
+    let stopped = if let Some(ended) = ended {
         Some(format!(
             "Nothing was applied. {}.",
             ended.refusal(id, &meta.clock.settings)
@@ -694,6 +780,9 @@ fn authenticated(
                     now,
                     Some(mid.as_str()),
                 )?;
+                for entry in talked.entries {
+                    update.push(entry);
+                }
                 change.outbox = crate::service::reports(
                     ctx,
                     id,
@@ -704,6 +793,7 @@ fn authenticated(
                     crate::service::Recipients::Concerned,
                     now,
                 )?;
+                change.outbox.extend(talked.outbox);
                 receipt.outcome = format!(
                     "{name}: {} order(s) applied, {} held",
                     batch.applied.len(),
@@ -759,6 +849,24 @@ fn authenticated(
         now,
     )?;
     change.outbox.push(out);
+    if !talked.entries.is_empty() {
+        // Only the log grows: the messages, and nothing of the game.
+        let mut update = crate::store::GameUpdate {
+            id: id.clone(),
+            base_seq: loaded.seq,
+            entries: Vec::new(),
+            state: loaded.game.snapshot()?,
+            state_version: loaded.game.state_version(),
+            meta: stored_meta.clone(),
+            old_fire,
+        };
+        for entry in talked.entries {
+            update.push(entry);
+        }
+        change.update = Some(update);
+        change.outbox.extend(talked.outbox);
+        receipt.outcome.push_str("; table talk sent");
+    }
     change.receipt = Some((mid, receipt.clone()));
     Ok(Handled {
         change: Some(change),
@@ -806,16 +914,39 @@ fn moderate(
                 ));
                 let _ = cmd;
             }
-            Ok(cmd) => match super::moderator::run(ctx, id, from, &cmd, why.as_deref(), now) {
-                Ok(o) => {
-                    out.push(format!("> {line}\n  {}", o.output.replace('\n', "\n  ")));
-                    if o.change.update.is_some() {
-                        changed = true;
-                        change = o.change;
+            Ok(cmd) => {
+                // A moderator by mail (the creator of a game made by mail
+                // may be anyone) mails a new address once unasked.
+                let new_address = match &cmd {
+                    super::moderator::ModCommand::Replace { address, .. }
+                    | super::moderator::ModCommand::Moderator(address) => Some(address.clone()),
+                    _ => None,
+                };
+                let gate = match &new_address {
+                    Some(a) => site::may_mail_unasked(ctx, from, a, now)?,
+                    None => Ok(None),
+                };
+                let contact = match gate {
+                    Ok(c) => c,
+                    Err(why) => {
+                        out.push(format!("> {line}\n  refused: {why}"));
+                        continue;
                     }
+                };
+                match super::moderator::run(ctx, id, from, &cmd, why.as_deref(), now) {
+                    Ok(o) => {
+                        out.push(format!("> {line}\n  {}", o.output.replace('\n', "\n  ")));
+                        if o.change.update.is_some() {
+                            changed = true;
+                            change = o.change;
+                            if let (Some(a), Some(c)) = (new_address, contact) {
+                                change.contacts.push((a, c));
+                            }
+                        }
+                    }
+                    Err(e) => out.push(format!("> {line}\n  refused: {e}")),
                 }
-                Err(e) => out.push(format!("> {line}\n  refused: {e}")),
-            },
+            }
         }
     }
     let commands_given = out.len();

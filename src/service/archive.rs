@@ -29,7 +29,12 @@ pub fn write(
     id: &GameId,
     dir: &Path,
 ) -> Result<Option<PathBuf>, super::ServiceError> {
-    let loaded = store.load(id)?;
+    let loaded = match store.load(id) {
+        Ok(l) => l,
+        // A game forming by mail that expired was never a game.
+        Err(crate::store::StoreError::NoSuchGame(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
     let meta = store.meta(id)?;
     let finished = matches!(loaded.game.status(), Status::Finished(_));
     if !finished && !meta.aborted {

@@ -10,6 +10,8 @@ pub mod orders;
 pub mod quarantine;
 pub mod report;
 pub mod scheduler;
+pub mod site;
+pub mod talk;
 
 use chrono::{DateTime, Utc};
 
@@ -136,6 +138,33 @@ pub fn create_game(
     moderators: Vec<String>,
     now: DateTime<Utc>,
 ) -> Result<GameId, ServiceError> {
+    let (id, change) = new_game_change(ctx, setup, clock, moderators, None, now)?;
+    ctx.store.commit(&change)?;
+    Ok(id)
+}
+
+/// What a game formed by mail brings to its start: the id taken at `new`,
+/// and each seat's key and thread root, kept from the forming.
+#[derive(Clone, Debug)]
+pub struct Formed {
+    /// The game's id.
+    pub id: GameId,
+    /// Each seat's secret key.
+    pub keys: Vec<String>,
+    /// Each seat's thread root: their welcome joins that thread.
+    pub roots: Vec<String>,
+}
+
+/// The [`Change`] that creates a game (record, keys, welcome mails, the
+/// moderators' welcomes), not yet committed: the caller may add to it.
+pub fn new_game_change(
+    ctx: &Ctx<'_>,
+    setup: &Setup,
+    clock: ClockSettings,
+    moderators: Vec<String>,
+    formed: Option<&Formed>,
+    now: DateTime<Utc>,
+) -> Result<(GameId, Change), ServiceError> {
     for p in &setup.players {
         crate::mail::compose::check_address(&p.email)?;
     }
@@ -143,17 +172,28 @@ pub fn create_game(
         crate::mail::compose::check_address(m)?;
     }
     clock.check().map_err(ServiceError::Invalid)?;
-    let (record, game) = ctx.store.prepare(setup, ctx.boards, now)?;
+    let (record, game) =
+        ctx.store
+            .prepare_as(setup, ctx.boards, now, formed.map(|f| f.id.clone()))?;
     let n = setup.players.len();
-    let tokens = (0..n).map(|_| new_token()).collect::<Result<Vec<_>, _>>()?;
+    let tokens = match formed {
+        Some(f) if f.keys.len() == n => f.keys.clone(),
+        _ => (0..n).map(|_| new_token()).collect::<Result<Vec<_>, _>>()?,
+    };
     let mut meta = GameMeta {
         tokens,
         queued: vec![crate::store::Held::default(); n],
         reported: vec![0; n],
         clock: Clock::new(clock, n),
         moderators,
+        // A game formed by mail goes on in the threads its players have.
+        welcome_ids: formed
+            .filter(|f| f.roots.len() == n)
+            .map(|f| f.roots.clone())
+            .unwrap_or_default(),
         ..GameMeta::default()
     };
+    let rooted = !meta.welcome_ids.is_empty();
     meta.clock.sync(&game.awaiting(), now);
     let mut outbox = Vec::new();
     // Every moderator, the game's and the site's, gets a key for this game.
@@ -184,12 +224,14 @@ pub fn create_game(
             None,
             now,
         )?;
-        // The root of the player's thread.
-        meta.welcome_ids.push(welcome.message_id.clone());
+        // The root of the player's thread, unless they have one already.
+        if !rooted {
+            meta.welcome_ids.push(welcome.message_id.clone());
+        }
         outbox.push(welcome);
     }
     let id = record.id.clone();
-    ctx.store.commit(&Change {
+    let change = Change {
         new_game: Some(NewGame {
             record,
             initial: game.snapshot()?,
@@ -197,8 +239,21 @@ pub fn create_game(
         }),
         outbox,
         ..Change::default()
-    })?;
-    Ok(id)
+    };
+    Ok((id, change))
+}
+
+/// A seed for a game's random choices, from the system's random source.
+pub fn new_seed() -> Result<u64, ServiceError> {
+    use std::io::Read;
+    let mut bytes = [0u8; 8];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| TransportError::Io {
+            path: "/dev/urandom".to_string(),
+            source: e,
+        })?;
+    Ok(u64::from_be_bytes(bytes))
 }
 
 /// Orders applied from the command line (`stationmaster order`): as by

@@ -204,7 +204,11 @@ pub fn event_lines(
     seat: Option<Seat>,
 ) -> Result<Vec<String>, SetupError> {
     let mut out = Vec::new();
-    for e in entries {
+    // Table talk went out in mails of its own when it was sent.
+    for e in entries
+        .iter()
+        .filter(|e| !matches!(e.kind, crate::store::EntryKind::Message { .. }))
+    {
         out.push(entry_text(e));
         for sentence in game.describe_events(&e.events, seat)? {
             out.push(format!("   {sentence}"));
@@ -232,6 +236,13 @@ pub fn entry_text(e: &LogEntry) -> String {
             ),
         };
     }
+    if let EntryKind::Message { to } = &e.kind {
+        let rest = e.order.split_once(' ').map_or("", |(_, r)| r);
+        return match (to, rest.split_once(' ')) {
+            (Some(_), Some((name, text))) => format!("{} tells {name}: {text}", e.player),
+            _ => format!("{} says: {rest}", e.player),
+        };
+    }
     match (&e.why, &e.kind) {
         (Some(why), EntryKind::Order) => format!("{}: {} ({} {why})", e.player, e.order, e.player),
         (Some(why), _) => format!("{}: {} (why: {why})", e.player, e.order),
@@ -239,14 +250,15 @@ pub fn entry_text(e: &LogEntry) -> String {
     }
 }
 
-/// The history lines of a game (the whole log), for `seat`.
+/// The history lines of a game (the whole log), for `seat` (`None`: a
+/// moderator or the operator): a private message only to its two ends.
 pub fn history_lines(
     game: &dyn AnyGame,
     entries: &[LogEntry],
     seat: Option<Seat>,
 ) -> Result<Vec<String>, SetupError> {
     let mut out = Vec::new();
-    for e in entries {
+    for e in entries.iter().filter(|e| e.visible_to(seat)) {
         out.push(format!(
             "#{} {} {}",
             e.seq,
@@ -622,6 +634,10 @@ pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<Str
         "reason": "Your mail names no game.",
         "games": ["game-1"],
         "example_tag": "[game-1 k7p2xq9m3a]",
+        "site_commands": [{"form": "new GAME", "what": "make a game"}],
+        "kinds": "game",
+        "example_kind": "game",
+        "player_commands": ["help", "say TEXT"],
     });
     let intruder = serde_json::json!({
         "player": "alice", "email": "alice@example.org", "game": "game-1",
@@ -742,8 +758,15 @@ pub fn player_mail(
     let thread = player_thread(ctx, id, record, meta, seat);
     // The welcome is the root; every later mail refers to it, and one that
     // answers the player's mail replies to that too.
+    // A welcome is the root of the thread, unless the player has one
+    // already (a game formed by mail: from `new` or `join` on).
+    let rooted = meta
+        .welcome_ids
+        .get(seat.index())
+        .is_some_and(|r| !r.is_empty());
     let (in_reply_to, references) = match &threading {
-        _ if mail.welcome => (None, Vec::new()),
+        _ if mail.welcome && !rooted => (None, Vec::new()),
+        _ if mail.welcome => thread.threading(None),
         Some((parent, refs)) => thread.threading(Some((parent, refs))),
         None => thread.threading(None),
     };

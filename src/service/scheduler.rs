@@ -53,6 +53,10 @@ pub fn tick(
     id: &GameId,
     now: DateTime<Utc>,
 ) -> Result<Option<Change>, ServiceError> {
+    // A game forming by mail has only its expiry.
+    if ctx.store.forming(id)?.is_some() {
+        return super::site::expire(ctx, id, now);
+    }
     run(ctx, id, now, None)
 }
 

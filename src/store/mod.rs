@@ -21,7 +21,9 @@
 //! help reply or alert), `counts` (what and hour → how many were sent: the
 //! hourly limits), `failures` (transport handle → [`MailFailure`]),
 //! `quarantine` (key → [`Quarantined`]), `clock` (when, id: the scheduler's
-//! index), `players` (address, id: the address index). Values are JSON, but
+//! index, which holds forming games' expiry too), `players` (address, id:
+//! the address index), `site` (games forming by mail and what is known of
+//! addresses: see [`site`]). Values are JSON, but
 //! for an outbox item (a JSON head, then the message's bytes, packed; see
 //! [`OutboxItem`]) and the counters and format in `meta` and `counts`
 //! (big-endian numbers); a state is the game's own JSON, packed, read
@@ -43,6 +45,9 @@ use crate::registry::{self, BoardSource};
 pub mod export;
 pub mod pack;
 pub mod recovery;
+pub mod site;
+
+pub use site::{Contact, Forming, FormingSeat};
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -127,6 +132,14 @@ pub enum EntryKind {
     /// Something that happened around the rules (`order` says what): a
     /// moderator's act, a reminder, a deadline notice.
     Act,
+    /// Table talk, never an order: `say TEXT` to every player (`to`
+    /// none) or `tell PLAYER TEXT` to the player in seat `to`, whom
+    /// alone (with the sender and the moderators) it is shown to.
+    Message {
+        /// The one it was told to.
+        #[serde(default)]
+        to: Option<Seat>,
+    },
 }
 
 impl LogEntry {
@@ -157,6 +170,16 @@ impl LogEntry {
         }
     }
 
+    /// True if the player in `seat` may see this entry (`None`: a
+    /// moderator or the operator, who see everything): a private message
+    /// only to its two ends.
+    pub fn visible_to(&self, seat: Option<Seat>) -> bool {
+        match (&self.kind, seat) {
+            (EntryKind::Message { to: Some(to) }, Some(s)) => s == self.seat || s == *to,
+            _ => true,
+        }
+    }
+
     /// The entry's hash given the one before: SHA-256 over `prev` and the
     /// entry's JSON with `prev` and `hash` left empty.
     pub fn chain_hash(&self, prev: &str) -> String {
@@ -184,7 +207,7 @@ pub fn effective_orders(entries: &[LogEntry]) -> Vec<&LogEntry> {
                 let keep = stack.len().saturating_sub(count as usize);
                 stack.truncate(keep);
             }
-            EntryKind::Act => {}
+            EntryKind::Act | EntryKind::Message { .. } => {}
         }
     }
     stack
@@ -492,6 +515,11 @@ pub struct Change {
     /// Counters of the hour (see [`Store::hourly_count`]) raised by one:
     /// (what, when).
     pub tally: Vec<(String, DateTime<Utc>)>,
+    /// A game forming by mail to write, or (None) to forget: started,
+    /// cancelled or expired. Its expiry goes into the scheduler's index.
+    pub forming: Option<(GameId, Option<Forming>)>,
+    /// What is known of these addresses, written whole.
+    pub contacts: Vec<(String, Contact)>,
 }
 
 /// The key of the counter of `what` in the hour of `at`.
@@ -619,7 +647,7 @@ impl Drop for Store {
 
 impl Store {
     /// The trees of a transaction, in the order of [`tx`]'s places.
-    fn transaction_trees(&self) -> [sled::Tree; 12] {
+    fn transaction_trees(&self) -> [sled::Tree; 13] {
         [
             self.games.clone(),
             self.log.clone(),
@@ -633,6 +661,7 @@ impl Store {
             self.initial.clone(),
             self.heads.clone(),
             self.counts.clone(),
+            self.site.clone(),
         ]
     }
 
@@ -698,6 +727,7 @@ mod tx {
     pub const INITIAL: usize = 9;
     pub const HEADS: usize = 10;
     pub const COUNTS: usize = 11;
+    pub const SITE: usize = 12;
 }
 
 /// The database.
@@ -720,6 +750,7 @@ pub struct Store {
     quarantine: sled::Tree,
     clock: sled::Tree,
     players: sled::Tree,
+    site: sled::Tree,
 }
 
 /// The layout of the trees that this code reads and writes (in `meta`
@@ -911,6 +942,7 @@ impl Store {
             failures: db.open_tree("failures")?,
             quarantine: db.open_tree("quarantine")?,
             clock: db.open_tree("clock")?,
+            site: db.open_tree("site")?,
             db,
         };
         store.upgrade()?;
@@ -1009,8 +1041,23 @@ impl Store {
         boards: &BoardSource,
         now: DateTime<Utc>,
     ) -> Result<(GameRecord, Box<dyn AnyGame>), StoreError> {
+        self.prepare_as(setup, boards, now, None)
+    }
+
+    /// [`Store::prepare`] under id `id` if given (one taken before with
+    /// [`Store::next_id`], for a game formed by mail), else a fresh one.
+    pub fn prepare_as(
+        &self,
+        setup: &Setup,
+        boards: &BoardSource,
+        now: DateTime<Utc>,
+        id: Option<GameId>,
+    ) -> Result<(GameRecord, Box<dyn AnyGame>), StoreError> {
         let game = registry::new_game(setup, boards)?;
-        let id = self.next_id(game.kind())?;
+        let id = match id {
+            Some(id) => id,
+            None => self.next_id(game.kind())?,
+        };
         let record = GameRecord {
             id,
             setup: setup.clone(),
@@ -1244,6 +1291,21 @@ impl Store {
         for (addr, at) in &change.help_sent {
             writes.push((HELP, addr.clone().into_bytes(), ser(&label, at)?));
         }
+        if let Some((id, forming)) = &change.forming {
+            if let Some(old) = self.forming(id)? {
+                removes.push((CLOCK, clock_key(old.expires, id)));
+            }
+            match forming {
+                Some(f) => {
+                    writes.push((SITE, site::forming_key(id), ser(&id.0, f)?));
+                    writes.push((CLOCK, clock_key(f.expires, id), Vec::new()));
+                }
+                None => removes.push((SITE, site::forming_key(id))),
+            }
+        }
+        for (address, contact) in &change.contacts {
+            writes.push((SITE, site::contact_key(address), ser(&label, contact)?));
+        }
         let trees = self.transaction_trees();
         trees[..]
             .transaction(|t| {
@@ -1291,6 +1353,40 @@ impl Store {
                 e => transaction_error(e, &label),
             })?;
         Ok(outgoing)
+    }
+
+    /// Game `id` if it is forming by mail (made, not yet started).
+    pub fn forming(&self, id: &GameId) -> Result<Option<Forming>, StoreError> {
+        match self.site.get(site::forming_key(id))? {
+            Some(b) => serde_json::from_slice(&b)
+                .map(Some)
+                .map_err(|e| corrupt(id, e)),
+            None => Ok(None),
+        }
+    }
+
+    /// Every game forming by mail, oldest id first per kind.
+    pub fn all_forming(&self) -> Result<Vec<Forming>, StoreError> {
+        let mut out: Vec<Forming> = Vec::new();
+        for item in self.site.scan_prefix(site::FORMING_PREFIX) {
+            let (k, v) = item?;
+            let id = GameId(String::from_utf8_lossy(&k[site::FORMING_PREFIX.len()..]).into_owned());
+            out.push(serde_json::from_slice(&v).map_err(|e| corrupt(&id, e))?);
+        }
+        out.sort_by_key(|f| {
+            let (kind, n) = f.id.0.rsplit_once('-').unwrap_or((&f.id.0, "0"));
+            (kind.to_string(), n.parse::<u64>().unwrap_or(0))
+        });
+        Ok(out)
+    }
+
+    /// What is known of `address` (nothing: the default).
+    pub fn contact(&self, address: &str) -> Result<Contact, StoreError> {
+        match self.site.get(site::contact_key(address))? {
+            Some(b) => serde_json::from_slice(&b)
+                .map_err(|e| unreadable(&format!("what is known of {address}"), e)),
+            None => Ok(Contact::default()),
+        }
     }
 
     /// The games in which `address` plays, from the address index.

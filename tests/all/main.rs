@@ -41,5 +41,7 @@ mod replies;
 mod rocket_examples;
 mod rocket_playouts;
 mod rocket_rules;
+mod site;
+mod site_e2e;
 mod transport;
 mod upgrade;

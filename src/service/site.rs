@@ -1,0 +1,1398 @@
+//! The server players run themselves: games made, joined and started by
+//! mail. A mail to the server's own address with no game tag may hold
+//! `new GAME …`, `join GAME`, `no more invitations` or `help`; in a
+//! forming game's thread (its tag) its players also `invite`, `leave` and
+//! `start`. The operator's `[site]` keys decide who may make games and
+//! how many forming games one address may hold; a forming game nobody
+//! starts expires (see [`expire`]).
+//!
+//! Nothing a stranger can send makes the server mail a third party more
+//! than once unasked: an invitation is the one mail an address gets
+//! before it has asked for any ([`crate::store::Contact`]), it says how to
+//! refuse more (`no more invitations`), and an address that has not yet
+//! answered one of our mails with its key gets at most one answer per
+//! `[daemon] help_interval_hours`, shared with the help reply.
+
+use chrono::{DateTime, Utc};
+
+use super::report::{self, Thread};
+use super::{Ctx, ServiceError};
+use crate::engine::chatter::{Reading, Vocabulary};
+use crate::engine::{GameEntry, PlayerSetup, Setup};
+use crate::mail::OutMail;
+use crate::mail::compose::Draft;
+use crate::mail::ingest::Incoming;
+use crate::store::{Change, Contact, Forming, FormingSeat, GameId, Receipt};
+
+/// `bump` sends an address's reports again at most once in this many hours.
+pub const BUMP_HOURS: i64 = 1;
+
+/// The most addresses one forming game may invite.
+pub const MAX_INVITED: usize = 20;
+
+/// The site commands, as help and README write them, with what each does.
+pub const FORMS: &[(&str, &str)] = &[
+    (
+        "new GAME [OPTION …] [SETTING VALUE …] [open] [as NAME]",
+        "make a game; you are its first player and its moderator",
+    ),
+    (
+        "invite ADDRESS",
+        "(the creator, in the game's thread) one invitation to ADDRESS",
+    ),
+    (
+        "join GAME [as NAME]",
+        "take a seat in a forming game you were invited to, or an open one",
+    ),
+    (
+        "leave",
+        "give up your seat before the start (the creator's `leave` cancels the game)",
+    ),
+    (
+        "start",
+        "(the creator) deal and begin, once enough players sit",
+    ),
+    (
+        "no more invitations",
+        "this server sends you no more invitations",
+    ),
+    ("help", "this list"),
+];
+
+/// A site command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SiteCommand {
+    /// `new GAME …`: the words after the game's name.
+    New {
+        /// The game's name.
+        kind: String,
+        /// Options, settings, `open`, `as NAME`.
+        words: Vec<String>,
+    },
+    /// `join [GAME] [as NAME]`.
+    Join {
+        /// The game, if named (else the mail's tag).
+        game: Option<String>,
+        /// The name asked for.
+        name: Option<String>,
+    },
+    /// `invite ADDRESS`.
+    Invite(String),
+    /// `leave`.
+    Leave,
+    /// `start`.
+    Start,
+    /// `no more invitations`.
+    NoMoreInvitations,
+    /// `games`: the sender's games.
+    Games,
+    /// `bump`: the sender's reports of the games waiting for them.
+    Bump,
+    /// `help`.
+    Help,
+}
+
+/// The words site commands begin with, to tell them from chatter.
+pub fn vocabulary() -> Vocabulary {
+    Vocabulary::new().commands(FORMS.iter().map(|(f, _)| *f))
+}
+
+/// Reads one line as a site command; `None` if it begins with none.
+pub fn parse(line: &str) -> Option<Result<SiteCommand, String>> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let first = words.first()?.to_ascii_lowercase();
+    let rest: Vec<String> = words[1..].iter().map(|w| w.to_string()).collect();
+    let alone = |c: SiteCommand, what: &str| {
+        if rest.is_empty() {
+            Ok(c)
+        } else {
+            Err(format!("`{what}` takes nothing after it"))
+        }
+    };
+    Some(match first.as_str() {
+        "new" => match rest.split_first() {
+            Some((kind, words)) => Ok(SiteCommand::New {
+                kind: kind.to_ascii_lowercase(),
+                words: words.to_vec(),
+            }),
+            None => Err(format!(
+                "say which game: `new GAME`, GAME one of {}",
+                crate::registry::names()
+            )),
+        },
+        "join" => {
+            let (game, after) = match rest.first() {
+                Some(w) if !w.eq_ignore_ascii_case("as") => {
+                    (Some(w.to_ascii_lowercase()), &rest[1..])
+                }
+                _ => (None, &rest[..]),
+            };
+            match after {
+                [] => Ok(SiteCommand::Join { game, name: None }),
+                [as_, name] if as_.eq_ignore_ascii_case("as") => Ok(SiteCommand::Join {
+                    game,
+                    name: Some(name.clone()),
+                }),
+                _ => Err("write `join GAME` or `join GAME as NAME`".to_string()),
+            }
+        }
+        "invite" => match rest.as_slice() {
+            [address] => Ok(SiteCommand::Invite(
+                address
+                    .trim_matches(|c| c == '<' || c == '>')
+                    .to_ascii_lowercase(),
+            )),
+            _ => Err("write one address a line: `invite ADDRESS`".to_string()),
+        },
+        "leave" => alone(SiteCommand::Leave, "leave"),
+        "start" => alone(SiteCommand::Start, "start"),
+        "help" => alone(SiteCommand::Help, "help"),
+        "games" => alone(SiteCommand::Games, "games"),
+        "bump" => alone(SiteCommand::Bump, "bump"),
+        "no" if rest.len() == 2
+            && rest[0].eq_ignore_ascii_case("more")
+            && rest[1]
+                .trim_end_matches(['.', '!'])
+                .eq_ignore_ascii_case("invitations") =>
+        {
+            Ok(SiteCommand::NoMoreInvitations)
+        }
+        _ => return None,
+    })
+}
+
+/// True if some line of `body` is a site command other than `help` (a
+/// mail with none gets the short help reply instead).
+pub fn has_command(body: &[String]) -> bool {
+    body.iter().any(|l| {
+        matches!(parse(l.trim()), Some(Ok(c)) if c != SiteCommand::Help)
+            || matches!(parse(l.trim()), Some(Err(_)))
+    })
+}
+
+/// What handling a site mail came to.
+pub struct Outcome {
+    /// What to commit.
+    pub change: Change,
+    /// A few words for the log.
+    pub summary: String,
+    /// True if a game was created.
+    pub started: bool,
+}
+
+/// One mail's worth of site commands in progress.
+struct Session<'a, 'c> {
+    ctx: &'a Ctx<'c>,
+    inc: &'a Incoming,
+    from: String,
+    now: DateTime<Utc>,
+    /// The forming game the mail concerns, as the commands leave it.
+    forming: Option<Forming>,
+    /// It was there before this mail (else: made by it).
+    existed: bool,
+    /// The sender's seat, when the mail carried its key (or made it).
+    seat: Option<usize>,
+    /// The thread root made by this mail for the sender (new, join): the
+    /// reply is that mail.
+    new_root: Option<String>,
+    /// The forming game ends with this mail (started, cancelled).
+    closed: Option<GameId>,
+    /// The reply's lines.
+    out: Vec<String>,
+    /// Mails besides the reply.
+    mails: Vec<OutMail>,
+    /// Contact records to write.
+    contacts: Vec<(String, Contact)>,
+    /// A game started: its creating change.
+    started: Option<Change>,
+    /// The sender left the forming game in this mail: the game as they
+    /// saw it, and their seat there, for the thread of the answer.
+    left: Option<(Forming, usize)>,
+    /// `bump` sent reports: its rate limit's key.
+    bumped: Option<String>,
+}
+
+/// A mail to the server's own address without a game tag: its site
+/// commands, or `None` if it has none (it gets the help reply).
+pub fn untagged(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    mid: &str,
+    from: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<Outcome>, ServiceError> {
+    if !has_command(&inc.body) {
+        return Ok(None);
+    }
+    let mut session = Session::new(ctx, inc, from, None, now);
+    session.run(mid).map(Some)
+}
+
+/// A mail in the thread of forming game `forming` (its tag), from anyone.
+pub fn forming_mail(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    mid: &str,
+    from: &str,
+    forming: Forming,
+    now: DateTime<Utc>,
+) -> Result<Outcome, ServiceError> {
+    let mut session = Session::new(ctx, inc, from, Some(forming), now);
+    session.run(mid)
+}
+
+/// A receipt for `mid`: handled, `outcome`.
+fn receipt(
+    mid: &str,
+    game: Option<&GameId>,
+    outcome: &str,
+    now: DateTime<Utc>,
+) -> (String, Receipt) {
+    (
+        mid.to_string(),
+        Receipt {
+            at: now,
+            game: game.map(|g| g.0.clone()),
+            outcome: outcome.to_string(),
+        },
+    )
+}
+
+/// True if `address` has shown it wants mail from us: it answered one of
+/// our mails with its key, or plays in a game here.
+fn has_asked(ctx: &Ctx<'_>, address: &str, contact: &Contact) -> Result<bool, ServiceError> {
+    Ok(contact.proved.is_some() || !ctx.store.games_of(address)?.is_empty())
+}
+
+/// May a mail that `by` sent make the server write to `address`, who has
+/// not asked for it? `Ok(Some(contact))`: yes, and `contact` (the one
+/// unasked mail spent) is to be written with the change; `Ok(None)`: yes,
+/// it has asked; `Err`: no, with why. Site moderators may always.
+pub fn may_mail_unasked(
+    ctx: &Ctx<'_>,
+    by: &str,
+    address: &str,
+    now: DateTime<Utc>,
+) -> Result<Result<Option<Contact>, String>, ServiceError> {
+    if ctx
+        .config
+        .site
+        .moderators
+        .iter()
+        .any(|m| m.eq_ignore_ascii_case(by))
+    {
+        return Ok(Ok(None));
+    }
+    let mut contact = ctx.store.contact(address)?;
+    if has_asked(ctx, address, &contact)? {
+        return Ok(Ok(None));
+    }
+    if contact.unasked.is_some() {
+        return Ok(Err(format!(
+            "{address} has had a mail from this server that they did not ask for, and has not answered; this server mails nobody twice unasked. They can write to {} themselves",
+            ctx.config.mail.address
+        )));
+    }
+    contact.unasked = Some(now);
+    Ok(Ok(Some(contact)))
+}
+
+/// A name for `address` in a game: its local part, in the letters a name
+/// may have.
+fn name_from(address: &str) -> String {
+    let local = address.split('@').next().unwrap_or_default();
+    let local = local.split('+').next().unwrap_or_default();
+    let name: String = local
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(20)
+        .collect();
+    if name.is_empty() {
+        "player".to_string()
+    } else {
+        name
+    }
+}
+
+/// A one-word name check, as `new` on the command line makes it.
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || name.chars().count() > 20
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(format!(
+            "the name `{name}` must be one word of at most 20 letters, digits, '-', '_' or '.'"
+        ));
+    }
+    Ok(())
+}
+
+/// The subject of `seat`'s thread of forming game `f`: the tag with their
+/// key and the game's title, as the game's own mails will have it.
+fn thread_of(f: &Forming, seat: usize) -> Thread {
+    let s = &f.seats[seat];
+    Thread {
+        subject: format!("[{} {}] {}", f.id, s.key, crate::registry::title(&f.kind)),
+        root: s.root.clone(),
+    }
+}
+
+/// The deadline settings in a line: `turn 2d, question 12h, bid 12h`.
+fn settings_text(kind: &str, c: &crate::clock::ClockSettings) -> String {
+    let mut parts = vec![format!("turn {}", c.turn)];
+    if let Ok(entry) = crate::registry::find(kind) {
+        for w in entry.waits {
+            let name = w.key_alias.unwrap_or(w.kind.neutral_name());
+            let span = match w.kind {
+                crate::engine::WaitKind::Question => c.question,
+                crate::engine::WaitKind::Bid => c.bid,
+                crate::engine::WaitKind::Turn => c.turn,
+            };
+            parts.push(format!("{name} {span}"));
+        }
+    }
+    parts.push(format!("policy {}", c.policy.name()));
+    parts.push(format!("time_zone {}", c.time_zone));
+    parts.join(", ")
+}
+
+/// Where forming game `f` stands, for its players' mails; the addresses
+/// invited only for its creator (`creator`).
+pub fn status_text(f: &Forming, creator: bool, now: DateTime<Utc>) -> String {
+    let entry = crate::registry::find(&f.kind).ok();
+    let title = crate::registry::title(&f.kind);
+    let range = entry.map_or(String::new(), |e| format!(" ({})", e.players_text()));
+    let names: Vec<String> = f
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if i == 0 {
+                format!("{} (creator)", s.name)
+            } else {
+                s.name.clone()
+            }
+        })
+        .collect();
+    let mut out = vec![format!(
+        "{}: {title}{range}, forming: not started yet.",
+        f.id
+    )];
+    out.push(format!("Players: {}.", names.join(", ")));
+    if creator && !f.invited.is_empty() {
+        out.push(format!("Invited: {}.", f.invited.join(", ")));
+    } else if !f.invited.is_empty() {
+        out.push(format!("Invitations out: {}.", f.invited.len()));
+    }
+    if !f.options.is_empty() {
+        out.push(format!("Options: {}.", f.options.join(", ")));
+    }
+    out.push(if f.open {
+        format!("Open: anyone may join with `join {}`.", f.id)
+    } else {
+        "By invitation: only invited addresses may join.".to_string()
+    });
+    out.push(format!("Deadlines: {}.", settings_text(&f.kind, &f.clock)));
+    out.push(format!(
+        "Unless its creator starts it, it expires {}.",
+        f.clock.describe(f.expires, now)
+    ));
+    out.join("\n")
+}
+
+/// What the player in `seat` can do now, as lines.
+fn hints(f: &Forming, seat: usize) -> Vec<String> {
+    let entry = crate::registry::find(&f.kind).ok();
+    let mut out = Vec::new();
+    if seat == 0 {
+        out.push("invite ADDRESS   one invitation to ADDRESS (one a line)".to_string());
+        match entry {
+            Some(e) if e.players.contains(&f.seats.len()) => {
+                out.push("start            deal and begin".to_string())
+            }
+            Some(e) => out.push(format!(
+                "start            once {} players sit ({} now)",
+                e.players.start(),
+                f.seats.len()
+            )),
+            None => {}
+        }
+        out.push("leave            cancel the game".to_string());
+    } else {
+        out.push("leave            give up your seat".to_string());
+    }
+    out
+}
+
+impl<'a, 'c> Session<'a, 'c> {
+    fn new(
+        ctx: &'a Ctx<'c>,
+        inc: &'a Incoming,
+        from: &str,
+        forming: Option<Forming>,
+        now: DateTime<Utc>,
+    ) -> Self {
+        let existed = forming.is_some();
+        Session {
+            ctx,
+            inc,
+            from: from.to_ascii_lowercase(),
+            now,
+            forming,
+            existed,
+            seat: None,
+            new_root: None,
+            closed: None,
+            out: Vec::new(),
+            mails: Vec::new(),
+            contacts: Vec::new(),
+            started: None,
+            left: None,
+            bumped: None,
+        }
+    }
+
+    /// The sender's contact record, as this mail leaves it so far.
+    fn contact(&self, address: &str) -> Result<Contact, ServiceError> {
+        match self
+            .contacts
+            .iter()
+            .rev()
+            .find(|(a, _)| a.eq_ignore_ascii_case(address))
+        {
+            Some((_, c)) => Ok(c.clone()),
+            None => Ok(self.ctx.store.contact(address)?),
+        }
+    }
+
+    fn set_contact(&mut self, address: &str, contact: Contact) {
+        self.contacts
+            .retain(|(a, _)| !a.eq_ignore_ascii_case(address));
+        self.contacts.push((address.to_ascii_lowercase(), contact));
+    }
+
+    /// Finds the sender's seat by the mail's key: `Err` with why, if the
+    /// mail carries a key of this game that is not the sender's, or comes
+    /// from a seat's address without its key.
+    fn authenticate(&mut self) -> Result<(), String> {
+        let Some(f) = &self.forming else {
+            return Ok(());
+        };
+        let by_key = self
+            .inc
+            .token
+            .as_ref()
+            .and_then(|t| f.seats.iter().position(|s| s.key.eq_ignore_ascii_case(t)));
+        let by_from = f.seat_of(&self.from);
+        match (by_from, by_key) {
+            (Some(a), Some(b)) if a == b => {
+                self.seat = Some(a);
+                Ok(())
+            }
+            (_, Some(_)) => Err(format!(
+                "the key in this mail is not the key of {}",
+                self.from
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn run(&mut self, mid: &str) -> Result<Outcome, ServiceError> {
+        let refused = self.authenticate().err();
+        let proved_now = self.seat.is_some();
+        let game_label = self.forming.as_ref().map(|f| f.id.clone());
+        // An address that has not answered with its key gets one answer
+        // per help interval, shared with the help reply.
+        let mut contact = self.contact(&self.from.clone())?;
+        if proved_now && contact.proved.is_none() {
+            contact.proved = Some(self.now);
+            let from = self.from.clone();
+            self.set_contact(&from, contact.clone());
+        }
+        let limited = !proved_now && !has_asked(self.ctx, &self.from, &contact)?;
+        if limited {
+            let interval =
+                chrono::Duration::hours(self.ctx.config.daemon.help_interval_hours as i64);
+            let recently = self
+                .ctx
+                .store
+                .help_sent(&self.from)?
+                .is_some_and(|last| self.now - last < interval);
+            let full = self.ctx.store.hourly_count("help", self.now)?
+                >= u64::from(self.ctx.config.limits.help_per_hour);
+            if recently || full {
+                let why = if recently {
+                    format!(
+                        "{} was answered lately and has not yet answered with a key",
+                        self.from
+                    )
+                } else {
+                    "the help replies of this hour are used up".to_string()
+                };
+                tracing::warn!(from = %self.from, "site commands not read: {why}");
+                return Ok(Outcome {
+                    change: Change {
+                        receipt: Some(receipt(
+                            mid,
+                            game_label.as_ref(),
+                            &format!("site commands not read, not answered: {why}"),
+                            self.now,
+                        )),
+                        ..Change::default()
+                    },
+                    summary: format!("not answered: {why}"),
+                    started: false,
+                });
+            }
+        }
+        let vocabulary = vocabulary();
+        let mut not_read = Vec::new();
+        if let Some(why) = refused {
+            self.out.push(format!(
+                "Nothing was done: {why}. Reply to a mail you got about the game, from your own address."
+            ));
+        } else {
+            for line in self
+                .inc
+                .body
+                .iter()
+                .map(|l| l.trim())
+                .filter(|l| !l.is_empty())
+            {
+                if vocabulary.read(line) == Reading::Chatter && parse(line).is_none() {
+                    not_read.push(format!("  {line}"));
+                    continue;
+                }
+                let result = match parse(line) {
+                    None => Err("no command begins so; `help` lists them".to_string()),
+                    Some(Err(e)) => Err(e),
+                    Some(Ok(_)) if self.closed.is_some() || self.started.is_some() => Err(
+                        "not done: the game was started or closed earlier in this mail".to_string(),
+                    ),
+                    Some(Ok(c)) => self.command(&c),
+                };
+                match result {
+                    Ok(text) => self
+                        .out
+                        .push(format!("> {line}\n  {}", text.replace('\n', "\n  "))),
+                    Err(why) => self.out.push(format!("> {line}\n  refused: {why}")),
+                }
+            }
+        }
+        if self.out.is_empty() {
+            self.out
+                .push("Your mail had no command in it; `help` lists them.".to_string());
+        }
+        if !not_read.is_empty() {
+            self.out.push(format!(
+                "Not read as commands (no command begins so):\n{}",
+                not_read.join("\n")
+            ));
+        }
+        self.finish(mid, limited)
+    }
+
+    /// The reply, the receipt, and everything else into one change.
+    fn finish(&mut self, mid: &str, limited: bool) -> Result<Outcome, ServiceError> {
+        let ctx = self.ctx;
+        let mut text = self.out.join("\n\n");
+        if let (Some(f), Some(seat)) = (&self.forming, self.seat)
+            && self.closed.is_none()
+            && self.started.is_none()
+        {
+            text.push_str(&format!(
+                "\n\n{}\n\nYou can (reply to this mail, one a line):\n{}",
+                status_text(f, seat == 0, self.now),
+                hints(f, seat)
+                    .iter()
+                    .map(|h| format!("  {h}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ));
+        }
+        text.push_str(&format!(
+            "\n\n-- \nStationmaster ({}). `help` lists what you can send.\n",
+            ctx.config.mail.address
+        ));
+        let reply = self.reply(text)?;
+        let mut change = self.started.take().unwrap_or_default();
+        change.outbox.insert(0, reply);
+        change.outbox.append(&mut self.mails);
+        change.contacts = std::mem::take(&mut self.contacts);
+        if let Some(key) = self.bumped.take() {
+            change.help_sent.push((key, self.now));
+        }
+        if limited {
+            change.help_sent.push((self.from.clone(), self.now));
+            change.tally.push(("help".to_string(), self.now));
+        }
+        let game = self.forming.as_ref().map(|f| f.id.clone());
+        if let Some(id) = self.closed.clone() {
+            change.forming = Some((id, None));
+        } else if let Some(f) = &self.forming
+            && (self.existed || self.seat.is_some())
+        {
+            change.forming = Some((f.id.clone(), Some(f.clone())));
+        }
+        let started = change.new_game.is_some();
+        let summary = match &game {
+            Some(g) if started => format!("{} started {g}", self.from),
+            Some(g) => format!("{}: site commands for {g}", self.from),
+            None => format!("{}: site commands", self.from),
+        };
+        change.receipt = Some(receipt(mid, game.as_ref(), &summary, self.now));
+        Ok(Outcome {
+            change,
+            summary,
+            started,
+        })
+    }
+
+    /// The answer to the sender: in their thread of the forming game if
+    /// they sit in it (the root itself if this mail gave them the seat),
+    /// else a reply to their mail.
+    fn reply(&self, text: String) -> Result<OutMail, ServiceError> {
+        let ctx = self.ctx;
+        let mut their_refs = self.inc.references.clone();
+        let parent = self.inc.message_id.clone();
+        let html = Some(report::notice_html(ctx, &text, None)?);
+        let seated = match (&self.left, &self.forming, self.seat) {
+            (Some((f, seat)), _, _) => Some((f, *seat)),
+            (None, Some(f), Some(seat)) if seat < f.seats.len() => Some((f, seat)),
+            _ => None,
+        };
+        let Some((f, seat)) = seated else {
+            if let Some(p) = &parent {
+                their_refs.push(p.clone());
+            }
+            let subject = if self.inc.subject.trim().is_empty() {
+                "your mail".to_string()
+            } else {
+                self.inc.subject.trim().to_string()
+            };
+            let draft = Draft {
+                to: self.from.clone(),
+                subject: report::reply_subject(&subject),
+                text,
+                html,
+                in_reply_to: parent,
+                references: their_refs,
+                ..Draft::default()
+            };
+            return super::compose_mail(ctx, "stationmaster", "reply", &draft, self.now);
+        };
+        let thread = thread_of(f, seat);
+        let key = &f.seats[seat].key;
+        let (in_reply_to, references, id) = match &self.new_root {
+            Some(root) => {
+                if let Some(p) = &parent {
+                    their_refs.push(p.clone());
+                }
+                (parent.clone(), their_refs, root.clone())
+            }
+            None => {
+                let (irt, refs) = thread.threading(
+                    parent
+                        .as_deref()
+                        .map(|p| (p, self.inc.references.as_slice())),
+                );
+                (irt, refs, super::message_id(ctx, &f.id.0, "forming")?)
+            }
+        };
+        let draft = Draft {
+            to_name: f.seats[seat].name.clone(),
+            to: self.from.clone(),
+            subject: thread.subject(self.new_root.is_none() && parent.is_some()),
+            text,
+            html,
+            in_reply_to,
+            references,
+            reply_to: Some(report::reply_address(&ctx.config.mail.address, &f.id, key)),
+        };
+        Ok(crate::mail::compose::compose(
+            &draft,
+            &ctx.config.mail,
+            &id,
+            self.now,
+        )?)
+    }
+
+    /// A notice to every seat of the forming game but the sender's, in
+    /// their threads.
+    fn tell_others(&mut self, f: &Forming, text: &str) -> Result<(), ServiceError> {
+        for (i, s) in f.seats.iter().enumerate() {
+            if s.address.eq_ignore_ascii_case(&self.from) {
+                continue;
+            }
+            let text = if self.closed.is_some() {
+                text.to_string()
+            } else {
+                format!("{text}\n\n{}", status_text(f, i == 0, self.now))
+            };
+            let mail = seat_notice(self.ctx, f, i, &text, self.now)?;
+            self.mails.push(mail);
+        }
+        Ok(())
+    }
+
+    fn command(&mut self, c: &SiteCommand) -> Result<String, String> {
+        let r = match c {
+            SiteCommand::New { kind, words } => self.new_game(kind, words),
+            SiteCommand::Join { game, name } => self.join(game.as_deref(), name.as_deref()),
+            SiteCommand::Invite(address) => self.invite(address),
+            SiteCommand::Leave => self.leave(),
+            SiteCommand::Start => self.start(),
+            SiteCommand::NoMoreInvitations => self.no_more_invitations(),
+            SiteCommand::Games => games_text(self.ctx, &self.from, self.now).map_err(Refusal::from),
+            SiteCommand::Bump => self.bump(),
+            SiteCommand::Help => Ok(help_text()),
+        };
+        r.map_err(|e| match e {
+            Refusal::Player(s) => s,
+            Refusal::Internal(e) => {
+                tracing::error!(error = %e, "a site command failed");
+                format!("not done: the server failed ({e}); the operator can see why in its log")
+            }
+        })
+    }
+
+    /// The forming game a seat command is for, with the sender's seat.
+    fn own_seat(&self, what: &str) -> Result<(Forming, usize), Refusal> {
+        let Some(f) = &self.forming else {
+            return Err(Refusal::Player(match &self.inc.game {
+                Some(g) => format!(
+                    "there is no game {g} forming here (it may have started, expired or been cancelled)"
+                ),
+                None => format!(
+                    "`{what}` goes in a forming game's thread: reply to the mail with its tag"
+                ),
+            }));
+        };
+        match self.seat {
+            Some(s) => Ok((f.clone(), s)),
+            None if f.seat_of(&self.from).is_some() => Err(Refusal::Player(
+                "this mail did not carry your key: reply to a mail you got about the game"
+                    .to_string(),
+            )),
+            None => Err(Refusal::Player(format!("you have no seat in {}", f.id))),
+        }
+    }
+
+    fn new_game(&mut self, kind: &str, words: &[String]) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        if self.forming.is_some() {
+            return Err(Refusal::Player(
+                "make a new game in a mail of its own, to the server's address without a game tag"
+                    .to_string(),
+            ));
+        }
+        let site = &ctx.config.site;
+        if !site.may_create(&self.from) {
+            return Err(Refusal::Player(match site.create {
+                crate::config::CreatePolicy::Operator => {
+                    "on this server only its operator makes games".to_string()
+                }
+                _ => format!("{} may not make games on this server", self.from),
+            }));
+        }
+        let entry = crate::registry::find(kind).map_err(|e| Refusal::Player(e.to_string()))?;
+        let made = read_new(entry, &ctx.config.deadlines, words).map_err(Refusal::Player)?;
+        let name = made.name.unwrap_or_else(|| name_from(&self.from));
+        check_name(&name).map_err(Refusal::Player)?;
+        let held = ctx
+            .store
+            .all_forming()?
+            .iter()
+            .filter(|f| f.creator().eq_ignore_ascii_case(&self.from))
+            .count();
+        if held >= site.forming_per_address as usize {
+            return Err(Refusal::Player(format!(
+                "you have {held} game(s) forming already, as many as this server lets one address have; start or leave one first"
+            )));
+        }
+        let id = ctx.store.next_id(entry.name)?;
+        let root = super::message_id(ctx, &id.0, "forming")?;
+        let f = Forming {
+            id: id.clone(),
+            kind: entry.name.to_string(),
+            options: made.options,
+            clock: made.clock,
+            open: made.open,
+            seats: vec![FormingSeat {
+                name,
+                address: self.from.clone(),
+                key: super::new_token()?,
+                root: root.clone(),
+            }],
+            invited: Vec::new(),
+            created: self.now,
+            expires: self.now + site.forming_expires.duration(),
+            seed: super::new_seed()?,
+        };
+        self.forming = Some(f);
+        self.seat = Some(0);
+        self.new_root = Some(root);
+        Ok(format!(
+            "You made {id}. You are its first player and its moderator. Invite players by replying to this mail with `invite ADDRESS`, one a line; `start` when enough sit."
+        ))
+    }
+
+    fn join(&mut self, game: Option<&str>, name: Option<&str>) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        let target = match (game, &self.forming) {
+            (Some(g), Some(f)) if g.eq_ignore_ascii_case(&f.id.0) => f.clone(),
+            (Some(g), _) => {
+                let id = GameId(g.to_ascii_lowercase());
+                if self.forming.is_some() {
+                    return Err(Refusal::Player(format!(
+                        "this mail is about {}; send `join {g}` in a mail of its own",
+                        self.forming.as_ref().map_or("", |f| f.id.0.as_str())
+                    )));
+                }
+                match ctx.store.forming(&id)? {
+                    Some(f) => f,
+                    None => return Err(Refusal::Player(not_forming(ctx, &id)?)),
+                }
+            }
+            (None, Some(f)) => f.clone(),
+            (None, None) => {
+                return Err(Refusal::Player(match &self.inc.game {
+                    Some(g) => not_forming(ctx, &GameId(g.clone()))?,
+                    None => "say which game: `join GAME`".to_string(),
+                }));
+            }
+        };
+        let mut f = target;
+        if f.seat_of(&self.from).is_some() {
+            return Err(Refusal::Player(format!(
+                "you have a seat in {} already",
+                f.id
+            )));
+        }
+        let invited = f.invited.iter().any(|a| a.eq_ignore_ascii_case(&self.from));
+        if !f.open && !invited {
+            return Err(Refusal::Player(format!(
+                "{} is by invitation only, and {} is not invited; ask its players for an invitation",
+                f.id, self.from
+            )));
+        }
+        if let Ok(entry) = crate::registry::find(&f.kind)
+            && f.seats.len() >= *entry.players.end()
+        {
+            return Err(Refusal::Player(format!(
+                "{} is full: {} players sit, as many as {} takes",
+                f.id,
+                f.seats.len(),
+                entry.title
+            )));
+        }
+        let taken = |n: &str| f.seats.iter().any(|s| s.name.eq_ignore_ascii_case(n));
+        let name = match name {
+            Some(n) => {
+                check_name(n).map_err(Refusal::Player)?;
+                if taken(n) {
+                    return Err(Refusal::Player(format!(
+                        "someone in {} is called {n} already; choose another name with `join {} as NAME`",
+                        f.id, f.id
+                    )));
+                }
+                n.to_string()
+            }
+            None => {
+                let base = name_from(&self.from);
+                let mut n = base.clone();
+                let mut k = 2;
+                while taken(&n) {
+                    n = format!("{base}{k}");
+                    k += 1;
+                }
+                n
+            }
+        };
+        let root = super::message_id(ctx, &f.id.0, "forming")?;
+        f.seats.push(FormingSeat {
+            name: name.clone(),
+            address: self.from.clone(),
+            key: super::new_token()?,
+            root: root.clone(),
+        });
+        f.invited.retain(|a| !a.eq_ignore_ascii_case(&self.from));
+        let note = format!("{name} ({}) joined {}.", self.from, f.id);
+        self.tell_others(&f, &note)?;
+        self.seat = Some(f.seats.len() - 1);
+        self.new_root = Some(root);
+        let id = f.id.clone();
+        self.existed = true;
+        self.forming = Some(f);
+        Ok(format!(
+            "You joined {id} as {name}. Its creator starts it; your welcome with the map comes then. Keep this mail: your replies to it carry your key."
+        ))
+    }
+
+    fn invite(&mut self, address: &str) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        let (mut f, seat) = self.own_seat("invite")?;
+        if seat != 0 {
+            return Err(Refusal::Player(format!(
+                "only the creator of {} invites",
+                f.id
+            )));
+        }
+        crate::mail::compose::check_address(address)
+            .map_err(|_| Refusal::Player(format!("`{address}` is not a mail address")))?;
+        if address.eq_ignore_ascii_case(&ctx.config.mail.address) {
+            return Err(Refusal::Player(
+                "that is this server's own address".to_string(),
+            ));
+        }
+        if f.seat_of(address).is_some() {
+            return Err(Refusal::Player(format!("{address} has a seat already")));
+        }
+        if f.invited.iter().any(|a| a.eq_ignore_ascii_case(address)) {
+            return Err(Refusal::Player(format!(
+                "{address} is invited already; one invitation is all an address gets"
+            )));
+        }
+        if f.invited.len() >= MAX_INVITED {
+            return Err(Refusal::Player(format!(
+                "{} has {MAX_INVITED} invitations out, the most a game may have",
+                f.id
+            )));
+        }
+        let mut contact = self.contact(address)?;
+        if contact.no_invitations {
+            return Err(Refusal::Player(format!(
+                "{address} asked this server for no invitations; they can still `join {}` themselves if it is open",
+                f.id
+            )));
+        }
+        let asked = has_asked(ctx, address, &contact)?;
+        if !asked {
+            if contact.unasked.is_some() {
+                return Err(Refusal::Player(format!(
+                    "{address} has had a mail from this server that they did not ask for, and has not answered; this server mails nobody twice unasked. Tell them to write `join {}` to {} themselves",
+                    f.id, ctx.config.mail.address
+                )));
+            }
+            contact.unasked = Some(self.now);
+            self.set_contact(address, contact);
+        }
+        f.invited.push(address.to_ascii_lowercase());
+        let creator = &f.seats[0];
+        let title = crate::registry::title(&f.kind);
+        let text = format!(
+            "Hello,\n\n{} ({}) invites you to a game of {title}, {}, played by mail on Stationmaster at {}.\n\n{}\n\nTo take a seat, reply to this mail with the line\n\n  join {}\n\n(or `join {} as NAME` to choose your name in the game). If you do not want to play, do nothing: this invitation is the only mail you get from this server unless you write to it.\n\nTo get no invitations from this server ever again, reply with the line\n\n  no more invitations\n\n-- \nStationmaster ({}). You were invited by {}.\n",
+            creator.name,
+            creator.address,
+            f.id,
+            ctx.config.mail.address,
+            status_text(&f, false, self.now),
+            f.id,
+            f.id,
+            ctx.config.mail.address,
+            creator.address,
+        );
+        let draft = Draft {
+            to: address.to_string(),
+            subject: format!("[{}] Invitation to {title} from {}", f.id, creator.name),
+            html: Some(report::notice_html(ctx, &text, None)?),
+            text,
+            ..Draft::default()
+        };
+        let mail = super::compose_mail(ctx, &f.id.0, "invitation", &draft, self.now)?;
+        self.mails.push(mail);
+        self.forming = Some(f);
+        Ok(format!("Invited {address}: one mail, with how to join."))
+    }
+
+    fn leave(&mut self) -> Result<String, Refusal> {
+        let (mut f, seat) = self.own_seat("leave")?;
+        if seat == 0 {
+            let note = format!(
+                "{} cancelled {}: it will not start. Nothing more will come of it.",
+                f.seats[0].name, f.id
+            );
+            self.closed = Some(f.id.clone());
+            self.tell_others(&f, &note)?;
+            return Ok(format!("You cancelled {}; the others are told.", f.id));
+        }
+        // Their answer is the last mail in their thread.
+        self.left = Some((f.clone(), seat));
+        let gone = f.seats.remove(seat);
+        let note = format!("{} left {}.", gone.name, f.id);
+        self.tell_others(&f, &note)?;
+        let id = f.id.clone();
+        self.seat = None;
+        self.forming = Some(f);
+        Ok(format!("You left {id}; the others are told."))
+    }
+
+    fn start(&mut self) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        let (f, seat) = self.own_seat("start")?;
+        if seat != 0 {
+            return Err(Refusal::Player(format!(
+                "only the creator of {} starts it",
+                f.id
+            )));
+        }
+        let entry = crate::registry::find(&f.kind).map_err(|e| Refusal::Player(e.to_string()))?;
+        if !entry.players.contains(&f.seats.len()) {
+            return Err(Refusal::Player(format!(
+                "{} needs {}; {} sit",
+                f.id,
+                entry.players_text(),
+                f.seats.len()
+            )));
+        }
+        let setup = Setup {
+            kind: f.kind.clone(),
+            players: f
+                .seats
+                .iter()
+                .map(|s| PlayerSetup {
+                    name: s.name.clone(),
+                    email: s.address.clone(),
+                })
+                .collect(),
+            options: f.options.clone(),
+            seed: f.seed,
+        };
+        let formed = super::Formed {
+            id: f.id.clone(),
+            keys: f.seats.iter().map(|s| s.key.clone()).collect(),
+            roots: f.seats.iter().map(|s| s.root.clone()).collect(),
+        };
+        let (_, change) = match super::new_game_change(
+            ctx,
+            &setup,
+            f.clock.clone(),
+            vec![f.creator().to_string()],
+            Some(&formed),
+            self.now,
+        ) {
+            Ok(made) => made,
+            Err(super::ServiceError::Setup(e)) => return Err(Refusal::Player(e.to_string())),
+            Err(super::ServiceError::Store(crate::store::StoreError::Setup(e))) => {
+                return Err(Refusal::Player(e.to_string()));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        self.started = Some(change);
+        self.closed = Some(f.id.clone());
+        Ok(format!(
+            "{} has started. Everyone gets their welcome with the map and their first report in this thread; as its moderator you get a mail with your moderator key too.",
+            f.id
+        ))
+    }
+
+    fn bump(&mut self) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        let key = format!("bump:{}", self.from);
+        if let Some(last) = ctx.store.help_sent(&key)?
+            && self.now - last < chrono::Duration::hours(BUMP_HOURS)
+        {
+            return Err(Refusal::Player(format!(
+                "your reports were sent again less than {BUMP_HOURS} hour ago; `bump` works once an hour"
+            )));
+        }
+        let mut sent = Vec::new();
+        for id in ctx.store.games_of(&self.from)? {
+            let loaded = ctx.store.load(&id)?;
+            let meta = ctx.store.meta(&id)?;
+            if report::ended(ctx.store, &id, &meta, &*loaded.game)?.is_some() {
+                continue;
+            }
+            let map = loaded.game.render_map();
+            for seat in loaded.game.awaiting().iter().map(|a| a.seat) {
+                if !meta
+                    .address(&loaded.record, seat)
+                    .eq_ignore_ascii_case(&self.from)
+                    || sent.contains(&(id.clone(), seat))
+                {
+                    continue;
+                }
+                let mail = report::MailContext {
+                    notes: vec![
+                        "Your report again, as you asked with `bump`: the game waits for you."
+                            .to_string(),
+                    ],
+                    ..report::MailContext::default()
+                };
+                self.mails.push(report::player_mail(
+                    ctx,
+                    &id,
+                    &loaded.record,
+                    &meta,
+                    &*loaded.game,
+                    &map,
+                    seat,
+                    mail,
+                    None,
+                    self.now,
+                )?);
+                sent.push((id.clone(), seat));
+            }
+        }
+        if sent.is_empty() {
+            return Ok("No game waits for you now; nothing was sent.".to_string());
+        }
+        self.bumped = Some(key);
+        let ids: Vec<String> = sent.iter().map(|(id, _)| id.0.clone()).collect();
+        Ok(format!(
+            "Your report of {} comes again, each in its own thread.",
+            ids.join(", ")
+        ))
+    }
+
+    fn no_more_invitations(&mut self) -> Result<String, Refusal> {
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        contact.no_invitations = true;
+        self.set_contact(&from, contact);
+        if let Some(f) = &mut self.forming {
+            f.invited.retain(|a| !a.eq_ignore_ascii_case(&from));
+        }
+        Ok(
+            "This server sends you no more invitations. You can still make or join games yourself."
+                .to_string(),
+        )
+    }
+}
+
+/// Why a site command was not done: the player's doing, or ours.
+enum Refusal {
+    /// A sentence for the player.
+    Player(String),
+    /// The server failed.
+    Internal(ServiceError),
+}
+
+impl From<ServiceError> for Refusal {
+    fn from(e: ServiceError) -> Self {
+        Refusal::Internal(e)
+    }
+}
+
+impl From<crate::store::StoreError> for Refusal {
+    fn from(e: crate::store::StoreError) -> Self {
+        Refusal::Internal(e.into())
+    }
+}
+
+/// Why game `id` cannot be joined: started, or not here.
+fn not_forming(ctx: &Ctx<'_>, id: &GameId) -> Result<String, ServiceError> {
+    match ctx.store.record(id) {
+        Ok(_) => Ok(format!(
+            "{id} has started already; a game takes no new players once it runs"
+        )),
+        Err(crate::store::StoreError::NoSuchGame(_)) => {
+            Ok(format!("there is no game {id} forming here"))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `games`: every game `address` plays in or is forming, with whom each
+/// waits for and the address's own deadlines.
+pub fn games_text(
+    ctx: &Ctx<'_>,
+    address: &str,
+    now: DateTime<Utc>,
+) -> Result<String, ServiceError> {
+    let mut out = Vec::new();
+    for id in ctx.store.games_of(address)? {
+        let loaded = ctx.store.load(&id)?;
+        let meta = ctx.store.meta(&id)?;
+        let title = crate::registry::title(&loaded.record.setup.kind);
+        let seats: Vec<crate::engine::Seat> = (0..loaded.record.setup.players.len())
+            .map(|i| crate::engine::Seat(i as u8))
+            .filter(|s| {
+                meta.address(&loaded.record, *s)
+                    .eq_ignore_ascii_case(address)
+            })
+            .collect();
+        let names: Vec<&str> = seats
+            .iter()
+            .map(|s| loaded.record.setup.players[s.index()].name.as_str())
+            .collect();
+        let head = format!("{id} ({title}), you are {}", names.join(" and "));
+        if let Some(ended) = report::ended(ctx.store, &id, &meta, &*loaded.game)? {
+            out.push(format!("{head}: {}", ended.short(&meta.clock.settings)));
+            continue;
+        }
+        let paused = if meta.paused.is_some() {
+            " (paused by a moderator)"
+        } else {
+            ""
+        };
+        let waits = report::deadline_lines(&*loaded.game, &meta, seats.first().copied(), now);
+        out.push(format!("{head}{paused}: waiting for"));
+        for w in waits {
+            out.push(format!("    {w}"));
+        }
+    }
+    for f in ctx.store.all_forming()? {
+        if let Some(seat) = f.seat_of(address) {
+            out.push(format!(
+                "{} ({}), you are {}: forming, {} player(s) so far; {}",
+                f.id,
+                crate::registry::title(&f.kind),
+                f.seats[seat].name,
+                f.seats.len(),
+                if seat == 0 {
+                    "you start it"
+                } else {
+                    "its creator starts it"
+                }
+            ));
+        }
+    }
+    if out.is_empty() {
+        return Ok(format!(
+            "{address} plays in no game here. Make one with `new GAME`, or join one with `join GAME`."
+        ));
+    }
+    Ok(format!("Your games here ({address}):\n{}", out.join("\n")))
+}
+
+/// A notice to `seat` of forming game `f`, in their thread.
+fn seat_notice(
+    ctx: &Ctx<'_>,
+    f: &Forming,
+    seat: usize,
+    text: &str,
+    now: DateTime<Utc>,
+) -> Result<OutMail, ServiceError> {
+    let thread = thread_of(f, seat);
+    let (in_reply_to, references) = thread.threading(None);
+    let s = &f.seats[seat];
+    let text = format!(
+        "{text}\n\n-- \nStationmaster ({}), for {}.\n",
+        ctx.config.mail.address, f.id
+    );
+
+    let draft = Draft {
+        to_name: s.name.clone(),
+        to: s.address.clone(),
+        subject: thread.subject(false),
+        html: Some(report::notice_html(ctx, &text, None)?),
+        text,
+        in_reply_to,
+        references,
+        reply_to: Some(report::reply_address(
+            &ctx.config.mail.address,
+            &f.id,
+            &s.key,
+        )),
+    };
+    super::compose_mail(ctx, &f.id.0, "forming", &draft, now)
+}
+
+/// The site commands, for `help`.
+pub fn help_text() -> String {
+    let mut out = String::from(
+        "Commands for the server's own address (no game tag), or in a forming game's thread:\n",
+    );
+    for (form, what) in FORMS {
+        out.push_str(&format!("  {form}\n      {what}\n"));
+    }
+    out.push_str(&format!("Games: {}.", crate::registry::names()));
+    out
+}
+
+/// What `new`'s words ask for.
+struct NewWords {
+    options: Vec<String>,
+    clock: crate::clock::ClockSettings,
+    open: bool,
+    name: Option<String>,
+}
+
+/// Reads `new`'s words for game `entry`: its options (`NAME` or
+/// `NAME=VALUE`), deadline settings (`SETTING VALUE`, from `defaults`),
+/// `open` and `as NAME`, in any order.
+fn read_new(
+    entry: &GameEntry,
+    defaults: &crate::clock::ClockSettings,
+    words: &[String],
+) -> Result<NewWords, String> {
+    let mut made = NewWords {
+        options: Vec::new(),
+        clock: defaults.clone(),
+        open: false,
+        name: None,
+    };
+    let settings = super::moderator::setting_names(entry.name);
+    let is_setting =
+        |w: &str| settings.split(", ").any(|s| s == w) || crate::clock::wait_of_key(w).is_some();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].to_ascii_lowercase();
+        let option_name = w.split('=').next().unwrap_or_default();
+        if entry.options.iter().any(|o| o.name == option_name) {
+            made.options.push(w.clone());
+        } else if w == "open" {
+            made.open = true;
+        } else if w == "as" {
+            i += 1;
+            let name = words.get(i).ok_or("`as` wants a name after it")?;
+            made.name = Some(name.clone());
+        } else if is_setting(&w) {
+            i += 1;
+            let value = words.get(i).ok_or_else(|| {
+                format!("the setting `{w}` wants a value after it, e.g. `{w} 72h`")
+            })?;
+            made.clock = super::moderator::set(&made.clock, entry.name, &w, value)?;
+        } else {
+            let options: Vec<&str> = entry.options.iter().map(|o| o.name).collect();
+            return Err(format!(
+                "`{}` is neither an option of {} ({}), nor a deadline setting ({settings}), nor open or as NAME",
+                words[i],
+                entry.name,
+                if options.is_empty() {
+                    "none".to_string()
+                } else {
+                    options.join(", ")
+                }
+            ));
+        }
+        i += 1;
+    }
+    crate::engine::read_options(entry.name, &made.options, entry.options)
+        .map_err(|e| e.to_string())?;
+    Ok(made)
+}
+
+/// Forming game `id`'s expiry, if it is due by `now`: it is forgotten, and
+/// each of its players is told. `None` if it is not forming or not due.
+pub fn expire(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    now: DateTime<Utc>,
+) -> Result<Option<Change>, ServiceError> {
+    let Some(f) = ctx.store.forming(id)? else {
+        return Ok(None);
+    };
+    if f.expires > now {
+        return Ok(None);
+    }
+    let text = format!(
+        "{} was not started by {}, and has expired: it will not start, and nothing more will come of it. To play, make a new game: write `new {}` to {}.",
+        f.id,
+        f.clock.when(f.expires),
+        f.kind,
+        ctx.config.mail.address
+    );
+    let mut outbox = Vec::new();
+    for seat in 0..f.seats.len() {
+        outbox.push(seat_notice(ctx, &f, seat, &text, now)?);
+    }
+    Ok(Some(Change {
+        forming: Some((f.id.clone(), None)),
+        outbox,
+        ..Change::default()
+    }))
+}

@@ -1,0 +1,95 @@
+//! What the server keeps besides games: games forming by mail (made with
+//! `new`, not yet started) and what it knows of each address it has
+//! mailed or heard from. Both live in the `site` tree, as JSON:
+//! `forming:ID` → [`Forming`], `contact:ADDRESS` → [`Contact`]. A forming
+//! game's expiry is in the scheduler's `clock` index like a deadline.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::GameId;
+
+/// A game made by mail that has not started: who sits, who is invited,
+/// and how it will be set up.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forming {
+    /// The id it will keep when it starts.
+    pub id: GameId,
+    /// The game's kind (a registry name).
+    pub kind: String,
+    /// Options as `new` was given them (checked against the game's).
+    pub options: Vec<String>,
+    /// The deadline settings it will start with.
+    pub clock: crate::clock::ClockSettings,
+    /// Anyone may join, not only the invited.
+    pub open: bool,
+    /// The seats taken, in order of joining; the first is the creator's.
+    pub seats: Vec<FormingSeat>,
+    /// Addresses invited (lowercase), in order.
+    #[serde(default)]
+    pub invited: Vec<String>,
+    /// When it was made.
+    pub created: DateTime<Utc>,
+    /// When it expires unless started.
+    pub expires: DateTime<Utc>,
+    /// The seed of the game's random choices.
+    pub seed: u64,
+}
+
+/// One seat of a forming game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FormingSeat {
+    /// The player's name in the game.
+    pub name: String,
+    /// Their address (lowercase).
+    pub address: String,
+    /// Their secret key: the game keeps it when it starts.
+    pub key: String,
+    /// The Message-ID of the first mail they got about the game: the root
+    /// of their thread, from `new` or `join` to the end of the game.
+    pub root: String,
+}
+
+impl Forming {
+    /// The seat of `address`, if it has one.
+    pub fn seat_of(&self, address: &str) -> Option<usize> {
+        self.seats
+            .iter()
+            .position(|s| s.address.eq_ignore_ascii_case(address))
+    }
+
+    /// The creator's address.
+    pub fn creator(&self) -> &str {
+        self.seats.first().map_or("", |s| s.address.as_str())
+    }
+}
+
+/// What the server knows of one address, so that nothing a stranger
+/// sends makes it mail a third party more than once unasked.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contact {
+    /// When it was first mailed without having asked for it (an
+    /// invitation, an address confirmation): the one such mail it gets.
+    #[serde(default)]
+    pub unasked: Option<DateTime<Utc>>,
+    /// When it first answered one of our mails with its key: from then on
+    /// it has asked for mail from us.
+    #[serde(default)]
+    pub proved: Option<DateTime<Utc>>,
+    /// It asked for no more invitations (`no more invitations`).
+    #[serde(default)]
+    pub no_invitations: bool,
+}
+
+/// The `site` tree's key of forming game `id`.
+pub(super) fn forming_key(id: &GameId) -> Vec<u8> {
+    format!("forming:{}", id.0).into_bytes()
+}
+
+/// The `site` tree's key of `address`'s contact record.
+pub(super) fn contact_key(address: &str) -> Vec<u8> {
+    format!("contact:{}", address.trim().to_ascii_lowercase()).into_bytes()
+}
+
+/// The prefix of every forming game's key.
+pub(super) const FORMING_PREFIX: &[u8] = b"forming:";

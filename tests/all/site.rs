@@ -1,0 +1,776 @@
+//! The server players run themselves, by mail alone, through the real
+//! binary on the embedded default: mails written into the Maildir
+//! `var/inbox/new` as mail programs deliver them, one `process` cycle, and
+//! the `.eml` files it leaves in `var/outbox` read back with mail_parser.
+//! Covered: games made with `new` (options and deadline settings),
+//! `invite`, `join`, `leave`, `start`, the `[site]` policy (who may make
+//! games, how many forming games per address), the expiry of a game
+//! nobody starts, `no more invitations`, and that no stranger can make
+//! the server mail a third party twice unasked.
+
+use assert_cmd::Command;
+use chrono::{DateTime, Duration, Utc};
+use mail_parser::MessageParser;
+use tempfile::TempDir;
+
+/// A mail the server sent.
+#[derive(Clone, Debug)]
+pub struct Got {
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    pub message_id: String,
+    pub in_reply_to: Option<String>,
+    pub references: Vec<String>,
+    pub reply_to: String,
+}
+
+impl Got {
+    /// The key in the subject tag `[GAME KEY]`.
+    pub fn key(&self) -> String {
+        let start = self.subject.find('[').expect("a tag") + 1;
+        let end = self.subject[start..].find(']').expect("a tag") + start;
+        let tag = &self.subject[start..end];
+        tag.split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    }
+}
+
+/// A server on the embedded default in a folder of its own.
+pub struct Server {
+    pub dir: TempDir,
+    pub now: DateTime<Utc>,
+    n: usize,
+}
+
+fn parse(bytes: &[u8]) -> Got {
+    let m = MessageParser::default()
+        .parse(bytes)
+        .expect("our mail parses");
+    let ids = |v: &mail_parser::HeaderValue<'_>| -> Vec<String> {
+        match v {
+            mail_parser::HeaderValue::Text(t) => vec![t.to_string()],
+            mail_parser::HeaderValue::TextList(l) => l.iter().map(|t| t.to_string()).collect(),
+            _ => Vec::new(),
+        }
+    };
+    Got {
+        to: m
+            .to()
+            .and_then(|a| a.first())
+            .and_then(|a| a.address())
+            .unwrap_or_default()
+            .to_string(),
+        subject: m.subject().unwrap_or_default().to_string(),
+        text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        message_id: m.message_id().unwrap_or_default().to_string(),
+        in_reply_to: m.in_reply_to().as_text().map(str::to_string),
+        references: ids(m.references()),
+        reply_to: m
+            .reply_to()
+            .and_then(|a| a.first())
+            .and_then(|a| a.address())
+            .unwrap_or_default()
+            .to_string(),
+    }
+}
+
+impl Server {
+    /// A server at `sm@example.org` with these extra lines of config.
+    pub fn new(config: &str) -> Server {
+        let dir = TempDir::new().unwrap();
+        std::fs::write(
+            dir.path().join("config.toml"),
+            format!("[mail]\naddress = \"sm@example.org\"\n{config}\n"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join("var/inbox/new")).unwrap();
+        Server {
+            dir,
+            now: DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
+                .unwrap()
+                .with_timezone(&Utc),
+            n: 0,
+        }
+    }
+
+    pub fn sm(&self, args: &[&str]) -> std::process::Output {
+        Command::cargo_bin("stationmaster")
+            .unwrap()
+            .current_dir(self.dir.path())
+            .env("STATIONMASTER_CONFIG", "config.toml")
+            .env("STATIONMASTER_NOW", self.now.to_rfc3339())
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.sm(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Delivers a mail into the Maildir; its Message-ID.
+    pub fn deliver(
+        &mut self,
+        from: &str,
+        subject: &str,
+        parent: Option<&Got>,
+        body: &str,
+    ) -> String {
+        self.n += 1;
+        let mid = format!("m{}.{}@example.net", self.n, self.now.timestamp());
+        let mut threading = String::new();
+        if let Some(p) = parent {
+            let mut refs = p.references.clone();
+            refs.push(p.message_id.clone());
+            let refs: Vec<String> = refs.iter().map(|r| format!("<{r}>")).collect();
+            threading = format!(
+                "In-Reply-To: <{}>\r\nReferences: {}\r\n",
+                p.message_id,
+                refs.join(" ")
+            );
+        }
+        let to = parent.map_or("sm@example.org".to_string(), |p| {
+            if p.reply_to.is_empty() {
+                "sm@example.org".to_string()
+            } else {
+                p.reply_to.clone()
+            }
+        });
+        let raw = format!(
+            "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nMessage-ID: <{mid}>\r\nDate: Sat, 21 Nov 2026 18:00:00 +0000\r\n{threading}Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+        );
+        std::fs::write(
+            self.dir.path().join(format!(
+                "var/inbox/new/{}.{}.mail",
+                self.now.timestamp(),
+                self.n
+            )),
+            raw,
+        )
+        .unwrap();
+        mid
+    }
+
+    /// A reply to `parent` (the mail's subject with `Re: `, to its
+    /// Reply-To, threaded).
+    pub fn reply(&mut self, from: &str, parent: &Got, body: &str) -> String {
+        let subject = format!("Re: {}", parent.subject.trim_start_matches("Re: "));
+        self.deliver(from, &subject, Some(parent), body)
+    }
+
+    /// One `process` cycle; the mails it sent, taken out of the outbox.
+    pub fn process(&self) -> Vec<Got> {
+        self.ok(&["process"]);
+        let dir = self.dir.path().join("var/outbox");
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .map(|rd| rd.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        paths.sort();
+        let mut out = Vec::new();
+        for p in paths {
+            out.push(parse(&std::fs::read(&p).unwrap()));
+            std::fs::remove_file(&p).unwrap();
+        }
+        out
+    }
+}
+
+/// The mails to `who`.
+pub fn to<'a>(mails: &'a [Got], who: &str) -> Vec<&'a Got> {
+    mails.iter().filter(|m| m.to == who).collect()
+}
+
+/// The one mail to `who`.
+pub fn one(mails: &[Got], who: &str) -> Got {
+    let got = to(mails, who);
+    assert_eq!(got.len(), 1, "mails to {who}: {mails:#?}");
+    got[0].clone()
+}
+
+const ALICE: &str = "alice@example.org";
+const BOB: &str = "bob@example.org";
+const CAROL: &str = "carol@example.net";
+const DAVE: &str = "dave@example.net";
+
+/// Alice makes rocket-1 by mail; the reply that gives her its tag.
+fn made(s: &mut Server, words: &str) -> Got {
+    s.deliver(ALICE, "a game?", None, &format!("Hello,\n{words}\nAlice"));
+    let sent = s.process();
+    let reply = one(&sent, ALICE);
+    assert!(reply.text.contains("You made rocket-1"), "{}", reply.text);
+    reply
+}
+
+#[test]
+fn a_game_made_joined_and_started_by_mail() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket open_money turn 72h");
+    // The tag carries her key; the thread's subject is the game's.
+    let key = made.key();
+    assert_eq!(
+        made.subject,
+        format!("[rocket-1 {key}] Stephenson's Rocket")
+    );
+    assert!(
+        made.reply_to.contains(&format!("+rocket-1.{key}@")),
+        "{}",
+        made.reply_to
+    );
+    for want in [
+        "Options: open_money.",
+        "turn 3d",
+        "By invitation",
+        "alice (creator)",
+        "invite ADDRESS",
+        "Not read as commands",
+    ] {
+        assert!(made.text.contains(want), "{want}: {}", made.text);
+    }
+    assert!(!s.ok(&["games"]).contains("rocket-1"), "not a game yet");
+
+    // She invites two; each gets one invitation.
+    s.reply(ALICE, &made, &format!("invite {BOB}\ninvite {CAROL}"));
+    let sent = s.process();
+    assert_eq!(sent.len(), 3, "{sent:#?}");
+    let answer = one(&sent, ALICE);
+    assert!(
+        answer.text.contains(&format!("Invited {BOB}")),
+        "{}",
+        answer.text
+    );
+    assert!(
+        answer.text.contains(&format!("Invited: {BOB}, {CAROL}.")),
+        "{}",
+        answer.text
+    );
+    assert!(
+        !one(&sent, CAROL).text.contains(BOB),
+        "invitees do not see each other"
+    );
+    assert_eq!(
+        answer
+            .in_reply_to
+            .as_deref()
+            .map(|r| r.contains("@example.net")),
+        Some(true)
+    );
+    assert_eq!(
+        answer.references.first(),
+        Some(&made.message_id),
+        "her thread"
+    );
+    let invitation = one(&sent, BOB);
+    assert!(
+        invitation.subject.starts_with("[rocket-1] Invitation"),
+        "{}",
+        invitation.subject
+    );
+    for want in ["join rocket-1", "no more invitations", "only mail you get"] {
+        assert!(
+            invitation.text.contains(want),
+            "{want}: {}",
+            invitation.text
+        );
+    }
+    assert!(!invitation.text.contains(&key), "no key in an invitation");
+
+    // Someone not invited cannot join a game by invitation.
+    s.deliver(DAVE, "join", None, "join rocket-1");
+    let sent = s.process();
+    assert!(
+        one(&sent, DAVE).text.contains("by invitation only"),
+        "{sent:#?}"
+    );
+
+    // Starting with one player is refused; bob joins by answering.
+    s.reply(ALICE, &made, "start");
+    let refused = one(&s.process(), ALICE);
+    assert!(
+        refused.text.contains("needs 2 to 4 players; 1 sit"),
+        "{}",
+        refused.text
+    );
+    s.reply(BOB, &invitation, "join as Bobby");
+    let sent = s.process();
+    let bob_seat = one(&sent, BOB);
+    let bob_key = bob_seat.key();
+    assert!(
+        bob_seat.text.contains("You joined rocket-1 as Bobby"),
+        "{}",
+        bob_seat.text
+    );
+    assert_eq!(
+        bob_seat.subject,
+        format!("[rocket-1 {bob_key}] Stephenson's Rocket")
+    );
+    let told = one(&sent, ALICE);
+    assert!(
+        told.text
+            .contains("Bobby (bob@example.org) joined rocket-1"),
+        "{}",
+        told.text
+    );
+
+    // Only the creator starts; then everyone is welcomed in their thread.
+    s.reply(BOB, &bob_seat, "start");
+    assert!(one(&s.process(), BOB).text.contains("only the creator"));
+    s.reply(ALICE, &made, "start");
+    let sent = s.process();
+    let alice_mails = to(&sent, ALICE);
+    assert_eq!(
+        alice_mails.len(),
+        3,
+        "answer, moderator's welcome, welcome: {sent:#?}"
+    );
+    assert!(
+        alice_mails
+            .iter()
+            .any(|m| m.text.contains("rocket-1 has started"))
+    );
+    let moderating = alice_mails
+        .iter()
+        .find(|m| m.subject.contains("You moderate rocket-1"))
+        .map(|m| (*m).clone())
+        .expect("her moderator's welcome");
+    let welcome = alice_mails
+        .iter()
+        .find(|m| m.text.contains("Welcome to rocket-1"))
+        .expect("a welcome");
+    assert_eq!(
+        welcome.subject, made.subject,
+        "the same key, the same thread"
+    );
+    assert_eq!(welcome.references, vec![made.message_id.clone()]);
+    let bob_welcome = one(&sent, BOB);
+    assert!(bob_welcome.text.contains("Welcome to rocket-1"));
+    assert_eq!(bob_welcome.references, vec![bob_seat.message_id.clone()]);
+    // The game runs with its options and its deadline: 72 hours from now.
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["show", "rocket-1", "--json"])).unwrap();
+    let names: Vec<&str> = json["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alice", "Bobby"]);
+    assert_eq!(json["awaiting"][0]["deadline"], "2026-11-24T18:00:00+00:00");
+    assert!(s.ok(&["games"]).contains("rocket-1"));
+    // Carol, invited but too late, is told the game runs.
+    s.deliver(CAROL, "join", None, "join rocket-1");
+    assert!(
+        one(&s.process(), CAROL)
+            .text
+            .contains("has started already")
+    );
+    // As its moderator she cannot make the server mail carol twice
+    // unasked: carol has had her invitation.
+    s.reply(
+        ALICE,
+        &moderating,
+        &format!("moderator {CAROL}\nmoderator {DAVE}"),
+    );
+    let sent = s.process();
+    assert!(to(&sent, CAROL).is_empty(), "{sent:#?}");
+    let answer = to(&sent, ALICE)
+        .into_iter()
+        .find(|m| m.text.contains("moderator carol"))
+        .expect("her answer")
+        .clone();
+    assert!(
+        answer.text.contains("mails nobody twice unasked"),
+        "{}",
+        answer.text
+    );
+    assert_eq!(
+        to(&sent, DAVE).len(),
+        1,
+        "dave's first mail unasked: {sent:#?}"
+    );
+    // Bob plays with the key he got at `join`.
+    s.reply(BOB, &bob_welcome, "map");
+    let report = one(&s.process(), BOB);
+    assert_eq!(
+        report.subject,
+        format!("Re: [rocket-1 {bob_key}] Stephenson's Rocket")
+    );
+    assert!(report.text.contains("Waiting for"), "{}", report.text);
+}
+
+#[test]
+fn leaving_and_the_creators_cancel() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket open");
+    assert!(made.text.contains("Open: anyone may join"), "{}", made.text);
+    s.deliver(DAVE, "hi", None, "join rocket-1");
+    let dave = one(&s.process(), DAVE);
+    s.reply(DAVE, &dave, "leave");
+    let sent = s.process();
+    assert!(one(&sent, DAVE).text.contains("You left rocket-1"));
+    assert!(one(&sent, ALICE).text.contains("dave left rocket-1"));
+    s.deliver(BOB, "hi", None, "join rocket-1");
+    let _bob = one(&s.process(), BOB);
+    s.reply(ALICE, &made, "leave");
+    let sent = s.process();
+    assert!(one(&sent, ALICE).text.contains("You cancelled rocket-1"));
+    assert!(one(&sent, BOB).text.contains("alice cancelled rocket-1"));
+    s.deliver(CAROL, "hi", None, "join rocket-1");
+    assert!(
+        one(&s.process(), CAROL)
+            .text
+            .contains("no game rocket-1 forming")
+    );
+}
+
+#[test]
+fn who_may_make_games_and_how_many_is_the_sites_choice() {
+    let mut s = Server::new(
+        "[site]\ncreate = \"listed\"\ncreators = [\"example.org\", \"carol@example.net\"]\nforming_per_address = 1\n",
+    );
+    s.deliver(DAVE, "new", None, "new rocket");
+    let dave = one(&s.process(), DAVE);
+    assert!(
+        dave.text.contains("dave@example.net may not make games"),
+        "{}",
+        dave.text
+    );
+    s.deliver(CAROL, "new", None, "new linie1 stops=2");
+    assert!(one(&s.process(), CAROL).text.contains("You made linie1-1"));
+    let made = made(&mut s, "new rocket veto_question 6h");
+    assert!(made.text.contains("veto_question 6h"), "{}", made.text);
+    s.reply(ALICE, &made, "join rocket-1");
+    assert!(
+        one(&s.process(), ALICE)
+            .text
+            .contains("a seat in rocket-1 already")
+    );
+    // One forming game per address: a second is refused (she answered
+    // with her key, so her mail is read at once).
+    s.deliver(ALICE, "another", None, "new rocket");
+    let again = one(&s.process(), ALICE);
+    assert!(
+        again.text.contains("game(s) forming already"),
+        "{}",
+        again.text
+    );
+    // Words `new` does not know are refused with what it takes.
+    s.deliver(ALICE, "another", None, "new rocket fast");
+    let bad = one(&s.process(), ALICE);
+    assert!(
+        bad.text.contains("`fast` is neither an option"),
+        "{}",
+        bad.text
+    );
+
+    let mut op = Server::new("[site]\ncreate = \"operator\"\n");
+    op.deliver(ALICE, "new", None, "new rocket");
+    assert!(
+        one(&op.process(), ALICE)
+            .text
+            .contains("only its operator makes games")
+    );
+}
+
+#[test]
+fn a_forming_game_nobody_starts_expires_and_everyone_is_told() {
+    let mut s = Server::new("[site]\nforming_expires = \"2d\"\n");
+    let made = made(&mut s, "new rocket open");
+    assert!(
+        made.text.contains("expires Mon 23 Nov 2026 18:00 UTC"),
+        "{}",
+        made.text
+    );
+    s.deliver(BOB, "hi", None, "join rocket-1");
+    let bob = one(&s.process(), BOB);
+    s.now += Duration::hours(47);
+    assert!(s.process().is_empty(), "not yet");
+    s.now += Duration::hours(2);
+    let sent = s.process();
+    assert_eq!(sent.len(), 2, "{sent:#?}");
+    for m in [one(&sent, ALICE), one(&sent, BOB)] {
+        assert!(m.text.contains("rocket-1 was not started by"), "{}", m.text);
+        assert!(m.text.contains("has expired"));
+    }
+    assert_eq!(one(&sent, BOB).references, vec![bob.message_id.clone()]);
+    s.reply(BOB, &bob, "leave");
+    let after = one(&s.process(), BOB);
+    assert!(
+        after.text.contains("no game rocket-1 forming"),
+        "{}",
+        after.text
+    );
+}
+
+#[test]
+fn no_stranger_makes_the_server_mail_a_third_party_twice_unasked() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket");
+    s.reply(ALICE, &made, &format!("invite {CAROL}"));
+    let sent = s.process();
+    assert_eq!(to(&sent, CAROL).len(), 1);
+    // The same address again, from this game or another: refused.
+    s.reply(ALICE, &made, &format!("invite {CAROL}"));
+    assert!(one(&s.process(), ALICE).text.contains("invited already"));
+    s.deliver(DAVE, "mine", None, "new rocket");
+    let dave = one(&s.process(), DAVE);
+    s.reply(DAVE, &dave, &format!("invite {CAROL}\ninvite {BOB}"));
+    let sent = s.process();
+    assert!(to(&sent, CAROL).is_empty(), "{sent:#?}");
+    assert!(one(&sent, DAVE).text.contains("mails nobody twice unasked"));
+    let to_bob = one(&sent, BOB);
+    // Bob refuses all invitations: none come again.
+    s.reply(BOB, &to_bob, "no more invitations");
+    assert!(one(&s.process(), BOB).text.contains("no more invitations"));
+    s.reply(ALICE, &made, &format!("invite {BOB}"));
+    let sent = s.process();
+    assert!(to(&sent, BOB).is_empty());
+    assert!(
+        one(&sent, ALICE)
+            .text
+            .contains("asked this server for no invitations")
+    );
+    // A stranger who has never answered with a key is answered once a
+    // day, so a forged sender cannot make a flood of replies.
+    s.deliver("erin@example.net", "x", None, "join rocket-1");
+    assert_eq!(to(&s.process(), "erin@example.net").len(), 1);
+    s.deliver("erin@example.net", "x", None, "join rocket-2");
+    assert!(to(&s.process(), "erin@example.net").is_empty());
+    // A key from another address does nothing.
+    let mut forged = made.clone();
+    forged.reply_to = made.reply_to.clone();
+    s.reply(DAVE, &forged, "start");
+    let sent = s.process();
+    assert!(to(&sent, ALICE).is_empty());
+    assert!(one(&sent, DAVE).text.contains("Nothing was done"));
+}
+
+#[test]
+fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let mut s = Server::new("");
+    s.deliver(DAVE, "how does this work?", None, "Hello, how do I play?");
+    let help = one(&s.process(), DAVE);
+    for (form, what) in stationmaster::service::site::FORMS {
+        assert!(help.text.contains(form), "help lacks {form}: {}", help.text);
+        assert!(help.text.contains(what), "help lacks {what}");
+        assert!(
+            readme.contains(&format!("`{form}`")),
+            "README lacks `{form}`"
+        );
+    }
+    for form in ["say TEXT", "tell PLAYER TEXT"] {
+        assert!(
+            help.text.contains(&format!("`{form}`")),
+            "help lacks {form}"
+        );
+    }
+    assert!(readme.contains("**`say TEXT`**") && readme.contains("**`tell PLAYER\n  TEXT`**"));
+    for key in [
+        "create",
+        "creators",
+        "forming_per_address",
+        "forming_expires",
+    ] {
+        assert!(
+            readme.contains(&format!("`[site] {key}`")),
+            "README lacks [site] {key}"
+        );
+    }
+}
+
+/// rocket-1 made by alice, joined by bob (open), and started: each one's
+/// welcome.
+fn started(s: &mut Server) -> (Got, Got) {
+    let made = made(s, "new rocket open");
+    s.deliver(BOB, "join", None, "join rocket-1");
+    let _ = one(&s.process(), BOB);
+    s.reply(ALICE, &made, "start");
+    let sent = s.process();
+    let alice = to(&sent, ALICE)
+        .into_iter()
+        .find(|m| m.text.contains("Welcome to rocket-1"))
+        .expect("alice's welcome")
+        .clone();
+    (alice, one(&sent, BOB))
+}
+
+#[test]
+fn games_lists_my_games_and_bump_sends_the_reports_waiting_for_me() {
+    let mut s = Server::new("");
+    let (alice, bob) = started(&mut s);
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["show", "rocket-1", "--json"])).unwrap();
+    let first = json["awaiting"][0]["player"].as_str().unwrap().to_string();
+    let (waiting, other, waiting_welcome) = if first == "alice" {
+        (ALICE, BOB, alice)
+    } else {
+        (BOB, ALICE, bob)
+    };
+    // A second game, forming.
+    s.deliver(BOB, "another", None, "new linie1");
+    let _ = one(&s.process(), BOB);
+
+    s.deliver(waiting, "my games?", None, "games");
+    let list = one(&s.process(), waiting);
+    assert!(
+        list.text
+            .contains("rocket-1 (Stephenson's Rocket), you are"),
+        "{}",
+        list.text
+    );
+    assert!(
+        list.text
+            .contains("You (2 actions): by Mon 23 Nov 2026 18:00 UTC"),
+        "{}",
+        list.text
+    );
+    s.deliver(BOB, "my games?", None, "games");
+    let bobs = one(&s.process(), BOB);
+    assert!(bobs.text.contains("linie1-1 (Linie 1"), "{}", bobs.text);
+    assert!(bobs.text.contains("you start it"), "{}", bobs.text);
+    s.deliver("nobody@example.net", "games", None, "games");
+    assert!(
+        one(&s.process(), "nobody@example.net")
+            .text
+            .contains("plays in no game here")
+    );
+
+    // bump: the report of the game waiting for the sender, in its thread.
+    s.deliver(waiting, "bump", None, "bump");
+    let sent = s.process();
+    let mine = to(&sent, waiting);
+    assert_eq!(mine.len(), 2, "the answer and one report: {sent:#?}");
+    let report = mine
+        .iter()
+        .find(|m| m.text.contains("as you asked with `bump`"))
+        .expect("the report");
+    assert_eq!(report.subject, waiting_welcome.subject);
+    assert_eq!(report.references, waiting_welcome.references);
+    assert!(report.text.contains("You can"), "{}", report.text);
+    // Once an hour; and nothing for a player nobody waits for.
+    s.deliver(waiting, "bump", None, "bump");
+    assert!(one(&s.process(), waiting).text.contains("once an hour"));
+    s.deliver(other, "bump", None, "bump");
+    assert!(
+        one(&s.process(), other)
+            .text
+            .contains("No game waits for you now")
+    );
+}
+
+/// The player's mail among `mails` that is their report or answer
+/// (not a message).
+fn reply_to_sender(mails: &[Got], who: &str) -> Got {
+    let mine: Vec<&Got> = to(mails, who)
+        .into_iter()
+        .filter(|m| m.subject.starts_with("Re: "))
+        .collect();
+    assert_eq!(mine.len(), 1, "{who}: {mails:#?}");
+    mine[0].clone()
+}
+
+#[test]
+fn table_talk_goes_out_at_once_is_logged_and_private_messages_stay_private() {
+    let mut s = Server::new("[limits]\nmessages_per_hour = 2\n");
+    let made = made(&mut s, "new rocket open");
+    let mut welcomes = std::collections::BTreeMap::new();
+    for who in [BOB, DAVE] {
+        s.deliver(who, "join", None, "join rocket-1");
+        let _ = one(&s.process(), who);
+    }
+    s.reply(ALICE, &made, "start");
+    for m in s.process() {
+        if m.text.contains("Welcome to rocket-1") {
+            welcomes.insert(m.to.clone(), m);
+        }
+    }
+    let log_len = |s: &Server| {
+        s.ok(&["log", "rocket-1"])
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .count()
+    };
+    let before = log_len(&s);
+    // `say` to everyone: one mail each in their thread, no report, and
+    // `say pass` is never an order.
+    s.reply(
+        BOB,
+        &welcomes[BOB],
+        "Hi all,\nsay Good luck, and pass the port!",
+    );
+    let sent = s.process();
+    assert_eq!(sent.len(), 3, "{sent:#?}");
+    for who in [ALICE, DAVE] {
+        let m = one(&sent, who);
+        assert!(
+            m.text.contains("bob says to everyone in rocket-1:"),
+            "{}",
+            m.text
+        );
+        assert!(m.text.contains("Good luck, and pass the port!"));
+        assert_eq!(m.subject, welcomes[who].subject, "in their thread");
+        assert_eq!(m.references, welcomes[who].references);
+    }
+    let answer = reply_to_sender(&sent, BOB);
+    assert!(
+        answer.text.contains("Sent to everyone: Good luck"),
+        "{}",
+        answer.text
+    );
+    assert_eq!(
+        log_len(&s),
+        before + 1,
+        "written to the log, nothing applied"
+    );
+
+    // `tell`: to one, and `history` shows it to its two ends alone.
+    s.reply(BOB, &welcomes[BOB], "tell alice Shall we share the GWR?");
+    let sent = s.process();
+    assert!(one(&sent, ALICE).text.contains("bob says to you alone"));
+    assert!(to(&sent, DAVE).is_empty());
+    let history = |s: &mut Server, who: &str, w: &Got| {
+        s.reply(who, w, "history");
+        reply_to_sender(&s.process(), who).text
+    };
+    assert!(history(&mut s, DAVE, &welcomes[DAVE].clone()).contains("bob says: Good luck"));
+    assert!(!history(&mut s, DAVE, &welcomes[DAVE].clone()).contains("GWR?"));
+    assert!(
+        history(&mut s, ALICE, &welcomes[ALICE].clone())
+            .contains("bob tells alice: Shall we share the GWR?")
+    );
+    assert!(
+        s.ok(&["log", "rocket-1"])
+            .contains("bob tells alice: Shall we share the GWR?")
+    );
+
+    // Unknown players and the hourly limit are refused to the sender.
+    s.reply(BOB, &welcomes[BOB], "tell zed hello\nsay a third one");
+    let sent = s.process();
+    assert_eq!(sent.len(), 1, "{sent:#?}");
+    let answer = reply_to_sender(&sent, BOB);
+    assert!(
+        answer.text.contains("zed does not play in rocket-1"),
+        "{}",
+        answer.text
+    );
+    assert!(
+        answer.text.contains("2 messages in rocket-1 this hour"),
+        "{}",
+        answer.text
+    );
+    s.now += Duration::hours(1);
+    s.reply(BOB, &welcomes[BOB], "say an hour later");
+    assert_eq!(s.process().len(), 3);
+}

@@ -1,0 +1,461 @@
+//! End to end, against real servers: a game made, joined and started by
+//! mail alone (and, once it runs, the site commands that concern it),
+//! through the loopback stack of `.ci/mailstack.sh` (OpenSMTPD in, Dovecot
+//! LMTP and IMAP), with the real `stationmaster` binary reading gm's INBOX
+//! over IMAP and sending over SMTP. Alice and bob read their INBOX over
+//! IMAP and answer with lettre over SMTP, as `tests/all/e2e.rs` does.
+//!
+//! Without the stack (`SM_IMAP_PORT`, `SM_SMTP_PORT`) the test says
+//! `skipped: NAME: no mail stack …` and passes, unless `CI` or
+//! `SM_REQUIRE_STACK` is set. It has the stack to itself (`stack_alone`:
+//! its `process` reads all of gm's unseen mail). Mailboxes are shared
+//! with other tests and earlier runs: only mail that arrived after the
+//! test began, and answers one of this run's mails (whose Message-IDs
+//! carry a per-run tag) or belongs to a thread that such an answer
+//! began, is counted. Every wait polls every 100 ms and gives up after
+//! 30 s, saying what it waited for; the run's mail is deleted at the end.
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use lettre::message::Mailbox as Addr;
+use lettre::message::header::ContentType;
+use lettre::{Message, SmtpTransport, Transport};
+use mail_parser::MessageParser;
+use tempfile::TempDir;
+
+use crate::stack::stack_alone;
+
+const PROCESSOR: &str = "gm@example.test";
+const POLL: Duration = Duration::from_millis(100);
+const PATIENCE: Duration = Duration::from_secs(30);
+
+type Session = imap::Session<TcpStream>;
+
+fn login(port: u16, user: &str) -> Session {
+    let tcp = TcpStream::connect(("127.0.0.1", port))
+        .unwrap_or_else(|e| panic!("cannot reach IMAP on 127.0.0.1:{port}: {e}"));
+    tcp.set_read_timeout(Some(PATIENCE)).unwrap();
+    let mut client = imap::Client::new(tcp);
+    client.read_greeting().unwrap();
+    client
+        .login(user, format!("{user}pw"))
+        .map_err(|(e, _)| e)
+        .unwrap_or_else(|e| panic!("IMAP login as {user}: {e}"))
+}
+
+/// A mail from the server, as a player's mail program reads it.
+#[derive(Clone, Debug)]
+struct Got {
+    uid: u32,
+    message_id: String,
+    subject: String,
+    from: String,
+    reply_to: String,
+    in_reply_to: Option<String>,
+    references: Vec<String>,
+    text: String,
+}
+
+fn parse(uid: u32, raw: &[u8]) -> Got {
+    let m = MessageParser::default()
+        .parse(raw)
+        .unwrap_or_else(|| panic!("uid {uid} does not parse"));
+    let addr = |a: Option<&mail_parser::Address<'_>>| {
+        a.and_then(|a| a.first())
+            .and_then(|a| a.address())
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+    };
+    let references = match m.references() {
+        mail_parser::HeaderValue::Text(t) => vec![t.to_string()],
+        mail_parser::HeaderValue::TextList(l) => l.iter().map(|t| t.to_string()).collect(),
+        _ => Vec::new(),
+    };
+    Got {
+        uid,
+        message_id: m.message_id().unwrap_or_default().to_string(),
+        subject: m.subject().unwrap_or_default().to_string(),
+        from: addr(m.from()),
+        reply_to: addr(m.reply_to()),
+        in_reply_to: m.in_reply_to().as_text().map(str::to_string),
+        references,
+        text: m
+            .body_text(0)
+            .map(|t| t.replace("\r\n", "\n"))
+            .unwrap_or_default(),
+    }
+}
+
+/// One player's INBOX, from the UID it had when the test began.
+struct Mailbox {
+    session: Session,
+    next_uid: u32,
+    got: Vec<Got>,
+    taken: usize,
+}
+
+impl Mailbox {
+    fn open(port: u16, user: &str) -> Mailbox {
+        let mut session = login(port, user);
+        let mb = session.select("INBOX").unwrap();
+        Mailbox {
+            session,
+            next_uid: mb.uid_next.unwrap_or(1),
+            got: Vec::new(),
+            taken: 0,
+        }
+    }
+
+    fn poll(&mut self) {
+        self.session.select("INBOX").unwrap();
+        let mut uids: Vec<u32> = self
+            .session
+            .uid_search(format!("UID {}:*", self.next_uid))
+            .unwrap()
+            .into_iter()
+            .filter(|u| *u >= self.next_uid)
+            .collect();
+        if uids.is_empty() {
+            return;
+        }
+        uids.sort_unstable();
+        let set: Vec<String> = uids.iter().map(u32::to_string).collect();
+        let fetches = self
+            .session
+            .uid_fetch(set.join(","), "(UID BODY.PEEK[])")
+            .unwrap();
+        let mut mails: Vec<Got> = fetches
+            .iter()
+            .filter_map(|f| Some(parse(f.uid?, f.body()?)))
+            .filter(|m| m.from == PROCESSOR)
+            .collect();
+        mails.sort_by_key(|m| m.uid);
+        self.got.extend(mails);
+        self.next_uid = uids.last().copied().unwrap_or(0) + 1;
+    }
+
+    fn delete(&mut self, uids: &[u32]) {
+        if uids.is_empty() {
+            return;
+        }
+        let set: Vec<String> = uids.iter().map(u32::to_string).collect();
+        self.session.select("INBOX").unwrap();
+        self.session
+            .uid_store(set.join(","), "+FLAGS (\\Deleted)")
+            .unwrap();
+        self.session.uid_expunge(set.join(",")).unwrap();
+    }
+}
+
+struct World {
+    _dir: TempDir,
+    config: PathBuf,
+    smtp: SmtpTransport,
+    gm: Session,
+    alice: Mailbox,
+    bob: Mailbox,
+    /// In every Message-ID this run sends.
+    run: String,
+    /// The thread roots of this run: mail referring to one is ours.
+    roots: Vec<String>,
+    n: usize,
+}
+
+impl World {
+    fn new(imap: u16, smtp: u16) -> World {
+        let dir = TempDir::new().unwrap();
+        let config = dir.path().join("config.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[inbound]\nkind = \"imap\"\nhost = \"127.0.0.1\"\nport = {imap}\nsecurity = \"plain\"\n\
+                 user = \"gm\"\npassword = \"gmpw\"\n\n\
+                 [outbound]\nkind = \"smtp\"\nhost = \"127.0.0.1\"\nport = {smtp}\nsecurity = \"plain\"\n\n\
+                 [mail]\naddress = \"{PROCESSOR}\"\n\n\
+                 [store]\npath = \"{}\"\n",
+                dir.path().join("db").display()
+            ),
+        )
+        .unwrap();
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let mut gm = login(imap, "gm");
+        gm.examine("INBOX").unwrap();
+        World {
+            _dir: dir,
+            config,
+            smtp: SmtpTransport::builder_dangerous("127.0.0.1")
+                .port(smtp)
+                .timeout(Some(PATIENCE))
+                .build(),
+            gm,
+            alice: Mailbox::open(imap, "alice"),
+            bob: Mailbox::open(imap, "bob"),
+            run: format!("site{}x{nanos}", std::process::id()),
+            roots: Vec::new(),
+            n: 0,
+        }
+    }
+
+    fn sm(&self, args: &[&str]) -> String {
+        let out = Command::new(assert_cmd::cargo::cargo_bin("stationmaster"))
+            .arg("--config")
+            .arg(&self.config)
+            .env_remove("STATIONMASTER_NOW")
+            .env_remove("STATIONMASTER_CONFIG")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "stationmaster {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Sends a mail over SMTP, waits until it is in gm's INBOX, then runs
+    /// one `process` cycle.
+    fn send(&mut self, from: &str, to: &str, subject: &str, parent: Option<&Got>, body: &str) {
+        self.n += 1;
+        let mid = format!("{}.{}@example.test", self.run, self.n);
+        let mut b = Message::builder()
+            .from(from.parse::<Addr>().unwrap())
+            .to(to.parse::<Addr>().unwrap())
+            .subject(subject)
+            .message_id(Some(format!("<{mid}>")))
+            .date_now()
+            .header(ContentType::TEXT_PLAIN);
+        if let Some(p) = parent {
+            let mut refs = p.references.clone();
+            refs.push(p.message_id.clone());
+            let refs: Vec<String> = refs.iter().map(|r| format!("<{r}>")).collect();
+            b = b
+                .in_reply_to(format!("<{}>", p.message_id))
+                .references(refs.join(" "));
+        }
+        self.smtp
+            .send(&b.body(body.to_string()).unwrap())
+            .unwrap_or_else(|e| panic!("SMTP send of {mid}: {e}"));
+        let start = Instant::now();
+        loop {
+            self.gm.examine("INBOX").unwrap();
+            if !self
+                .gm
+                .uid_search(format!("HEADER Message-ID \"<{mid}>\""))
+                .unwrap()
+                .is_empty()
+            {
+                break;
+            }
+            assert!(start.elapsed() < PATIENCE, "{mid} never reached gm");
+            std::thread::sleep(POLL);
+        }
+        self.sm(&["process"]);
+    }
+
+    /// A reply to `parent`, to its Reply-To (else its From).
+    fn reply(&mut self, from: &str, parent: &Got, body: &str) {
+        let to = if parent.reply_to.is_empty() {
+            parent.from.clone()
+        } else {
+            parent.reply_to.clone()
+        };
+        let subject = format!("Re: {}", parent.subject.trim_start_matches("Re: "));
+        self.send(from, &to, &subject, Some(parent), body);
+    }
+
+    fn ours(&self, m: &Got) -> bool {
+        m.in_reply_to
+            .as_deref()
+            .is_some_and(|r| r.contains(&self.run))
+            || m.references
+                .iter()
+                .any(|r| self.roots.contains(r) || r.contains(&self.run))
+            || (m.subject.contains("Invitation to") && m.text.contains("alice@example.test"))
+            || m.subject.contains("You moderate rocket-1")
+    }
+
+    /// Waits for `n` more mails of this run to `who` and takes them.
+    fn take(&mut self, who: &str, n: usize, what: &str) -> Vec<Got> {
+        let start = Instant::now();
+        loop {
+            let mb = if who == "alice" {
+                &mut self.alice
+            } else {
+                &mut self.bob
+            };
+            mb.poll();
+            let (got, taken) = (mb.got.clone(), mb.taken);
+            let mine: Vec<Got> = got.into_iter().filter(|m| self.ours(m)).collect();
+            if mine.len() >= taken + n {
+                let new = mine[taken..taken + n].to_vec();
+                let mb = if who == "alice" {
+                    &mut self.alice
+                } else {
+                    &mut self.bob
+                };
+                mb.taken = taken + n;
+                return new;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "{what}: {who} got {:?}",
+                mine[taken..].iter().map(|m| &m.subject).collect::<Vec<_>>()
+            );
+            std::thread::sleep(POLL);
+        }
+    }
+
+    fn clean_up(&mut self) {
+        for mb in [&mut self.alice, &mut self.bob] {
+            let uids: Vec<u32> = mb.got.iter().map(|m| m.uid).collect();
+            mb.delete(&uids);
+        }
+        self.gm.select("INBOX").unwrap();
+        let uids: Vec<u32> = self
+            .gm
+            .uid_search(format!("HEADER Message-ID \"{}\"", self.run))
+            .unwrap()
+            .into_iter()
+            .collect();
+        if !uids.is_empty() {
+            let set: Vec<String> = uids.iter().map(u32::to_string).collect();
+            self.gm
+                .uid_store(set.join(","), "+FLAGS (\\Deleted)")
+                .unwrap();
+            self.gm.uid_expunge(set.join(",")).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_game_made_invited_joined_and_started_over_imap_and_smtp() {
+    let Some(st) = stack_alone() else { return };
+    let mut w = World::new(st.imap, st.smtp);
+    // Mail left unseen in gm's INBOX is handled before anything of ours.
+    w.sm(&["process"]);
+
+    w.send(
+        "alice@example.test",
+        PROCESSOR,
+        "a game",
+        None,
+        "new rocket open_money turn 72h",
+    );
+    let made = w.take("alice", 1, "the answer to new").remove(0);
+    w.roots.push(made.message_id.clone());
+    assert!(made.subject.starts_with("[rocket-1 "), "{}", made.subject);
+    assert!(made.text.contains("You made rocket-1"), "{}", made.text);
+    assert!(
+        made.reply_to.starts_with("gm+rocket-1."),
+        "{}",
+        made.reply_to
+    );
+
+    w.reply("alice@example.test", &made, "invite bob@example.test");
+    let answer = w.take("alice", 1, "the answer to invite").remove(0);
+    assert!(
+        answer.text.contains("Invited bob@example.test"),
+        "{}",
+        answer.text
+    );
+    let invitation = w.take("bob", 1, "the invitation").remove(0);
+    assert!(
+        invitation.text.contains("join rocket-1"),
+        "{}",
+        invitation.text
+    );
+
+    w.reply("bob@example.test", &invitation, "join");
+    let seat = w.take("bob", 1, "the answer to join").remove(0);
+    w.roots.push(seat.message_id.clone());
+    assert!(
+        seat.text.contains("You joined rocket-1 as bob"),
+        "{}",
+        seat.text
+    );
+    let told = w.take("alice", 1, "the news of bob").remove(0);
+    assert!(told.text.contains("bob (bob@example.test) joined rocket-1"));
+
+    w.reply("alice@example.test", &made, "start");
+    let alice = w.take("alice", 3, "the start");
+    assert!(
+        alice
+            .iter()
+            .any(|m| m.text.contains("rocket-1 has started"))
+    );
+    assert!(
+        alice
+            .iter()
+            .any(|m| m.subject.contains("You moderate rocket-1"))
+    );
+    let welcome = alice
+        .iter()
+        .find(|m| m.text.contains("Welcome to rocket-1"))
+        .expect("alice's welcome");
+    assert_eq!(welcome.subject, made.subject);
+    assert_eq!(welcome.references, vec![made.message_id.clone()]);
+    let bob = w.take("bob", 1, "bob's welcome").remove(0);
+    assert!(bob.text.contains("Welcome to rocket-1"), "{}", bob.text);
+    assert_eq!(bob.subject, seat.subject);
+
+    let json: serde_json::Value =
+        serde_json::from_str(&w.sm(&["show", "rocket-1", "--json"])).unwrap();
+    assert_eq!(json["players"].as_array().map(Vec::len), Some(2));
+
+    // `games` and `bump`, to the server's address.
+    let first = json["awaiting"][0]["player"].as_str().unwrap().to_string();
+    let (who, address) = if first == "alice" {
+        ("alice", "alice@example.test")
+    } else {
+        ("bob", "bob@example.test")
+    };
+    w.send(address, PROCESSOR, "my games", None, "games\nbump");
+    let got = w.take(who, 2, "the answer to games and bump");
+    let answer = got
+        .iter()
+        .find(|m| m.text.contains("Your games here"))
+        .expect("the list");
+    assert!(
+        answer.text.contains("You (2 actions): by"),
+        "{}",
+        answer.text
+    );
+    let report = got
+        .iter()
+        .find(|m| m.text.contains("as you asked with `bump`"))
+        .expect("the report");
+    assert!(
+        report.subject.starts_with("[rocket-1 "),
+        "{}",
+        report.subject
+    );
+
+    // Table talk, in the game's thread.
+    let welcome = welcome.clone();
+    w.reply("alice@example.test", &welcome, "tell bob Good luck!");
+    let message = w.take("bob", 1, "alice's message").remove(0);
+    assert!(
+        message
+            .text
+            .contains("alice says to you alone, in rocket-1:"),
+        "{}",
+        message.text
+    );
+    assert!(message.text.contains("Good luck!"));
+    assert_eq!(message.subject, seat.subject);
+    let sent = w.take("alice", 1, "the answer to tell").remove(0);
+    assert!(
+        sent.text.contains("Sent to bob alone: Good luck!"),
+        "{}",
+        sent.text
+    );
+    w.clean_up();
+}

@@ -8,10 +8,11 @@
 //! the end). OpenSMTPD runs once per machine, so if a stack is already up
 //! (`pgrep -x dovecot` or `pgrep -x smtpd`) the bench waits for it to go,
 //! polling every 10 s for up to 30 minutes, and never touches it. The last
-//! line gives Stationmaster's time as a multiple of the baseline's.
+//! line gives Stationmaster's time as a multiple of each bare client's.
 //!
 //! `SM_BENCH_DRY_ONLY=1` runs only the dry run below (no network, no
-//! root needed), e.g. under `perf record`.
+//! root needed), e.g. under `perf record`; `SM_BENCH_GROWTH_ONLY=1` only
+//! the cost of a mail as games grow (see `growth`; no network either).
 //!
 //! Method, per round (`SM_BENCH_ROUNDS`, default 2; the second round runs
 //! Stationmaster first, so neither side always goes first):
@@ -31,15 +32,24 @@
 //!   and `Smtp` outbound (both connected beforehand) until a cycle fetches
 //!   nothing. Each cycle reads at most 100 unseen mails, handles each (key
 //!   check, rules, reports rendered for every player, one sled transaction,
-//!   `\Seen` flag), then sends the outbox, one SMTP connection per mail.
-//! - Baseline (timed): the same mails delivered again the same way, then a
-//!   minimal responder with the same crates: IMAP (`imap`) SELECT, UID
-//!   SEARCH UNSEEN, UID FETCH of at most 100, parse each with `mail_parser`,
-//!   send as many replies as Stationmaster sent in that round (one to each
-//!   player of the mail's game), each as large as Stationmaster's average
-//!   mail, with lettre's `send_raw` (one connection per mail, as
-//!   Stationmaster's `Smtp`), then flag the batch `\Seen`; until nothing is
-//!   unseen.
+//!   `\Seen` flag), then sends the outbox over its one SMTP session.
+//! - Two bare clients (timed), each on the same mails delivered again the
+//!   same way: a minimal responder with the same crates: IMAP (`imap`)
+//!   SELECT, UID SEARCH UNSEEN, UID FETCH of at most 100, parse each with
+//!   `mail_parser`, send as many replies as Stationmaster sent in that round
+//!   (one to each player of the mail's game), each as large as
+//!   Stationmaster's average mail, then flag the batch `\Seen`; until
+//!   nothing is unseen. The first sends each reply on a connection of its
+//!   own (lettre's `send_raw`), the second all of them on one connection
+//!   kept open (`BareSmtp`, a few lines of SMTP without pipelining, which
+//!   OpenSMTPD does not offer). Each round starts with the next of the
+//!   three.
+//! - Own CPU: the bench process's CPU time during each phase, over the
+//!   mails in (the mail servers' shares are printed by process).
+//! - Latency, after the rounds: `Daemon::run` (IMAP IDLE) on the same
+//!   store, while the mails of one more round (the first 300) arrive one
+//!   every 40 ms; for each, from its delivery into gm's Maildir (the file
+//!   name's time) to its first reply (In-Reply-To) handed to SMTP.
 //! - Between phases the bench waits until OpenSMTPD has delivered every
 //!   reply, so no phase pays for the other's queue, then deletes the
 //!   replies and empties gm's INBOX, so every phase starts from the same
@@ -80,6 +90,12 @@ use stationmaster::store::{GameId, Store};
 use tempfile::TempDir;
 
 const TARGET: f64 = 1.25;
+/// Issue 16's targets: against the client with a connection a mail, the
+/// one with one connection, and Stationmaster's own CPU a mail against the
+/// one-connection client's.
+const TARGET_EACH: f64 = 1.0;
+const TARGET_ONE: f64 = 1.15;
+const CPU_TARGET: f64 = 1.5;
 /// The most a mail may cost at a game's 200th order over its 10th.
 const GROWTH_TARGET: f64 = 1.2;
 const GAMES: usize = 100;
@@ -604,8 +620,6 @@ struct Timed {
     cpu_machine: Duration,
     /// Where the machine's CPU went, by kind of process.
     cpu_split: String,
-    /// Of `total`, the time spent sending (baseline only).
-    sending: Duration,
     fetched: usize,
     sent: usize,
 }
@@ -634,17 +648,95 @@ fn stationmaster(d: &mut Daemon, now: DateTime<Utc>) -> Timed {
         cpu_own: own - cpu.0,
         cpu_machine: machine - cpu.1,
         cpu_split: cpu_split(&procs, &cpu_by_process(), 8),
-        sending: Duration::ZERO,
         fetched,
         sent,
     }
 }
 
+/// How the bare client sends its replies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sends {
+    /// One SMTP connection a mail (lettre's `SmtpTransport::send_raw`).
+    ConnectionEach,
+    /// One SMTP connection for all (lettre's `SmtpConnection` kept open).
+    OneConnection,
+}
+
+/// The least an SMTP client can do to send mail over one connection:
+/// EHLO once, then `MAIL FROM`, `RCPT TO`, `DATA` and the message for each,
+/// with Nagle's algorithm off (lettre's blocking connection leaves it on,
+/// and writes a message's closing dot on its own: kept open, each mail
+/// then waited some 40 ms for a delayed ACK). The message is sent as it is
+/// (the bench's replies have no line starting with a dot).
+struct BareSmtp {
+    reader: std::io::BufReader<std::net::TcpStream>,
+}
+
+impl BareSmtp {
+    fn connect(port: u16) -> BareSmtp {
+        let tcp = std::net::TcpStream::connect(("127.0.0.1", port)).expect("SMTP connects");
+        tcp.set_nodelay(true).expect("nodelay");
+        let mut smtp = BareSmtp {
+            reader: std::io::BufReader::new(tcp),
+        };
+        assert_eq!(smtp.reply() / 100, 2, "SMTP greeting");
+        smtp.write(b"EHLO bench.example.test\r\n");
+        assert_eq!(smtp.reply() / 100, 2, "EHLO");
+        smtp
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        self.reader.get_mut().write_all(bytes).expect("SMTP write");
+    }
+
+    /// The code of the next reply (all its lines read).
+    fn reply(&mut self) -> u16 {
+        use std::io::BufRead;
+        loop {
+            let mut line = String::new();
+            self.reader.read_line(&mut line).expect("SMTP read");
+            assert!(line.len() >= 4, "SMTP reply {line:?}");
+            if line.as_bytes()[3] != b'-' {
+                return line[..3].parse().expect("SMTP code");
+            }
+        }
+    }
+
+    /// Sends one message; false if the server refused `MAIL FROM` (a new
+    /// session is needed).
+    fn send(&mut self, from: &str, to: &str, bytes: &[u8]) -> bool {
+        self.write(format!("MAIL FROM:<{from}>\r\n").as_bytes());
+        if self.reply() / 100 != 2 {
+            return false;
+        }
+        self.write(format!("RCPT TO:<{to}>\r\n").as_bytes());
+        assert_eq!(self.reply() / 100, 2, "RCPT TO");
+        self.write(b"DATA\r\n");
+        assert_eq!(self.reply(), 354, "DATA");
+        let mut message = Vec::with_capacity(bytes.len() + 5);
+        message.extend_from_slice(bytes);
+        if !bytes.ends_with(b"\r\n") {
+            message.extend_from_slice(b"\r\n");
+        }
+        message.extend_from_slice(b".\r\n");
+        self.write(&message);
+        assert_eq!(self.reply() / 100, 2, "the message");
+        true
+    }
+
+    fn quit(mut self) {
+        self.write(b"QUIT\r\n");
+        let _ = self.reply();
+    }
+}
+
 /// The minimal responder: fetch, parse, reply `replies` times in all (to
 /// the game's players), `size` bytes each.
-fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize) -> Timed {
+fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize, sends: Sends) -> Timed {
     let mut s = imap_login(stack.imap);
     let t_smtp = smtp(stack.smtp);
+    let mut kept: Option<BareSmtp> = None;
     let parser = MessageParser::default();
     let filler: String = "  .     .     .     .     .     .     .     .     .     .\r\n"
         .chars()
@@ -652,7 +744,6 @@ fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize) -> Time
         .take(size)
         .collect();
     let (mut fetched, mut sent) = (0usize, 0usize);
-    let mut sending = Duration::ZERO;
     let cpu = cpu_times();
     let procs = cpu_by_process();
     let t = Instant::now();
@@ -701,14 +792,31 @@ fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize) -> Time
                 );
                 // As large as Stationmaster's average mail.
                 reply.push_str(&filler[..size.saturating_sub(reply.len())]);
-                let ts = Instant::now();
-                send_raw(&t_smtp, ADDRESS, &to, reply.as_bytes());
-                sending += ts.elapsed();
+                match sends {
+                    Sends::ConnectionEach => send_raw(&t_smtp, ADDRESS, &to, reply.as_bytes()),
+                    Sends::OneConnection => {
+                        let conn = kept.get_or_insert_with(|| BareSmtp::connect(stack.smtp));
+                        if !conn.send(ADDRESS, &to, reply.as_bytes()) {
+                            // OpenSMTPD takes 100 mails a session (`452
+                            // 4.5.3 Too many messages sent`): a new one, as
+                            // Stationmaster's transport does.
+                            let mut fresh = BareSmtp::connect(stack.smtp);
+                            assert!(
+                                fresh.send(ADDRESS, &to, reply.as_bytes()),
+                                "SMTP refused the mail"
+                            );
+                            *conn = fresh;
+                        }
+                    }
+                }
                 sent += 1;
             }
             fetched += 1;
         }
         s.uid_store(&set, "+FLAGS (\\Seen)").expect("store");
+    }
+    if let Some(conn) = kept {
+        conn.quit();
     }
     let total = t.elapsed();
     let (own, machine) = cpu_times();
@@ -718,7 +826,6 @@ fn baseline(stack: &Stack, mails_in: usize, replies: usize, size: usize) -> Time
         cpu_own: own - cpu.0,
         cpu_machine: machine - cpu.1,
         cpu_split: cpu_split(&procs, &cpu_by_process(), 8),
-        sending,
         fetched,
         sent,
     }
@@ -829,8 +936,7 @@ fn main() {
     let rounds: usize = std::env::var("SM_BENCH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(2)
-        .max(1);
+        .unwrap_or(2);
     let mails_per_round = GAMES * ORDERS_PER_GAME;
     println!(
         "daemon: {mails_per_round} order mails over {GAMES} games of {PLAYERS} players ({ORDERS_PER_GAME} each), one order a mail, per round; {rounds} round(s)"
@@ -893,7 +999,13 @@ fn main() {
             .collect();
         d.process(now, &AtomicBool::new(false))
             .expect("welcome mails");
-        plan(d.store(), &ids, &setups, rounds)
+        // One round more, for the latency phase.
+        plan(d.store(), &ids, &setups, rounds + 1)
+    };
+    let (round_mails, latency_mails) = {
+        let mut all = round_mails;
+        let last = all.pop().unwrap_or_default();
+        (all, last)
     };
 
     // Dry run on a copy, in memory: how many mails, how large, all applied.
@@ -959,17 +1071,36 @@ fn main() {
         Box::new(Smtp::connect(&smtp_cfg).expect("smtp")),
     );
 
-    let (mut sm_total, mut base_total) = (Duration::ZERO, Duration::ZERO);
-    let mut base_sending = Duration::ZERO;
+    // Per round: the bare client with a connection a mail, the bare client
+    // with one connection, Stationmaster; each round starts with the next.
+    const SIDES: [&str; 3] = [
+        "connection-a-mail client",
+        "one-connection client",
+        "stationmaster",
+    ];
+    let mut totals = [Duration::ZERO; 3];
+    let mut own_cpu = [Duration::ZERO; 3];
     for (r, mails) in round_mails.iter().enumerate() {
-        let mut results: [Option<Timed>; 2] = [None, None];
-        let order: [usize; 2] = if r % 2 == 0 { [0, 1] } else { [1, 0] };
-        for side in order {
+        let mut results: [Option<Timed>; 3] = [None, None, None];
+        let order: Vec<usize> = (0..3).map(|i| (r + i) % 3).collect();
+        for &side in &order {
             deliver(&stack, mails, &mut counter);
-            let timed = if side == 0 {
-                baseline(&stack, mails.len(), out_count[r], out_size[r])
-            } else {
-                stationmaster(&mut d, later)
+            let timed = match side {
+                0 => baseline(
+                    &stack,
+                    mails.len(),
+                    out_count[r],
+                    out_size[r],
+                    Sends::ConnectionEach,
+                ),
+                1 => baseline(
+                    &stack,
+                    mails.len(),
+                    out_count[r],
+                    out_size[r],
+                    Sends::OneConnection,
+                ),
+                _ => stationmaster(&mut d, later),
             };
             assert_eq!(timed.fetched, mails.len(), "every mail fetched");
             assert_eq!(
@@ -986,63 +1117,267 @@ fn main() {
             expunge_all(&mut counter);
             results[side] = Some(timed);
         }
-        let [Some(b), Some(s)] = results else {
+        let [Some(each), Some(one), Some(sm)] = results else {
             unreachable!()
         };
+        let secs = |t: &Timed| t.total.as_secs_f64();
         println!(
-            "  round {}: baseline {:.2} s, stationmaster {:.2} s ({} first): {:.2}x; per mail in: {:.1} ms vs {:.1} ms",
+            "  round {}: connection-a-mail client {:.2} s, one-connection client {:.2} s, stationmaster {:.2} s ({} first): {:.2}x and {:.2}x",
             r + 1,
-            b.total.as_secs_f64(),
-            s.total.as_secs_f64(),
-            if order[0] == 0 {
-                "baseline"
-            } else {
-                "stationmaster"
-            },
-            s.total.as_secs_f64() / b.total.as_secs_f64(),
-            ms(b.total) / mails.len() as f64,
-            ms(s.total) / mails.len() as f64,
+            secs(&each),
+            secs(&one),
+            secs(&sm),
+            SIDES[order[0]],
+            secs(&sm) / secs(&each),
+            secs(&sm) / secs(&one),
         );
-        println!(
-            "    CPU: baseline {:.2} s in the bench process, {:.2} s on the whole machine; stationmaster {:.2} s, {:.2} s",
-            b.cpu_own.as_secs_f64(),
-            b.cpu_machine.as_secs_f64(),
-            s.cpu_own.as_secs_f64(),
-            s.cpu_machine.as_secs_f64(),
-        );
-        println!("    baseline phase, CPU by process: {}", b.cpu_split);
-        println!("    stationmaster phase, CPU by process: {}", s.cpu_split);
-        base_total += b.total;
-        base_sending += b.sending;
-        sm_total += s.total;
+        for (name, t) in SIDES.iter().zip([&each, &one, &sm]) {
+            println!(
+                "    {name}: CPU {:.2} s in the bench process ({:.2} ms a mail in), {:.2} s on the whole machine: {}",
+                t.cpu_own.as_secs_f64(),
+                ms(t.cpu_own) / mails.len() as f64,
+                t.cpu_machine.as_secs_f64(),
+                t.cpu_split
+            );
+        }
+        for (k, t) in [&each, &one, &sm].into_iter().enumerate() {
+            totals[k] += t.total;
+            own_cpu[k] += t.cpu_own;
+        }
     }
-    let _ = counter.logout();
+
+    // Latency under IDLE: `run` waits on gm's INBOX; the mails of one more
+    // round arrive one by one, paced, from another thread; for each, the
+    // time from its delivery into gm's Maildir (the file name's seconds
+    // and microseconds, as Dovecot's LMTP wrote it) to the moment the
+    // first reply to it (In-Reply-To) was handed to SMTP.
     drop(d);
+    let latency = latency(
+        &stack,
+        &config,
+        &latency_mails[..LATENCY_MAILS.min(latency_mails.len())],
+        later,
+    );
+    let _ = counter.logout();
     drop(stack);
 
-    let ratio = sm_total.as_secs_f64() / base_total.as_secs_f64();
+    if let Some((median, p99, count)) = latency {
+        println!(
+            "  latency under IDLE, from a mail's delivery into the mailbox to its reply handed to SMTP, {count} mails: median {:.1} ms, 99th percentile {:.1} ms",
+            ms(median),
+            ms(p99)
+        );
+    }
     let n = mails_per_round * rounds;
+    if n == 0 {
+        return;
+    }
     let out: usize = out_count.iter().sum();
-    // The baseline had it sent one reply a mail instead of one a player.
-    let one_each = base_total - base_sending + base_sending.mul_f64(n as f64 / out as f64);
+    let [each, one, sm] = totals.map(|t| t.as_secs_f64());
+    let ratio_each = sm / each;
+    let ratio_one = sm / one;
+    let cpu_per_mail = own_cpu.map(|c| ms(c) / n as f64);
+    let cpu_ratio = cpu_per_mail[2] / cpu_per_mail[1];
     println!(
-        "  baseline split: {:.2} s reading (IMAP, parse, flags), {:.2} s sending {out} mails ({:.2} ms each); with one reply a mail it would take {:.2} s, and stationmaster {:.2}x that",
-        (base_total - base_sending).as_secs_f64(),
-        base_sending.as_secs_f64(),
-        ms(base_sending) / out as f64,
-        one_each.as_secs_f64(),
-        sm_total.as_secs_f64() / one_each.as_secs_f64()
+        "  all rounds: {n} mails in, {out} out; connection-a-mail client {each:.2} s, one-connection client {one:.2} s, stationmaster {sm:.2} s"
     );
     println!(
-        "  all rounds: {n} mails in, {out} out; baseline {:.2} s, stationmaster {:.2} s; Stationmaster's own work over the baseline: {:.1} ms a mail in",
-        base_total.as_secs_f64(),
-        sm_total.as_secs_f64(),
-        (ms(sm_total) - ms(base_total)) / n as f64,
+        "  own CPU a mail in: connection-a-mail client {:.2} ms, one-connection client {:.2} ms, stationmaster {:.2} ms: {cpu_ratio:.2}x the one-connection client's (target {CPU_TARGET}x)",
+        cpu_per_mail[0], cpu_per_mail[1], cpu_per_mail[2]
     );
     println!(
-        "daemon: {n} order mails over IMAP and SMTP: stationmaster {:.2} s, baseline {:.2} s: {ratio:.2}x baseline (target {TARGET}x): {:.2}x target",
-        sm_total.as_secs_f64(),
-        base_total.as_secs_f64(),
-        ratio / TARGET
+        "daemon: {n} order mails over IMAP and SMTP: stationmaster {sm:.2} s; {ratio_each:.2}x the connection-a-mail client (targets: issue 13 {TARGET}x, issue 16 {TARGET_EACH}x), {ratio_one:.2}x the one-connection client (target {TARGET_ONE}x), own CPU {cpu_ratio:.2}x (target {CPU_TARGET}x)"
     );
+}
+
+/// Mails of the latency phase, and the pause between two.
+const LATENCY_MAILS: usize = 300;
+const LATENCY_PACE: Duration = Duration::from_millis(40);
+
+/// An outbound that notes when each mail was handed over, and to which
+/// mail it replies, then passes it on.
+struct Noting {
+    inner: Box<dyn stationmaster::mail::Outbound>,
+    noted: std::sync::Arc<std::sync::Mutex<Vec<(std::time::SystemTime, String)>>>,
+}
+
+impl stationmaster::mail::Outbound for Noting {
+    fn send(
+        &mut self,
+        mail: &stationmaster::mail::OutMail,
+    ) -> Result<(), stationmaster::mail::TransportError> {
+        self.inner.send(mail)?;
+        let text = String::from_utf8_lossy(&mail.bytes);
+        let parent = text
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .find_map(|l| l.strip_prefix("In-Reply-To: "))
+            .map(|v| v.trim().trim_matches(['<', '>']).to_string())
+            .unwrap_or_default();
+        if let Ok(mut noted) = self.noted.lock() {
+            noted.push((std::time::SystemTime::now(), parent));
+        }
+        Ok(())
+    }
+}
+
+/// When Dovecot delivered each mail in gm's Maildir, by Message-ID: a
+/// Maildir file name begins `SECONDS.MMICROS…` (its delivery time).
+fn arrivals(root: &Path) -> HashMap<String, std::time::SystemTime> {
+    let mut out = HashMap::new();
+    for sub in ["new", "cur"] {
+        let Ok(dir) = std::fs::read_dir(root.join("gm/Maildir").join(sub)) else {
+            continue;
+        };
+        for e in dir.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let mut parts = name.split('.');
+            let (Some(secs), Some(micros)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            // `SECONDS.M<micros>P<pid>…`: the digits after M.
+            let micros = micros.strip_prefix('M').map(|m| {
+                m.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+                    .parse::<u64>()
+            });
+            let (Ok(secs), Some(Ok(micros))) = (secs.parse::<u64>(), micros) else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(e.path()) else {
+                continue;
+            };
+            if let Some(id) = text
+                .lines()
+                .take_while(|l| !l.is_empty())
+                .find_map(|l| l.strip_prefix("Message-ID: "))
+            {
+                out.insert(
+                    id.trim().trim_matches(['<', '>']).to_string(),
+                    std::time::UNIX_EPOCH
+                        + Duration::from_secs(secs)
+                        + Duration::from_micros(micros),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The latency phase: Stationmaster's `run` (IMAP IDLE in, its SMTP out)
+/// while `mails` arrive one every [`LATENCY_PACE`]. Median, 99th
+/// percentile and count; `None` if the server offered no IDLE.
+fn latency(
+    stack: &Stack,
+    config: &Config,
+    mails: &[OrderMail],
+    now: DateTime<Utc>,
+) -> Option<(Duration, Duration, usize)> {
+    let imap_cfg = InboundConfig {
+        kind: InboundKind::Imap,
+        host: "127.0.0.1".into(),
+        port: stack.imap,
+        security: Security::Plain,
+        user: "gm".into(),
+        password: "gmpw".into(),
+        ..InboundConfig::default()
+    };
+    let smtp_cfg = OutboundConfig {
+        kind: OutboundKind::Smtp,
+        host: "127.0.0.1".into(),
+        port: stack.smtp,
+        security: Security::Plain,
+        ..OutboundConfig::default()
+    };
+    let noted = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut config = config.clone();
+    config.daemon.poll_seconds = 3600;
+    let mut run = Daemon::new(
+        Store::open(&config.store.path).expect("the store, for `run`"),
+        config,
+        Templates::load(None).expect("templates"),
+        BoardSource::embedded(),
+        Box::new(Imap::connect(&imap_cfg).expect("imap")),
+        Box::new(Noting {
+            inner: Box::new(Smtp::connect(&smtp_cfg).expect("smtp")),
+            noted: std::sync::Arc::clone(&noted),
+        }),
+    );
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let ids: Vec<String> = mails
+        .iter()
+        .map(|m| {
+            let text = String::from_utf8_lossy(&m.bytes);
+            text.lines()
+                .find_map(|l| l.strip_prefix("Message-ID: "))
+                .map(|v| v.trim().trim_matches(['<', '>']).to_string())
+                .unwrap_or_default()
+        })
+        .collect();
+    let sender = {
+        let stop = std::sync::Arc::clone(&stop);
+        let noted = std::sync::Arc::clone(&noted);
+        let port = stack.smtp;
+        let outgoing: Vec<(String, String, Vec<u8>)> = mails
+            .iter()
+            .map(|m| (m.from.clone(), m.to.clone(), m.bytes.clone()))
+            .collect();
+        let ids = ids.clone();
+        std::thread::spawn(move || {
+            // Let `run` reach its IDLE first.
+            std::thread::sleep(Duration::from_secs(2));
+            let t = smtp(port);
+            for (from, to, bytes) in &outgoing {
+                send_raw(&t, from, to, bytes);
+                std::thread::sleep(LATENCY_PACE);
+            }
+            let start = Instant::now();
+            loop {
+                let answered = noted
+                    .lock()
+                    .map(|n| {
+                        ids.iter()
+                            .filter(|id| n.iter().any(|(_, p)| p == *id))
+                            .count()
+                    })
+                    .unwrap_or(0);
+                if answered == ids.len() || start.elapsed() > PATIENCE {
+                    break;
+                }
+                std::thread::sleep(POLL);
+            }
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        })
+    };
+    run.run(&stop, &|| now).expect("run");
+    let _ = sender.join();
+    let arrived = arrivals(&stack.maildir_root);
+    let noted = noted.lock().map(|n| n.clone()).unwrap_or_default();
+    let mut latencies: Vec<Duration> = ids
+        .iter()
+        .filter_map(|id| {
+            let at = arrived.get(id)?;
+            let sent = noted
+                .iter()
+                .filter(|(_, p)| p == id)
+                .map(|(t, _)| *t)
+                .min()?;
+            sent.duration_since(*at).ok()
+        })
+        .collect();
+    latencies.sort();
+    if latencies.is_empty() {
+        println!(
+            "  latency: no mail measured ({} delivery times read, {} replies noted)",
+            arrived.len(),
+            noted.len()
+        );
+        return None;
+    }
+    Some((
+        common::median(&latencies),
+        common::quantile(&latencies, 0.99),
+        latencies.len(),
+    ))
 }

@@ -56,6 +56,9 @@ struct Behaviour {
     /// After each mail taken the server hangs up without a word, as one
     /// that closed an idle session would be found by the next mail.
     hang_up_after_mail: bool,
+    /// The server takes this many mails a session, then answers `MAIL` with
+    /// `452 4.5.3 Too many messages sent` (OpenSMTPD takes 100).
+    mails_per_session: Option<usize>,
 }
 
 /// A small SMTP server on loopback, one connection at a time, that behaves
@@ -148,6 +151,7 @@ fn serve(
     let mut lines = BufReader::new(stream);
     out.write_all(b"220 flaky.test ESMTP\r\n")?;
     let mut line = String::new();
+    let mut mails = 0;
     loop {
         line.clear();
         if lines.read_line(&mut line)? == 0 {
@@ -163,6 +167,10 @@ fn serve(
         } else if verb.starts_with("MAIL") {
             if String::from_utf8_lossy(lines.buffer()).contains("DATA\r\n") {
                 pipelined.fetch_add(1, Ordering::SeqCst);
+            }
+            if behaviour.mails_per_session.is_some_and(|n| mails >= n) {
+                out.write_all(b"452 4.5.3 Too many messages sent\r\n")?;
+                continue;
             }
             out.write_all(b"250 ok\r\n")?;
         } else if verb.starts_with("RCPT") || verb.starts_with("RSET") {
@@ -194,6 +202,7 @@ fn serve(
             {
                 taken.lock().unwrap().push(id);
             }
+            mails += 1;
             out.write_all(b"250 taken\r\n")?;
             if behaviour.hang_up_after_mail {
                 return Ok(());
@@ -257,6 +266,24 @@ fn a_connection_the_server_closed_between_mails_is_replaced_and_no_mail_goes_twi
     // new one: once each.
     assert_eq!(server.taken(), ids);
     assert_eq!(smtp.connections(), 4);
+}
+
+#[test]
+fn a_server_that_takes_a_few_mails_a_session_gets_a_new_session_for_the_rest() {
+    for pipelining in [true, false] {
+        let server = FlakySmtp::with(Behaviour {
+            pipelining,
+            mails_per_session: Some(3),
+            ..Behaviour::default()
+        });
+        let mut smtp = server.smtp();
+        let ids: Vec<String> = (0..7).map(|n| format!("s{n}@example.org")).collect();
+        for id in &ids {
+            smtp.send(&out_mail(id)).unwrap();
+        }
+        assert_eq!(server.taken(), ids, "pipelining offered: {pipelining}");
+        assert_eq!(smtp.connections(), 3);
+    }
 }
 
 #[test]

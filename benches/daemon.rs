@@ -1274,22 +1274,9 @@ fn latency(
     mails: &[OrderMail],
     now: DateTime<Utc>,
 ) -> Option<(Duration, Duration, usize)> {
-    let imap_cfg = InboundConfig {
-        kind: InboundKind::Imap,
-        host: "127.0.0.1".into(),
-        port: stack.imap,
-        security: Security::Plain,
-        user: "gm".into(),
-        password: "gmpw".into(),
-        ..InboundConfig::default()
-    };
-    let smtp_cfg = OutboundConfig {
-        kind: OutboundKind::Smtp,
-        host: "127.0.0.1".into(),
-        port: stack.smtp,
-        security: Security::Plain,
-        ..OutboundConfig::default()
-    };
+    // The stack's, as the rounds used them.
+    let imap_cfg = config.inbound.clone();
+    let smtp_cfg = config.outbound.clone();
     let noted = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut config = config.clone();
     config.daemon.poll_seconds = 3600;

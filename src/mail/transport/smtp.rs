@@ -62,6 +62,17 @@ impl From<io::Error> for Fail {
     }
 }
 
+/// The shared stream's errors: a connection failure stays one; anything
+/// else (a bad host name, a missing TLS setup) is ours.
+impl From<TransportError> for Fail {
+    fn from(e: TransportError) -> Fail {
+        match e {
+            TransportError::Connect { message, .. } => Fail::Io(message),
+            other => Fail::Ours(other.to_string()),
+        }
+    }
+}
+
 impl Fail {
     fn into_error(self, server: &str) -> TransportError {
         match self {
@@ -305,20 +316,13 @@ impl Smtp {
                 "internal: TLS asked for without a TLS configuration".to_string(),
             ));
         };
-        net::tls_wrap(config, &self.host, tcp, &self.server, "[outbound] smtp").map_err(|e| match e
-        {
-            TransportError::Connect { message, .. } => Fail::Io(message),
-            other => Fail::Ours(other.to_string()),
-        })
+        net::tls_wrap(config, &self.host, tcp, &self.server, "[outbound] smtp").map_err(Fail::from)
     }
 
     /// Opens a session: connect (with TLS from the start, or STARTTLS),
     /// greeting, EHLO, AUTH.
     fn open(&self) -> Result<Session, Fail> {
-        let tcp = net::tcp(&self.host, self.port, &self.server).map_err(|e| match e {
-            TransportError::Connect { message, .. } => Fail::Io(message),
-            other => Fail::Ours(other.to_string()),
-        })?;
+        let tcp = net::tcp(&self.host, self.port, &self.server)?;
         let stream = match self.security {
             Security::Tls => self.tls_wrap(tcp)?,
             _ => Stream::Plain(tcp),

@@ -363,3 +363,98 @@ pub fn pos(events: &[Event], what: &str, f: impl Fn(&Event) -> bool) -> usize {
         .position(f)
         .unwrap_or_else(|| panic!("no {what} among {events:#?}"))
 }
+
+/// Compares an SVG with its reviewed golden copy in `tests/fixtures/pictures/`,
+/// tolerant of float noise: the text between numbers must match exactly, each
+/// number within 0.01. `SM_BLESS=1` (re)writes the golden copy instead, for a
+/// person to review in the diff.
+#[allow(dead_code)] // used by the picture tests as they land
+pub fn assert_svg_matches(actual: &str, golden: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/pictures")
+        .join(golden);
+    if std::env::var_os("SM_BLESS").is_some() {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("the golden folder");
+        }
+        std::fs::write(&path, actual).expect("the golden SVG written");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; run with SM_BLESS=1 to write it", path.display()));
+    let (a, e) = (svg_tokens(actual), svg_tokens(&expected));
+    if let Some(i) = first_svg_difference(&a, &e) {
+        panic!(
+            "{} differs from the picture drawn at token {i}: golden {:?}, drawn {:?} \
+             (SM_BLESS=1 rewrites it once the change is reviewed)",
+            path.display(),
+            e.get(i),
+            a.get(i)
+        );
+    }
+}
+
+/// Where two token runs first differ beyond float noise, if anywhere.
+fn first_svg_difference(a: &[SvgToken], e: &[SvgToken]) -> Option<usize> {
+    let differs = a.iter().zip(e).position(|(a, e)| match (a, e) {
+        (SvgToken::Number(a), SvgToken::Number(e)) => (a - e).abs() > 0.01,
+        (a, e) => a != e,
+    });
+    differs.or((a.len() != e.len()).then(|| a.len().min(e.len())))
+}
+
+#[derive(Debug, PartialEq)]
+enum SvgToken {
+    Text(String),
+    Number(f64),
+}
+
+/// Splits SVG text into its numbers (`-12.5`; exponents are not written by
+/// our drawings) and the text between them.
+fn svg_tokens(svg: &str) -> Vec<SvgToken> {
+    let mut tokens = Vec::new();
+    let mut text = String::new();
+    let mut chars = svg.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let starts_number = c.is_ascii_digit()
+            || (c == '-' || c == '.') && chars.peek().is_some_and(|&(_, n)| n.is_ascii_digit());
+        if !starts_number {
+            text.push(c);
+            continue;
+        }
+        let mut end = i + c.len_utf8();
+        while let Some(&(j, n)) = chars.peek() {
+            if n.is_ascii_digit() || n == '.' {
+                end = j + 1;
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        match svg[i..end].parse::<f64>() {
+            Ok(n) => {
+                if !text.is_empty() {
+                    tokens.push(SvgToken::Text(std::mem::take(&mut text)));
+                }
+                tokens.push(SvgToken::Number(n));
+            }
+            Err(_) => text.push_str(&svg[i..end]),
+        }
+    }
+    if !text.is_empty() {
+        tokens.push(SvgToken::Text(text));
+    }
+    tokens
+}
+
+#[test]
+fn golden_svgs_tolerate_float_noise_and_nothing_else() {
+    let a = svg_tokens(r#"<circle cx="10.0001" cy="-3.5" r="2"/>"#);
+    let b = svg_tokens(r#"<circle cx="10.0002" cy="-3.5" r="2"/>"#);
+    let c = svg_tokens(r#"<circle cx="10.5" cy="-3.5" r="2"/>"#);
+    assert_eq!(first_svg_difference(&a, &b), None);
+    assert_eq!(first_svg_difference(&a, &c), Some(1));
+    assert_eq!(first_svg_difference(&a, &a[..3]), Some(3));
+    assert_eq!(a[1], SvgToken::Number(10.0001));
+    assert_eq!(a[3], SvgToken::Number(-3.5));
+}

@@ -12,7 +12,10 @@
 //!
 //! `SM_BENCH_DRY_ONLY=1` runs only the dry run below (no network, no
 //! root needed), e.g. under `perf record`; `SM_BENCH_GROWTH_ONLY=1` only
-//! the cost of a mail as games grow (see `growth`; no network either).
+//! the cost of a mail as games grow (see `growth`; no network either;
+//! `SM_BENCH_GROWTH_GAMES=N` plays N games of each kind instead of 16, e.g.
+//! under `valgrind --tool=callgrind --dump-before='*Daemon*process*'`,
+//! which counts each wave's instructions whatever else the machine does).
 //!
 //! Method, per round (`SM_BENCH_ROUNDS`, default 2; the second round runs
 //! Stationmaster first, so neither side always goes first):
@@ -474,7 +477,7 @@ fn orders_to_the_end<G: Game>(
 /// random games end sooner is measured at its last orders instead of the
 /// last of these.
 const GROWTH_AT: [usize; 3] = [10, 100, 200];
-/// Games of each kind in [`growth`].
+/// Games of each kind in [`growth`] (`SM_BENCH_GROWTH_GAMES` to change).
 const GROWTH_GAMES: usize = 16;
 
 /// CPU time of the calling thread so far, to the nanosecond (Linux's
@@ -531,11 +534,15 @@ fn growth(dir: &Path, config: &Config, now: DateTime<Utc>) -> f64 {
     for kind in kinds.split(',') {
         // The longest of 4 times as many random games.
         let want = GROWTH_AT[GROWTH_AT.len() - 1] + 5;
-        let mut planned: Vec<(Setup, Vec<(Seat, String)>)> = (0..4 * GROWTH_GAMES)
+        let games = std::env::var("SM_BENCH_GROWTH_GAMES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(GROWTH_GAMES);
+        let mut planned: Vec<(Setup, Vec<(Seat, String)>)> = (0..4 * games)
             .map(|g| planned_game(kind, g, want))
             .collect();
         planned.sort_by_key(|(_, orders)| std::cmp::Reverse(orders.len()));
-        planned.truncate(GROWTH_GAMES);
+        planned.truncate(games);
         let length = planned.iter().map(|(_, o)| o.len()).min().unwrap_or(0);
         let at: Vec<usize> = GROWTH_AT
             .iter()

@@ -859,6 +859,8 @@ fn authenticated(
             state_version: loaded.game.state_version(),
             meta: stored_meta.clone(),
             old_fire,
+            // Table talk ends nothing (a finished game's archive is written).
+            over: false,
         };
         for entry in talked.entries {
             update.push(entry);

@@ -232,7 +232,8 @@ impl Daemon {
         let mut poisoned: Vec<(crate::mail::RawMail, String)> = Vec::new();
         let mut per_sender: std::collections::HashMap<String, usize> =
             std::collections::HashMap::new();
-        let mut touched: Vec<GameId> = Vec::new();
+        // Games a mail of this cycle ended: their archives are due.
+        let mut ended: Vec<GameId> = Vec::new();
         let Daemon {
             store,
             config,
@@ -334,9 +335,10 @@ impl Daemon {
                                         Ok(items) => {
                                             unflushed.extend(items);
                                             if let Some(u) = &change.update
-                                                && !touched.contains(&u.id)
+                                                && u.over
+                                                && !ended.contains(&u.id)
                                             {
-                                                touched.push(u.id.clone());
+                                                ended.push(u.id.clone());
                                             }
                                         }
                                         Err(StoreError::Conflict(game)) => {
@@ -409,7 +411,7 @@ impl Daemon {
             quarantine::put_aside(&self.store, self.inbound.as_mut(), raw, why, now)?;
             report.quarantined += 1;
         }
-        for id in &touched {
+        for id in &ended {
             self.archive(id);
         }
         if stop.load(Ordering::SeqCst) {
@@ -443,9 +445,8 @@ impl Daemon {
             match scheduler::tick(&ctx, id, now) {
                 Ok(Some(change)) => match self.store.commit(&change) {
                     Ok(()) => {
-                        if let Err(e) = archive::write(&self.store, id, &self.config.store.archive)
-                        {
-                            tracing::error!(game = %id, error = %e, "archive not written");
+                        if change.update.as_ref().is_some_and(|u| u.over) {
+                            self.archive(id);
                         }
                     }
                     Err(StoreError::Conflict(game)) => {

@@ -29,6 +29,10 @@ pub fn write(
     id: &GameId,
     dir: &Path,
 ) -> Result<Option<PathBuf>, super::ServiceError> {
+    let folder = dir.join(&id.0);
+    if folder.join("index.html").exists() {
+        return Ok(None);
+    }
     let loaded = match store.load(id) {
         Ok(l) => l,
         // A game forming by mail that expired was never a game.
@@ -38,10 +42,6 @@ pub fn write(
     let meta = store.meta(id)?;
     let finished = matches!(loaded.game.status(), Status::Finished(_));
     if !finished && !meta.aborted {
-        return Ok(None);
-    }
-    let folder = dir.join(&id.0);
-    if folder.join("index.html").exists() {
         return Ok(None);
     }
     std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;

@@ -363,6 +363,7 @@ pub(crate) fn game_update(
         entries,
         state: game.snapshot()?,
         state_version: game.state_version(),
+        over: meta.aborted || matches!(game.status(), crate::engine::Status::Finished(_)),
         meta,
         old_fire,
     })

@@ -494,6 +494,10 @@ pub struct GameUpdate {
     /// When the scheduler was due to look at the game before this update
     /// (its index entry to replace).
     pub old_fire: Option<DateTime<Utc>>,
+    /// The game is over after the update (finished, or aborted by a
+    /// moderator): its archive is due. Known where the update is made, so
+    /// that nobody loads the game again to ask.
+    pub over: bool,
 }
 
 /// Everything one event (a mail, a command) changes, committed at once.

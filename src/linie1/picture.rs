@@ -69,7 +69,7 @@ const BADGE_R: i32 = 10;
 const NAME_CHARS: usize = 20;
 
 /// Linie 1's board, seen by the reader of `view`, as an SVG document about
-/// 640 pixels wide: the grid with every laid tile's track, the buildings,
+/// 650 pixels wide: the grid with every laid tile's track, the buildings,
 /// stop signs, terminals and trams, a title line saying whose turn it is,
 /// and a legend of the players (each line card and route only where the
 /// view shows it) and the symbols. `board` is the game's components, for
@@ -245,6 +245,15 @@ fn header(out: &mut String, view: &View) {
             let mut s = format!("Linie 1 · turn {}", view.turn);
             for a in &view.awaiting {
                 let _ = write!(s, " · {}: {}", name_of(view, &a.player), a.what);
+            }
+            // How far a tram may go: the die (variants 1, 2) or the main rule
+            // (rulings 6), once someone drives.
+            if let Some(r) = view.roll {
+                let _ = write!(s, " · die {r}");
+            } else if view.players.iter().any(|p| p.driving)
+                && !view.options.iter().any(|o| o.starts_with("die"))
+            {
+                let _ = write!(s, " · trams go up to {}", view.max_move);
             }
             s
         }

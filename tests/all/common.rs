@@ -74,27 +74,29 @@ pub fn linie1_pick(rng: &mut SplitMix64, legal: &[Order]) -> Order {
     of_kind[rng.below(of_kind.len())].clone()
 }
 
-/// Seat 1 on line 2 with stops K and A, and its whole route built from 2W
-/// along row 10 and up column K to 2E (as in `linie1_rules.rs`), arranged
-/// through the snapshot with every tile taken from the supply.
+/// Line 2's whole route from terminal 2W along row 10 to K10, north to K7
+/// and east into terminal 2E: square and paths of each tile.
+pub const LINIE1_ROUTE: &[(&str, &str)] = &[
+    ("A10", "WE"),
+    ("B10", "WE"),
+    ("C10", "WE"),
+    ("D10", "WE"),
+    ("E10", "WE"),
+    ("F10", "WE"),
+    ("G10", "WE"),
+    ("H10", "WE"),
+    ("I10", "WE"),
+    ("J10", "WE"),
+    ("K10", "WN"),
+    ("K9", "NS"),
+    ("K8", "NS"),
+    ("K7", "SE"),
+    ("L7", "WE"),
+];
+
+/// Seat 1 on line 2 with stops K and A, and [`LINIE1_ROUTE`] built,
+/// arranged through the snapshot with every tile taken from the supply.
 pub fn linie1_with_route(g: &Linie1) -> Linie1 {
-    const ROUTE: &[(&str, &str)] = &[
-        ("A10", "WE"),
-        ("B10", "WE"),
-        ("C10", "WE"),
-        ("D10", "WE"),
-        ("E10", "WE"),
-        ("F10", "WE"),
-        ("G10", "WE"),
-        ("H10", "WE"),
-        ("I10", "WE"),
-        ("J10", "WE"),
-        ("K10", "WN"),
-        ("K9", "NS"),
-        ("K8", "NS"),
-        ("K7", "SE"),
-        ("L7", "WE"),
-    ];
     let d = g.data().clone();
     let mut v = serde_json::to_value(g).unwrap();
     let route = v["players"][0]["route"].as_u64().unwrap() as usize;
@@ -110,7 +112,7 @@ pub fn linie1_with_route(g: &Linie1) -> Linie1 {
     let stops = d.routes[route].stops();
     let row: Vec<usize> = [k, a, d.building_by_letter('D').unwrap().index()][..stops].to_vec();
     v["data"]["routes"][route]["rows"][1] = serde_json::json!(row);
-    for (s, p) in ROUTE {
+    for (s, p) in LINIE1_ROUTE {
         let s = Square::parse(s).unwrap();
         let paths = Paths::parse(p).unwrap();
         let t = d.tile_with_paths(paths).unwrap().index();

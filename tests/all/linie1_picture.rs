@@ -261,6 +261,30 @@ fn a_secret_card_is_in_no_picture_but_its_owners() {
 }
 
 #[test]
+fn every_position_of_a_game_draws_for_every_reader() {
+    // A trip driven to its end while the others lay: starts, moves, stops,
+    // a tram in a terminal, a finished game. Every picture is XML with one
+    // drawing a laid tile.
+    let mut g = linie1_with_route(&linie1_game(&NAMES, 21, &["die_or_repeat"]));
+    let mut rng = SplitMix64::new(21);
+    for _ in 0..600 {
+        for reader in [None, Some(Seat(0)), Some(Seat(3))] {
+            let v = g.view(reader);
+            let text = board_svg(&v, g.data());
+            let root = parse_xml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let uses = root.all().filter(|e| e.name == "use").count();
+            assert_eq!(uses, v.tiles.len());
+        }
+        let Some(seat) = g.awaiting().first().map(|a| a.seat) else {
+            break;
+        };
+        let order = linie1_pick(&mut rng, &g.legal_orders(seat));
+        g.apply(seat, &order).unwrap();
+    }
+    assert!(g.outcome().is_some(), "the game ended");
+}
+
+#[test]
 fn names_and_reasons_are_text_not_markup() {
     // Setup allows only one-word names; a view read back from elsewhere
     // might hold anything.

@@ -1,13 +1,15 @@
 //! Random playouts of Linie 1: complete games of 2 to 5 players with random
 //! legal orders (and now and then a missed turn's default order), checking
 //! after every order that the 126 tiles are conserved, that the legal
-//! orders, `apply` and the canonical text agree, that no reader's view holds
-//! another player's secret cards before they are shown (rulings 4), and
+//! orders, `apply` and the canonical text agree, that no reader's view,
+//! status or picture holds another player's secret cards before they are
+//! shown (rulings 4), and
 //! that every game ends.
 
 use proptest::prelude::*;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, Seat, Status};
+use stationmaster::linie1::picture::board_svg;
 use stationmaster::linie1::{Linie1, Order, Paths, Square};
 
 use crate::common::{linie1_game, linie1_pick as pick, linie1_with_route as with_route};
@@ -43,6 +45,7 @@ fn check_secrets(g: &Linie1, reader: Option<Seat>) {
     let json = serde_json::to_value(&v).unwrap();
     assert_eq!(json["kind"], "linie1");
     let status = g.render_status(reader);
+    let picture = board_svg(&v, g.data());
     for (i, p) in v.players.iter().enumerate() {
         let own = reader == Some(Seat(i as u8));
         let shown = own || p.driving || v.finished;
@@ -59,6 +62,11 @@ fn check_secrets(g: &Linie1, reader: Option<Seat>) {
             assert!(
                 !status.contains(&format!("card {card}")),
                 "{reader:?} reads {}'s card in\n{status}",
+                p.name
+            );
+            assert!(
+                !picture.contains(&format!("card {card}:")),
+                "{reader:?} sees {}'s card in the picture",
                 p.name
             );
         }

@@ -187,6 +187,9 @@ impl std::fmt::Display for PathsId {
     }
 }
 
+// `path_data` is written for squares of 44 pixels.
+const _: () = assert!(CELL == 44);
+
 /// One path of a tile as SVG path data, in the tile's own coordinates: a
 /// straight through the middle, or a quarter circle round the corner
 /// between its two ends.
@@ -237,7 +240,11 @@ fn header(out: &mut String, view: &View) {
         Some(r) => {
             let mut s = format!("Game over: {}.", r.reason);
             if let Some(w) = &r.winner {
-                let _ = write!(s, " {} wins.", name_of(view, w));
+                if view.viewer.as_deref() == Some(w.as_str()) {
+                    s.push_str(" You win.");
+                } else {
+                    let _ = write!(s, " {} wins.", name(w));
+                }
             }
             s
         }

@@ -285,6 +285,17 @@ fn every_position_of_a_game_draws_for_every_reader() {
 }
 
 #[test]
+fn the_title_says_whose_turn_it_is_or_who_won() {
+    let g = linie1_game(&NAMES[..2], 1, &[]);
+    assert!(svg(&g, Some(Seat(0))).contains(">Linie 1 · turn 1 · you: 2 tiles to lay<"));
+    assert!(svg(&g, Some(Seat(1))).contains(">Linie 1 · turn 1 · Anna: 2 tiles to lay<"));
+    let g = finished();
+    let anna = svg(&g, Some(Seat(0)));
+    assert!(anna.contains(">Game over: Anna finished the inaugural trip. You win.<"));
+    assert!(svg(&g, Some(Seat(1))).contains(". Anna wins.<"));
+}
+
+#[test]
 fn names_and_reasons_are_text_not_markup() {
     // Setup allows only one-word names; a view read back from elsewhere
     // might hold anything.

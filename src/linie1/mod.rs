@@ -20,6 +20,7 @@
 pub mod data;
 mod event;
 mod order;
+pub mod picture;
 mod render;
 mod rules;
 mod view;

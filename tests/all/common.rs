@@ -1,13 +1,17 @@
 //! Helpers shared by the Rocket rule tests: building a game, playing orders
-//! as text through the public `Game` trait, and reading the state back.
+//! as text through the public `Game` trait, and reading the state back; a
+//! few for Linie 1's playouts and pictures; the golden-SVG comparison.
 //!
 //! Everything here goes through the public API only: orders are parsed with
 //! `parse_order` and applied with `apply`; the state is read through the
-//! accessors of `Rocket`.
+//! accessors of `Rocket` (Linie 1 positions are arranged through the
+//! game's public snapshot form).
 
 #![allow(dead_code)]
 
+use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, PlayerSetup, RuleError, Seat, Setup};
+use stationmaster::linie1::{Components, Linie1, Order, Paths, Square};
 use stationmaster::rocket::{
     Board, Event, Good, Hex, LineId, LineStatus, PaymentCause, PlaceId, Rocket,
 };
@@ -36,6 +40,95 @@ pub fn setup(names: &[&str], seed: u64, options: &[&str]) -> Setup {
         options: options.iter().map(|s| (*s).to_string()).collect(),
         seed,
     }
+}
+
+/// A new game of Linie 1 on the shipped components for `names` (seat
+/// order).
+pub fn linie1_game(names: &[&str], seed: u64, options: &[&str]) -> Linie1 {
+    let setup = Setup {
+        kind: "linie1".into(),
+        ..setup(names, seed, options)
+    };
+    Linie1::new(Components::embedded().unwrap(), &setup).unwrap()
+}
+
+/// An order form first, then one of its orders: a trip is always started
+/// when it can be, so that games also end by winning.
+pub fn linie1_pick(rng: &mut SplitMix64, legal: &[Order]) -> Order {
+    if let Some(o) = legal.iter().find(|o| matches!(o, Order::Start { .. })) {
+        return o.clone();
+    }
+    let kind = |o: &Order| match o {
+        Order::Lay { .. } => 0,
+        Order::Exchange { swaps } if swaps.len() == 1 => 1,
+        Order::Exchange { .. } => 2,
+        Order::Draw { .. } => 3,
+        Order::Move { .. } => 4,
+        _ => 5,
+    };
+    let mut kinds: Vec<u8> = legal.iter().map(kind).collect();
+    kinds.sort();
+    kinds.dedup();
+    let k = kinds[rng.below(kinds.len())];
+    let of_kind: Vec<&Order> = legal.iter().filter(|o| kind(o) == k).collect();
+    of_kind[rng.below(of_kind.len())].clone()
+}
+
+/// Line 2's whole route from terminal 2W along row 10 to K10, north to K7
+/// and east into terminal 2E: square and paths of each tile.
+pub const LINIE1_ROUTE: &[(&str, &str)] = &[
+    ("A10", "WE"),
+    ("B10", "WE"),
+    ("C10", "WE"),
+    ("D10", "WE"),
+    ("E10", "WE"),
+    ("F10", "WE"),
+    ("G10", "WE"),
+    ("H10", "WE"),
+    ("I10", "WE"),
+    ("J10", "WE"),
+    ("K10", "WN"),
+    ("K9", "NS"),
+    ("K8", "NS"),
+    ("K7", "SE"),
+    ("L7", "WE"),
+];
+
+/// Seat 1 on line 2 with stops K and A, and [`LINIE1_ROUTE`] built,
+/// arranged through the snapshot with every tile taken from the supply.
+pub fn linie1_with_route(g: &Linie1) -> Linie1 {
+    let d = g.data().clone();
+    let mut v = serde_json::to_value(g).unwrap();
+    let route = v["players"][0]["route"].as_u64().unwrap() as usize;
+    let mine = v["players"][0]["line"].clone();
+    for p in v["players"].as_array_mut().unwrap() {
+        if p["line"] == 1 {
+            p["line"] = mine.clone();
+        }
+    }
+    v["players"][0]["line"] = 1.into();
+    let k = d.building_by_letter('K').unwrap().index();
+    let a = d.building_by_letter('A').unwrap().index();
+    let stops = d.routes[route].stops();
+    let row: Vec<usize> = [k, a, d.building_by_letter('D').unwrap().index()][..stops].to_vec();
+    v["data"]["routes"][route]["rows"][1] = serde_json::json!(row);
+    for (s, p) in LINIE1_ROUTE {
+        let s = Square::parse(s).unwrap();
+        let paths = Paths::parse(p).unwrap();
+        let t = d.tile_with_paths(paths).unwrap().index();
+        v["cells"][d.index(s)] = serde_json::json!({"tile": t, "paths": paths.0});
+        let n = v["supply"][t].as_u64().unwrap();
+        v["supply"][t] = (n - 1).into();
+        for e in stationmaster::linie1::Edge::ALL {
+            if let Some(n) = d.step(s, e)
+                && let Some(b) = d.building_at(n)
+                && v["stop_signs"][b.index()].is_null()
+            {
+                v["stop_signs"][b.index()] = serde_json::json!({"row": s.row, "col": s.col});
+            }
+        }
+    }
+    serde_json::from_value(v).unwrap()
 }
 
 /// A new game on the shipped board in which `first` is the starting player

@@ -1,14 +1,18 @@
 //! Random playouts of Linie 1: complete games of 2 to 5 players with random
 //! legal orders (and now and then a missed turn's default order), checking
 //! after every order that the 126 tiles are conserved, that the legal
-//! orders, `apply` and the canonical text agree, that no reader's view holds
-//! another player's secret cards before they are shown (rulings 4), and
+//! orders, `apply` and the canonical text agree, that no reader's view,
+//! status or picture holds another player's secret cards before they are
+//! shown (rulings 4), and
 //! that every game ends.
 
 use proptest::prelude::*;
 use stationmaster::engine::rng::SplitMix64;
-use stationmaster::engine::{Game, PlayerSetup, Seat, Setup, Status};
-use stationmaster::linie1::{Components, Linie1, Order, Paths, Square};
+use stationmaster::engine::{Game, Seat, Status};
+use stationmaster::linie1::picture::board_svg;
+use stationmaster::linie1::{Linie1, Order, Paths, Square};
+
+use crate::common::{linie1_game, linie1_pick as pick, linie1_with_route as with_route};
 
 const MAX_ORDERS: usize = 4000;
 const VARIANTS: [&[&str]; 5] = [
@@ -18,43 +22,6 @@ const VARIANTS: [&[&str]; 5] = [
     &["die_or_repeat", "stops=2"],
     &["ordered_stops"],
 ];
-
-fn new_game(players: usize, seed: u64, options: &[&str]) -> Linie1 {
-    let setup = Setup {
-        kind: "linie1".into(),
-        players: (0..players)
-            .map(|i| PlayerSetup {
-                name: format!("P{i}"),
-                email: format!("p{i}@example.test"),
-            })
-            .collect(),
-        options: options.iter().map(|s| s.to_string()).collect(),
-        seed,
-    };
-    Linie1::new(Components::embedded().unwrap(), &setup).unwrap()
-}
-
-/// An order form first, then one of its orders: a trip is always started
-/// when it can be, so that games also end by winning.
-fn pick(rng: &mut SplitMix64, legal: &[Order]) -> Order {
-    if let Some(o) = legal.iter().find(|o| matches!(o, Order::Start { .. })) {
-        return o.clone();
-    }
-    let kind = |o: &Order| match o {
-        Order::Lay { .. } => 0,
-        Order::Exchange { swaps } if swaps.len() == 1 => 1,
-        Order::Exchange { .. } => 2,
-        Order::Draw { .. } => 3,
-        Order::Move { .. } => 4,
-        _ => 5,
-    };
-    let mut kinds: Vec<u8> = legal.iter().map(kind).collect();
-    kinds.sort();
-    kinds.dedup();
-    let k = kinds[rng.below(kinds.len())];
-    let of_kind: Vec<&Order> = legal.iter().filter(|o| kind(o) == k).collect();
-    of_kind[rng.below(of_kind.len())].clone()
-}
 
 /// A random lay or exchange that may well be illegal.
 fn wild(rng: &mut SplitMix64, g: &Linie1, seat: Seat) -> Order {
@@ -78,6 +45,7 @@ fn check_secrets(g: &Linie1, reader: Option<Seat>) {
     let json = serde_json::to_value(&v).unwrap();
     assert_eq!(json["kind"], "linie1");
     let status = g.render_status(reader);
+    let picture = board_svg(&v, g.data());
     for (i, p) in v.players.iter().enumerate() {
         let own = reader == Some(Seat(i as u8));
         let shown = own || p.driving || v.finished;
@@ -96,6 +64,11 @@ fn check_secrets(g: &Linie1, reader: Option<Seat>) {
                 "{reader:?} reads {}'s card in\n{status}",
                 p.name
             );
+            assert!(
+                !picture.contains(&format!("card {card}:")),
+                "{reader:?} sees {}'s card in the picture",
+                p.name
+            );
         }
     }
     for line in status.lines().chain(g.render_map().text.lines()) {
@@ -103,64 +76,16 @@ fn check_secrets(g: &Linie1, reader: Option<Seat>) {
     }
 }
 
-/// Seat 1 on line 2 with stops K and A, and its whole route built from 2W
-/// along row 10 and up column K to 2E (as in `linie1_rules.rs`), arranged
-/// through the snapshot with every tile taken from the supply.
-fn with_route(g: &Linie1) -> Linie1 {
-    const ROUTE: &[(&str, &str)] = &[
-        ("A10", "WE"),
-        ("B10", "WE"),
-        ("C10", "WE"),
-        ("D10", "WE"),
-        ("E10", "WE"),
-        ("F10", "WE"),
-        ("G10", "WE"),
-        ("H10", "WE"),
-        ("I10", "WE"),
-        ("J10", "WE"),
-        ("K10", "WN"),
-        ("K9", "NS"),
-        ("K8", "NS"),
-        ("K7", "SE"),
-        ("L7", "WE"),
-    ];
-    let d = g.data().clone();
-    let mut v = serde_json::to_value(g).unwrap();
-    let route = v["players"][0]["route"].as_u64().unwrap() as usize;
-    let mine = v["players"][0]["line"].clone();
-    for p in v["players"].as_array_mut().unwrap() {
-        if p["line"] == 1 {
-            p["line"] = mine.clone();
-        }
-    }
-    v["players"][0]["line"] = 1.into();
-    let k = d.building_by_letter('K').unwrap().index();
-    let a = d.building_by_letter('A').unwrap().index();
-    let stops = d.routes[route].stops();
-    let row: Vec<usize> = [k, a, d.building_by_letter('D').unwrap().index()][..stops].to_vec();
-    v["data"]["routes"][route]["rows"][1] = serde_json::json!(row);
-    for (s, p) in ROUTE {
-        let s = Square::parse(s).unwrap();
-        let paths = Paths::parse(p).unwrap();
-        let t = d.tile_with_paths(paths).unwrap().index();
-        v["cells"][d.index(s)] = serde_json::json!({"tile": t, "paths": paths.0});
-        let n = v["supply"][t].as_u64().unwrap();
-        v["supply"][t] = (n - 1).into();
-        for e in stationmaster::linie1::Edge::ALL {
-            if let Some(n) = d.step(s, e)
-                && let Some(b) = d.building_at(n)
-                && v["stop_signs"][b.index()].is_null()
-            {
-                v["stop_signs"][b.index()] = serde_json::json!({"row": s.row, "col": s.col});
-            }
-        }
-    }
-    serde_json::from_value(v).unwrap()
-}
-
 /// One game to its end: (orders, won).
 fn playout(players: usize, seed: u64, variant: usize) -> (usize, bool) {
     play(new_game(players, seed, VARIANTS[variant]), seed)
+}
+
+/// A game of `players` named P0, P1, ….
+fn new_game(players: usize, seed: u64, options: &[&str]) -> Linie1 {
+    let names: Vec<String> = (0..players).map(|i| format!("P{i}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    linie1_game(&names, seed, options)
 }
 
 fn play(mut g: Linie1, seed: u64) -> (usize, bool) {

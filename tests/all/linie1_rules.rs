@@ -15,6 +15,9 @@ use serde_json::{Value, json};
 use stationmaster::engine::{Game, PlayerSetup, RuleError, Seat, Setup, Status};
 use stationmaster::linie1::{Components, Edge, Event, Linie1, Order, Paths, Square};
 
+// The scenery: line 2's whole route, from 2W to 2E.
+use crate::common::LINIE1_ROUTE as ROUTE;
+
 const ANNA: Seat = Seat(0);
 const BERT: Seat = Seat(1);
 const NAMES: [&str; 5] = ["Anna", "Bert", "Cora", "Dan", "Eve"];
@@ -127,25 +130,6 @@ fn cards(g: &Linie1, seat: Seat, line: u8, stops: &[char]) -> Linie1 {
         v["data"]["routes"][route]["rows"][usize::from(line - 1)] = json!(ids);
     })
 }
-
-/// The scenery: line 2's whole route, from 2W to 2E.
-const ROUTE: &[(&str, &str)] = &[
-    ("A10", "WE"),
-    ("B10", "WE"),
-    ("C10", "WE"),
-    ("D10", "WE"),
-    ("E10", "WE"),
-    ("F10", "WE"),
-    ("G10", "WE"),
-    ("H10", "WE"),
-    ("I10", "WE"),
-    ("J10", "WE"),
-    ("K10", "WN"),
-    ("K9", "NS"),
-    ("K8", "NS"),
-    ("K7", "SE"),
-    ("L7", "WE"),
-];
 
 /// Anna on line 2 with stops K and A, the whole route built.
 fn route_game(n: usize, options: &[&str]) -> Linie1 {

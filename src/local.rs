@@ -138,6 +138,8 @@ pub struct GameSpec {
     pub clock: crate::clock::ClockSettings,
     /// The game's own moderators.
     pub moderators: Vec<String>,
+    /// How much mail its players get unless they choose.
+    pub reports: crate::store::ReportMode,
 }
 
 /// `new`: creates a game, queues a welcome mail with its secret key for each
@@ -150,13 +152,15 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
         options: spec.options,
         seed: spec.seed,
     };
-    Ok(service::create_game(
-        ctx,
-        &setup,
-        spec.clock,
-        spec.moderators,
-        now,
-    )?)
+    let (id, mut change) =
+        service::new_game_change(ctx, &setup, spec.clock, spec.moderators, None, now)?;
+    if let Some(made) = &mut change.new_game {
+        made.meta.default_reports = spec.reports;
+    }
+    ctx.store
+        .commit(&change)
+        .map_err(service::ServiceError::from)?;
+    Ok(id)
 }
 
 fn seat_for(store: &Store, id: &GameId, name: &str) -> Result<Seat, LocalError> {

@@ -61,6 +61,11 @@ enum Command {
         /// A moderator of this game (besides the site's), by address.
         #[arg(long = "moderator", value_name = "EMAIL")]
         moderators: Vec<String>,
+        /// How much mail players get unless they choose: full (a report
+        /// after every change), short (one line per change, the report
+        /// when the game waits for them) or turn (only then).
+        #[arg(long, value_name = "MODE")]
+        reports: Option<String>,
         #[command(flatten)]
         clock: ClockArgs,
     },
@@ -405,6 +410,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             seed,
             options,
             moderators,
+            reports,
             clock,
         } => local::Command::New {
             kind,
@@ -412,7 +418,8 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             seed,
             options,
             moderators,
-            clock: clock.into(),
+            clock: Box::new(clock.into()),
+            reports,
         },
         Command::Order {
             game,

@@ -22,6 +22,8 @@ pub enum Command {
     Say,
     /// `tell PLAYER TEXT`: table talk to one player.
     Tell,
+    /// `reports full|short|turn`: how much mail the player gets.
+    Reports,
 }
 
 /// The mail commands a player may give besides orders, each on a line of
@@ -39,6 +41,9 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("back", Command::Back),
     ("say TEXT", Command::Say),
     ("tell PLAYER TEXT", Command::Tell),
+    ("reports full", Command::Reports),
+    ("reports short", Command::Reports),
+    ("reports turn", Command::Reports),
 ];
 
 /// The command of a line, if it is one: `away` with its dates, `back`
@@ -65,6 +70,8 @@ pub fn player_vocabulary(game: &dyn AnyGame) -> Vocabulary {
     Vocabulary::new()
         .orders(forms.iter().map(|f| f.form))
         .commands(COMMANDS.iter().map(|(f, _)| *f))
+        // `reports` with a word that is no mode: answered, not chatter.
+        .commands(["reports MODE"])
 }
 
 /// What begins a line of a moderator's mail: the moderator commands and

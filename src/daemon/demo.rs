@@ -132,6 +132,7 @@ pub fn demo(
         seed,
         clock: daemon.ctx().config.deadlines.clone(),
         moderators: Vec::new(),
+        reports: Default::default(),
     };
     let id = new_game(&daemon.ctx(), spec, now)?;
     let meta = daemon.store().meta(&id)?;

@@ -540,6 +540,7 @@ fn authenticated(
     let mut absence: Vec<String> = Vec::new();
     let mut history_turns: Option<(u32, u32)> = None;
     let mut talk_lines: Vec<String> = Vec::new();
+    let mut report_lines: Vec<String> = Vec::new();
     // Greetings and sign-offs are not orders: left out, and shown.
     let vocabulary = commands::player_vocabulary(&*loaded.game);
     let mut not_orders = Vec::new();
@@ -560,6 +561,7 @@ fn authenticated(
         match commands::command(line) {
             Some(Command::Away | Command::Back) => absence.push(line.to_string()),
             Some(Command::Say | Command::Tell) => talk_lines.push(line.to_string()),
+            Some(Command::Reports) => report_lines.push(line.to_string()),
             Some(Command::History) => {
                 wants.push(Command::History);
                 if let Some(r) = line.split_whitespace().nth(1) {
@@ -706,7 +708,12 @@ fn authenticated(
             now,
         )?
     };
-    if lines.is_empty() && wants.is_empty() && absence.is_empty() && talk_lines.is_empty() {
+    if lines.is_empty()
+        && wants.is_empty()
+        && absence.is_empty()
+        && talk_lines.is_empty()
+        && report_lines.is_empty()
+    {
         section
             .notes
             .push("Your mail had no orders in it; here is your report.".to_string());
@@ -752,6 +759,22 @@ fn authenticated(
         absence_notes.clear();
         meta = stored_meta.clone();
     }
+    // `reports MODE`: stored with whatever else the mail changes.
+    for line in &report_lines {
+        let word = line.split_whitespace().nth(1).unwrap_or_default();
+        match crate::store::ReportMode::parse(word) {
+            Ok(mode) => {
+                meta.set_reports(seat, mode);
+                section.notes.push(format!(
+                    "From now on you get `reports {}`: {}.",
+                    mode.name(),
+                    mode.describe()
+                ));
+            }
+            Err(why) => section.notes.push(format!("Not done: {why}.")),
+        }
+    }
+    let chose_reports = meta.report_modes != stored_meta.report_modes;
     if !lines.is_empty() || !absence_notes.is_empty() {
         match orders::run(&*loaded.game, &meta, seat, &lines) {
             Ok((game, meta, mut batch)) => {
@@ -849,23 +872,28 @@ fn authenticated(
         now,
     )?;
     change.outbox.push(out);
-    if !talked.entries.is_empty() {
-        // Only the log grows: the messages, and nothing of the game.
+    if !talked.entries.is_empty() || chose_reports {
+        // Only the log grows (the messages) and the player's choice of
+        // reports is kept; nothing of the game changes.
+        let mut kept = stored_meta.clone();
+        kept.report_modes = meta.report_modes.clone();
         let mut update = crate::store::GameUpdate {
             id: id.clone(),
             base_seq: loaded.seq,
             entries: Vec::new(),
             state: loaded.game.snapshot()?,
             state_version: loaded.game.state_version(),
-            meta: stored_meta.clone(),
+            meta: kept,
             old_fire,
         };
         for entry in talked.entries {
             update.push(entry);
         }
         change.update = Some(update);
-        change.outbox.extend(talked.outbox);
-        receipt.outcome.push_str("; table talk sent");
+        if !talked.outbox.is_empty() {
+            change.outbox.extend(talked.outbox);
+            receipt.outcome.push_str("; table talk sent");
+        }
     }
     change.receipt = Some((mid, receipt.clone()));
     Ok(Handled {

@@ -33,7 +33,7 @@ pub const MAX_INVITED: usize = 20;
 /// The site commands, as help and README write them, with what each does.
 pub const FORMS: &[(&str, &str)] = &[
     (
-        "new GAME [OPTION …] [SETTING VALUE …] [open] [as NAME]",
+        "new GAME [OPTION …] [SETTING VALUE …] [reports MODE] [open] [as NAME]",
         "make a game; you are its first player and its moderator",
     ),
     (
@@ -395,6 +395,11 @@ pub fn status_text(f: &Forming, creator: bool, now: DateTime<Utc>) -> String {
         "By invitation: only invited addresses may join.".to_string()
     });
     out.push(format!("Deadlines: {}.", settings_text(&f.kind, &f.clock)));
+    out.push(format!(
+        "Reports: {} ({}), unless a player chooses with `reports full|short|turn`.",
+        f.reports.name(),
+        f.reports.describe()
+    ));
     out.push(format!(
         "Unless its creator starts it, it expires {}.",
         f.clock.describe(f.expires, now)
@@ -830,6 +835,7 @@ impl<'a, 'c> Session<'a, 'c> {
             created: self.now,
             expires: self.now + site.forming_expires.duration(),
             seed: super::new_seed()?,
+            reports: made.reports,
         };
         self.forming = Some(f);
         self.seat = Some(0);
@@ -1065,7 +1071,7 @@ impl<'a, 'c> Session<'a, 'c> {
             keys: f.seats.iter().map(|s| s.key.clone()).collect(),
             roots: f.seats.iter().map(|s| s.root.clone()).collect(),
         };
-        let (_, change) = match super::new_game_change(
+        let (_, mut change) = match super::new_game_change(
             ctx,
             &setup,
             f.clock.clone(),
@@ -1080,6 +1086,9 @@ impl<'a, 'c> Session<'a, 'c> {
             }
             Err(e) => return Err(e.into()),
         };
+        if let Some(made) = &mut change.new_game {
+            made.meta.default_reports = f.reports;
+        }
         self.started = Some(change);
         self.closed = Some(f.id.clone());
         Ok(format!(
@@ -1218,7 +1227,14 @@ pub fn games_text(
             .iter()
             .map(|s| loaded.record.setup.players[s.index()].name.as_str())
             .collect();
-        let head = format!("{id} ({title}), you are {}", names.join(" and "));
+        let mode = seats
+            .first()
+            .map_or(meta.default_reports, |s| meta.reports_of(*s));
+        let head = format!(
+            "{id} ({title}), you are {}, reports {}",
+            names.join(" and "),
+            mode.name()
+        );
         if let Some(ended) = report::ended(ctx.store, &id, &meta, &*loaded.game)? {
             out.push(format!("{head}: {}", ended.short(&meta.clock.settings)));
             continue;
@@ -1306,6 +1322,7 @@ pub fn help_text() -> String {
 /// What `new`'s words ask for.
 struct NewWords {
     options: Vec<String>,
+    reports: crate::store::ReportMode,
     clock: crate::clock::ClockSettings,
     open: bool,
     name: Option<String>,
@@ -1321,6 +1338,7 @@ fn read_new(
 ) -> Result<NewWords, String> {
     let mut made = NewWords {
         options: Vec::new(),
+        reports: crate::store::ReportMode::default(),
         clock: defaults.clone(),
         open: false,
         name: None,
@@ -1336,6 +1354,12 @@ fn read_new(
             made.options.push(w.clone());
         } else if w == "open" {
             made.open = true;
+        } else if w == "reports" {
+            i += 1;
+            let mode = words
+                .get(i)
+                .ok_or("`reports` wants full, short or turn after it")?;
+            made.reports = crate::store::ReportMode::parse(mode)?;
         } else if w == "as" {
             i += 1;
             let name = words.get(i).ok_or("`as` wants a name after it")?;
@@ -1349,7 +1373,7 @@ fn read_new(
         } else {
             let options: Vec<&str> = entry.options.iter().map(|o| o.name).collect();
             return Err(format!(
-                "`{}` is neither an option of {} ({}), nor a deadline setting ({settings}), nor open or as NAME",
+                "`{}` is neither an option of {} ({}), nor a deadline setting ({settings}), nor reports MODE, open or as NAME",
                 words[i],
                 entry.name,
                 if options.is_empty() {

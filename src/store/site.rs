@@ -34,6 +34,61 @@ pub struct Forming {
     pub expires: DateTime<Utc>,
     /// The seed of the game's random choices.
     pub seed: u64,
+    /// How much mail its players get unless they choose (`reports MODE`
+    /// at `new`).
+    #[serde(default)]
+    pub reports: ReportMode,
+}
+
+/// How much mail a player gets about a game (`reports MODE`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportMode {
+    /// A report with the map after every change.
+    #[default]
+    Full,
+    /// One line per change; the full report when the game waits for them.
+    Short,
+    /// Only when the game waits for them, with what happened since.
+    Turn,
+}
+
+impl ReportMode {
+    /// Every mode, as players write them.
+    pub const ALL: [ReportMode; 3] = [ReportMode::Full, ReportMode::Short, ReportMode::Turn];
+
+    /// The word for it: `full`, `short`, `turn`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReportMode::Full => "full",
+            ReportMode::Short => "short",
+            ReportMode::Turn => "turn",
+        }
+    }
+
+    /// Reads `full`, `short` or `turn`.
+    pub fn parse(word: &str) -> Result<ReportMode, String> {
+        ReportMode::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(word.trim()))
+            .ok_or_else(|| {
+                format!(
+                    "`{}` is not a kind of reports; write `reports full` (a report with the map after every change), `reports short` (one line per change, the full report when the game waits for you) or `reports turn` (only when the game waits for you)",
+                    word.trim()
+                )
+            })
+    }
+
+    /// What it means, for answers and listings.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ReportMode::Full => "a report with the map after every change",
+            ReportMode::Short => "one line per change; the full report when the game waits for you",
+            ReportMode::Turn => {
+                "a report only when the game waits for you, with what happened since"
+            }
+        }
+    }
 }
 
 /// One seat of a forming game.

@@ -570,10 +570,20 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
             "README lacks `{form}`"
         );
     }
-    for form in ["say TEXT", "tell PLAYER TEXT"] {
+    for form in [
+        "say TEXT",
+        "tell PLAYER TEXT",
+        "reports full",
+        "reports short",
+        "reports turn",
+    ] {
         assert!(
             help.text.contains(&format!("`{form}`")),
             "help lacks {form}"
+        );
+        assert!(
+            form.contains("PLAYER") || readme.contains(&format!("`{form}`")),
+            "README lacks {form}"
         );
     }
     assert!(readme.contains("**`say TEXT`**") && readme.contains("**`tell PLAYER\n  TEXT`**"));
@@ -773,4 +783,142 @@ fn table_talk_goes_out_at_once_is_logged_and_private_messages_stay_private() {
     s.now += Duration::hours(1);
     s.reply(BOB, &welcomes[BOB], "say an hour later");
     assert_eq!(s.process().len(), 3);
+}
+
+/// The player `show --json` says the game waits for first, and the other
+/// one, with their welcomes: (waiting, welcome, other, welcome).
+fn who_waits(s: &Server, alice: Got, bob: Got) -> (&'static str, Got, &'static str, Got) {
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["show", "rocket-1", "--json"])).unwrap();
+    if json["awaiting"][0]["player"] == "alice" {
+        (ALICE, alice, BOB, bob)
+    } else {
+        (BOB, bob, ALICE, alice)
+    }
+}
+
+#[test]
+fn each_player_chooses_how_much_mail_and_the_game_master_sets_the_default() {
+    let mut s = Server::new("");
+    let (alice, bob) = started(&mut s);
+    let (waiting, waiting_w, other, other_w) = who_waits(&s, alice, bob);
+
+    // `reports short`: a note from a moderator comes as a line, no map.
+    s.reply(other, &other_w, "reports short");
+    let answer = reply_to_sender(&s.process(), other);
+    assert!(
+        answer.text.contains("From now on you get `reports short`"),
+        "{}",
+        answer.text
+    );
+    s.ok(&["mod", "rocket-1", "note", "play on, all"]);
+    let sent = s.process();
+    let short = one(&sent, other);
+    assert!(short.text.contains("play on, all"), "{}", short.text);
+    assert!(
+        short.text.contains("You get short reports"),
+        "{}",
+        short.text
+    );
+    assert!(!short.text.contains("You can"), "no hints: {}", short.text);
+    assert_eq!(short.subject, other_w.subject, "in their thread");
+    assert!(
+        one(&sent, waiting).text.contains("You can"),
+        "awaited: full"
+    );
+
+    // `reports turn`: nothing while the game waits for someone else …
+    s.reply(other, &other_w, "reports turn");
+    let _ = reply_to_sender(&s.process(), other);
+    s.reply(waiting, &waiting_w, "token london steel");
+    let sent = s.process();
+    assert!(to(&sent, other).is_empty(), "{sent:#?}");
+    assert_eq!(to(&sent, waiting).len(), 1);
+    // … and when it waits for them, the report with all that happened since.
+    s.ok(&["mod", "rocket-1", "skip"]);
+    let sent = s.process();
+    let report = one(&sent, other);
+    assert!(
+        report.text.contains("token London steel"),
+        "{}",
+        report.text
+    );
+    assert!(report.text.contains("You can"), "{}", report.text);
+    // Kept (every `process` is a new run), and shown in `games`.
+    s.deliver(other, "games", None, "games");
+    let list = one(&s.process(), other);
+    assert!(list.text.contains("reports turn"), "{}", list.text);
+    // A word that is no mode is refused, and nothing changes.
+    s.reply(other, &other_w, "reports weekly");
+    let answer = reply_to_sender(&s.process(), other);
+    assert!(
+        answer.text.contains("`weekly` is not a kind of reports"),
+        "{}",
+        answer.text
+    );
+
+    // The game master's default: for those who have not chosen.
+    let out = s.ok(&["mod", "rocket-1", "reports", "short"]);
+    assert!(out.contains("reports are now `short`"), "{out}");
+    let _ = s.process();
+    s.deliver(waiting, "games", None, "games");
+    let list = one(&s.process(), waiting);
+    assert!(list.text.contains("reports short"), "{}", list.text);
+    s.deliver(other, "games", None, "games");
+    assert!(one(&s.process(), other).text.contains("reports turn"));
+    assert!(
+        !s.sm(&["mod", "rocket-1", "reports", "weekly"])
+            .status
+            .success()
+    );
+}
+
+#[test]
+fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket open reports turn");
+    assert!(made.text.contains("Reports: turn"), "{}", made.text);
+    s.deliver(BOB, "join", None, "join rocket-1");
+    let _ = one(&s.process(), BOB);
+    s.reply(ALICE, &made, "start");
+    let _ = s.process();
+    s.deliver(BOB, "games", None, "games");
+    assert!(one(&s.process(), BOB).text.contains("reports turn"));
+    s.deliver(DAVE, "x", None, "new rocket reports weekly");
+    assert!(
+        one(&s.process(), DAVE)
+            .text
+            .contains("`weekly` is not a kind of reports")
+    );
+
+    let id = s.ok(&[
+        "new",
+        "rocket",
+        "--player",
+        "carol=carol@example.net",
+        "--player",
+        "dave=dave@example.net",
+        "--reports",
+        "short",
+    ]);
+    assert_eq!(id.trim(), "rocket-2");
+    let _ = s.process();
+    s.deliver(CAROL, "games", None, "games");
+    let list = one(&s.process(), CAROL);
+    assert!(list.text.contains("rocket-2"), "{}", list.text);
+    assert!(list.text.contains("reports short"), "{}", list.text);
+    assert!(
+        !s.sm(&[
+            "new",
+            "rocket",
+            "--player",
+            "a=a@x.org",
+            "--player",
+            "b=b@x.org",
+            "--reports",
+            "weekly"
+        ])
+        .status
+        .success()
+    );
 }

@@ -140,6 +140,8 @@ pub struct GameSpec {
     pub moderators: Vec<String>,
     /// How much mail its players get unless they choose.
     pub reports: crate::store::ReportMode,
+    /// Anyone may watch it.
+    pub watchable: bool,
 }
 
 /// `new`: creates a game, queues a welcome mail with its secret key for each
@@ -156,6 +158,7 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
         service::new_game_change(ctx, &setup, spec.clock, spec.moderators, None, now)?;
     if let Some(made) = &mut change.new_game {
         made.meta.default_reports = spec.reports;
+        made.meta.watchable = spec.watchable;
     }
     ctx.store
         .commit(&change)

@@ -66,6 +66,9 @@ enum Command {
         /// when the game waits for them) or turn (only then).
         #[arg(long, value_name = "MODE")]
         reports: Option<String>,
+        /// Anyone may follow the game by mail with `watch GAME`.
+        #[arg(long)]
+        watchable: bool,
         #[command(flatten)]
         clock: ClockArgs,
     },
@@ -411,6 +414,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             options,
             moderators,
             reports,
+            watchable,
             clock,
         } => local::Command::New {
             kind,
@@ -420,6 +424,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             moderators,
             clock: Box::new(clock.into()),
             reports,
+            watchable,
         },
         Command::Order {
             game,

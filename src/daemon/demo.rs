@@ -133,6 +133,7 @@ pub fn demo(
         clock: daemon.ctx().config.deadlines.clone(),
         moderators: Vec::new(),
         reports: Default::default(),
+        watchable: false,
     };
     let id = new_game(&daemon.ctx(), spec, now)?;
     let meta = daemon.store().meta(&id)?;

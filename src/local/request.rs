@@ -49,6 +49,9 @@ pub enum Command {
         /// `--reports`: how much mail players get unless they choose.
         #[serde(default)]
         reports: Option<String>,
+        /// `--watchable`.
+        #[serde(default)]
+        watchable: bool,
     },
     /// `order GAME --as NAME ORDERS`
     Order {
@@ -309,6 +312,7 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
             moderators,
             clock,
             reports,
+            watchable,
         } => {
             let reports = match reports {
                 Some(r) => crate::store::ReportMode::parse(r)
@@ -329,6 +333,7 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
                 clock,
                 moderators: moderators.clone(),
                 reports,
+                watchable: *watchable,
             };
             format!("{}\n", super::new_game(&env.ctx()?, spec, now)?)
         }

@@ -102,6 +102,157 @@ pub(crate) fn short_mail(
     super::compose_mail(ctx, &id.0, "short", &draft, now)
 }
 
+/// The thread of observer `address` of game `id`: a stable root of its
+/// own, so that every mail they get about the game is one conversation.
+fn observer_thread(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    record: &GameRecord,
+    address: &str,
+) -> report::Thread {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("{}\nwatch\n{}", id.0, address.to_ascii_lowercase()));
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    report::Thread {
+        subject: format!(
+            "[{id}] {}, watched",
+            crate::registry::title(&record.setup.kind)
+        ),
+        root: format!(
+            "{}.watch.{hex}@{}",
+            id.0,
+            crate::mail::compose::domain(&ctx.config.mail)
+        ),
+    }
+}
+
+/// A mail to observer `address`: `note`, what happened (`events`), the
+/// board and status as a spectator sees them (nobody's private
+/// information), and whom the game waits for.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn observer_mail(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    record: &GameRecord,
+    meta: &GameMeta,
+    game: &dyn AnyGame,
+    address: &str,
+    events: &[String],
+    note: &str,
+    now: DateTime<Utc>,
+) -> Result<OutMail, ServiceError> {
+    let mut text = format!("{id}: {}\n\n{note}\n", report::headline(game));
+    if !events.is_empty() {
+        text.push_str("\nSince your last mail:\n");
+        for e in events {
+            text.push_str(&format!("  {e}\n"));
+        }
+    }
+    let map = game.render_map();
+    let status = game.render_status(None);
+    text.push_str(&format!(
+        "\n{}\n",
+        crate::engine::page_text(&map.text, &status)
+    ));
+    let waits = report::deadline_lines(game, meta, None, now);
+    if !waits.is_empty() {
+        text.push_str("\nWaiting for:\n");
+        for w in waits {
+            text.push_str(&format!("  {w}\n"));
+        }
+    }
+    text.push_str(&format!(
+        "\n-- \nStationmaster, for {id} ({}). You watch this game; reply `unwatch` to stop. Observers' mail is never read as orders.\n",
+        crate::registry::title(&record.setup.kind)
+    ));
+    let thread = observer_thread(ctx, id, record, address);
+    let (in_reply_to, references) = thread.threading(None);
+    let draft = Draft {
+        to: address.to_string(),
+        subject: thread.subject(false),
+        html: Some(report::notice_html(ctx, &text, None)?),
+        text,
+        in_reply_to,
+        references,
+        reply_to: Some(ctx.config.mail.address.clone()),
+        ..Draft::default()
+    };
+    super::compose_mail(ctx, &id.0, "watch", &draft, now)
+}
+
+/// A mail to each observer of game `id` after a change (`update`): what
+/// happened since their last mail, as a spectator sees it; at the end,
+/// the game's whole public log (the archive) too.
+pub(crate) fn to_observers(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    record: &GameRecord,
+    update: &mut crate::store::GameUpdate,
+    game: &dyn AnyGame,
+    now: DateTime<Utc>,
+) -> Result<Vec<OutMail>, ServiceError> {
+    let mut out = Vec::new();
+    if update.entries.is_empty() || update.meta.observers.is_empty() {
+        return Ok(out);
+    }
+    let new_seq = update.base_seq + update.entries.len() as u64;
+    let (_, over) = awaits_or_over(game, &update.meta, Seat(0));
+    // Nobody's private messages: an observer is no end of any.
+    let public = |e: &crate::store::LogEntry| {
+        !matches!(e.kind, crate::store::EntryKind::Message { to: Some(_) })
+    };
+    let archive = if over {
+        let mut all = ctx.store.log(id)?;
+        all.extend(update.entries.iter().cloned());
+        all.retain(|e| e.seq <= new_seq && public(e));
+        let lines =
+            report::history_lines(game, &all, None).map_err(crate::store::StoreError::from)?;
+        Some(format!(
+            "The game is over. Its archive, the whole log, follows; the server keeps it at {}.\n\n{}",
+            report::archive_place(ctx, id),
+            lines.join("\n")
+        ))
+    } else {
+        None
+    };
+    let observers = update.meta.observers.clone();
+    for (i, o) in observers.iter().enumerate() {
+        let mut entries = if o.reported < update.base_seq {
+            ctx.store.log_since(id, o.reported)?
+        } else {
+            Vec::new()
+        };
+        entries.extend(
+            update
+                .entries
+                .iter()
+                .filter(|e| e.seq > o.reported)
+                .cloned(),
+        );
+        entries.retain(|e| public(e));
+        let events =
+            report::event_lines(game, &entries, None).map_err(crate::store::StoreError::from)?;
+        let note = archive
+            .clone()
+            .unwrap_or_else(|| "What happened:".to_string());
+        out.push(observer_mail(
+            ctx,
+            id,
+            record,
+            &update.meta,
+            game,
+            &o.address,
+            &events,
+            &note,
+            now,
+        )?);
+        if let Some(slot) = update.meta.observers.get_mut(i) {
+            slot.reported = new_seq;
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,7 @@ pub const MAX_INVITED: usize = 20;
 /// The site commands, as help and README write them, with what each does.
 pub const FORMS: &[(&str, &str)] = &[
     (
-        "new GAME [OPTION …] [SETTING VALUE …] [reports MODE] [open] [as NAME]",
+        "new GAME [OPTION …] [SETTING VALUE …] [reports MODE] [open] [watchable] [as NAME]",
         "make a game; you are its first player and its moderator",
     ),
     (
@@ -56,6 +56,11 @@ pub const FORMS: &[(&str, &str)] = &[
         "no more invitations",
         "this server sends you no more invitations",
     ),
+    (
+        "watch GAME",
+        "get the spectator's report of GAME (made `watchable`) after each change, and its archive at the end; an address new here confirms with the code it is mailed",
+    ),
+    ("unwatch GAME", "no more mail about GAME"),
     ("help", "this list"),
 ];
 
@@ -88,6 +93,15 @@ pub enum SiteCommand {
     Games,
     /// `bump`: the sender's reports of the games waiting for them.
     Bump,
+    /// `watch GAME [CODE]`.
+    Watch {
+        /// The game.
+        game: String,
+        /// The confirmation code mailed to the sender.
+        code: Option<String>,
+    },
+    /// `unwatch [GAME]`.
+    Unwatch(Option<String>),
     /// `help`.
     Help,
 }
@@ -143,6 +157,22 @@ pub fn parse(line: &str) -> Option<Result<SiteCommand, String>> {
                     .to_ascii_lowercase(),
             )),
             _ => Err("write one address a line: `invite ADDRESS`".to_string()),
+        },
+        "watch" => match rest.as_slice() {
+            [game] => Ok(SiteCommand::Watch {
+                game: game.to_ascii_lowercase(),
+                code: None,
+            }),
+            [game, code] => Ok(SiteCommand::Watch {
+                game: game.to_ascii_lowercase(),
+                code: Some(code.to_ascii_lowercase()),
+            }),
+            _ => Err("write `watch GAME`".to_string()),
+        },
+        "unwatch" => match rest.as_slice() {
+            [] => Ok(SiteCommand::Unwatch(None)),
+            [game] => Ok(SiteCommand::Unwatch(Some(game.to_ascii_lowercase()))),
+            _ => Err("write `unwatch GAME`".to_string()),
         },
         "leave" => alone(SiteCommand::Leave, "leave"),
         "start" => alone(SiteCommand::Start, "start"),
@@ -210,6 +240,8 @@ struct Session<'a, 'c> {
     left: Option<(Forming, usize)>,
     /// `bump` sent reports: its rate limit's key.
     bumped: Option<String>,
+    /// A running game's bookkeeping changed (`watch`, `unwatch`).
+    update: Option<crate::store::GameUpdate>,
 }
 
 /// A mail to the server's own address without a game tag: its site
@@ -395,6 +427,12 @@ pub fn status_text(f: &Forming, creator: bool, now: DateTime<Utc>) -> String {
         "By invitation: only invited addresses may join.".to_string()
     });
     out.push(format!("Deadlines: {}.", settings_text(&f.kind, &f.clock)));
+    if f.watchable {
+        out.push(format!(
+            "Watchable: once it runs, anyone may follow it with `watch {}`.",
+            f.id
+        ));
+    }
     out.push(format!(
         "Reports: {} ({}), unless a player chooses with `reports full|short|turn`.",
         f.reports.name(),
@@ -456,6 +494,7 @@ impl<'a, 'c> Session<'a, 'c> {
             started: None,
             left: None,
             bumped: None,
+            update: None,
         }
     }
 
@@ -506,7 +545,7 @@ impl<'a, 'c> Session<'a, 'c> {
 
     fn run(&mut self, mid: &str) -> Result<Outcome, ServiceError> {
         let refused = self.authenticate().err();
-        let proved_now = self.seat.is_some();
+        let proved_now = self.seat.is_some() || self.confirms_pending()?;
         let game_label = self.forming.as_ref().map(|f| f.id.clone());
         // An address that has not answered with its key gets one answer
         // per help interval, shared with the help reply.
@@ -626,6 +665,9 @@ impl<'a, 'c> Session<'a, 'c> {
         change.outbox.insert(0, reply);
         change.outbox.append(&mut self.mails);
         change.contacts = std::mem::take(&mut self.contacts);
+        if let Some(update) = self.update.take() {
+            change.update = Some(update);
+        }
         if let Some(key) = self.bumped.take() {
             change.help_sent.push((key, self.now));
         }
@@ -752,6 +794,8 @@ impl<'a, 'c> Session<'a, 'c> {
             SiteCommand::NoMoreInvitations => self.no_more_invitations(),
             SiteCommand::Games => games_text(self.ctx, &self.from, self.now).map_err(Refusal::from),
             SiteCommand::Bump => self.bump(),
+            SiteCommand::Watch { game, code } => self.watch(game, code.as_deref()),
+            SiteCommand::Unwatch(game) => self.unwatch(game.as_deref()),
             SiteCommand::Help => Ok(help_text()),
         };
         r.map_err(|e| match e {
@@ -836,6 +880,7 @@ impl<'a, 'c> Session<'a, 'c> {
             expires: self.now + site.forming_expires.duration(),
             seed: super::new_seed()?,
             reports: made.reports,
+            watchable: made.watchable,
         };
         self.forming = Some(f);
         self.seat = Some(0);
@@ -1088,6 +1133,7 @@ impl<'a, 'c> Session<'a, 'c> {
         };
         if let Some(made) = &mut change.new_game {
             made.meta.default_reports = f.reports;
+            made.meta.watchable = f.watchable;
         }
         self.started = Some(change);
         self.closed = Some(f.id.clone());
@@ -1153,6 +1199,196 @@ impl<'a, 'c> Session<'a, 'c> {
         Ok(format!(
             "Your report of {} comes again, each in its own thread.",
             ids.join(", ")
+        ))
+    }
+
+    /// True if the mail answers a confirmation this server mailed the
+    /// sender (`watch GAME CODE`): that is an answer with a key.
+    fn confirms_pending(&mut self) -> Result<bool, ServiceError> {
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        let confirmed = self.inc.body.iter().any(|l| {
+            matches!(parse(l.trim()), Some(Ok(SiteCommand::Watch { game, code: Some(code) }))
+                if contact.pending.iter().any(|p| p.what == format!("watch {game}") && p.code == code))
+        });
+        if confirmed && contact.proved.is_none() {
+            contact.proved = Some(self.now);
+            self.set_contact(&from, contact);
+        }
+        Ok(confirmed)
+    }
+
+    fn watch(&mut self, game: &str, code: Option<&str>) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        if self.forming.is_some() || self.update.is_some() {
+            return Err(Refusal::Player(
+                "send `watch GAME` in a mail of its own, one game a mail".to_string(),
+            ));
+        }
+        let id = GameId(game.to_ascii_lowercase());
+        if let Some(f) = ctx.store.forming(&id)? {
+            return Err(Refusal::Player(if f.watchable {
+                format!("{id} has not started yet; send `watch {id}` once it runs")
+            } else {
+                format!("{id} is not watchable: its creator did not make it so")
+            }));
+        }
+        let mut meta = match ctx.store.meta(&id) {
+            Ok(m) => m,
+            Err(crate::store::StoreError::NoSuchGame(_)) => {
+                return Err(Refusal::Player(format!("there is no game {id} here")));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if !meta.watchable {
+            return Err(Refusal::Player(format!(
+                "{id} is not watchable: its moderator did not make it so"
+            )));
+        }
+        let loaded = ctx.store.load(&id)?;
+        if let Some(ended) = report::ended(ctx.store, &id, &meta, &*loaded.game)? {
+            return Err(Refusal::Player(format!(
+                "{id} {}; its archive is kept on the server",
+                ended.what(&meta.clock.settings)
+            )));
+        }
+        let plays = (0..loaded.record.setup.players.len()).any(|i| {
+            meta.address(&loaded.record, crate::engine::Seat(i as u8))
+                .eq_ignore_ascii_case(&self.from)
+        });
+        if plays {
+            return Err(Refusal::Player(format!(
+                "you play in {id}: you get your own reports"
+            )));
+        }
+        if meta.observers.iter().any(|o| o.address == self.from) {
+            return Err(Refusal::Player(format!("you watch {id} already")));
+        }
+        let limits = &ctx.config.limits;
+        if meta.observers.len() >= limits.observers_per_game as usize {
+            return Err(Refusal::Player(format!(
+                "{id} has {} observers, as many as this server lets a game have",
+                meta.observers.len()
+            )));
+        }
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        let mut watching = 0;
+        for g in &contact.watching {
+            let gid = GameId(g.clone());
+            if let (Ok(m), Ok(l)) = (ctx.store.meta(&gid), ctx.store.load(&gid))
+                && report::ended(ctx.store, &gid, &m, &*l.game)?.is_none()
+            {
+                watching += 1;
+            }
+        }
+        if watching >= limits.observers_per_address as usize {
+            return Err(Refusal::Player(format!(
+                "you watch {watching} games, as many as this server lets one address watch; `unwatch` one first"
+            )));
+        }
+        // Nothing a stranger sends makes the server mail a third party:
+        // an address new here confirms with a code mailed to it.
+        let what = format!("watch {id}");
+        if !has_asked(ctx, &from, &contact)? {
+            let code = super::new_token()?;
+            contact.pending.retain(|p| p.what != what);
+            contact.pending.push(crate::store::Pending {
+                what: what.clone(),
+                code: code.clone(),
+                at: self.now,
+            });
+            self.set_contact(&from, contact);
+            return Ok(format!(
+                "To watch {id}, reply to this mail with the line\n\n  watch {id} {code}\n\nNothing about {id} is mailed to you until you do. If you did not ask for this, do nothing: you get no more mail from this server."
+            ));
+        }
+        if let Some(code) = code
+            && !contact
+                .pending
+                .iter()
+                .any(|p| p.what == what && p.code == code)
+            && contact.pending.iter().any(|p| p.what == what)
+        {
+            return Err(Refusal::Player(format!(
+                "`{code}` is not the code mailed to you for {id}"
+            )));
+        }
+        contact.pending.retain(|p| p.what != what);
+        contact.watching.retain(|g| *g != id.0);
+        contact.watching.push(id.0.clone());
+        self.set_contact(&from, contact);
+        meta.observers.push(crate::store::Observer {
+            address: from.clone(),
+            reported: loaded.seq,
+        });
+        let page = super::delivery::observer_mail(
+            ctx,
+            &id,
+            &loaded.record,
+            &meta,
+            &*loaded.game,
+            &from,
+            &[],
+            "You watch this game from now on: after each change you get what happened and the board as every player sees it (nobody's private holdings). `unwatch` in reply stops it.",
+            self.now,
+        )?;
+        self.mails.push(page);
+        self.update = Some(crate::store::GameUpdate {
+            id: id.clone(),
+            base_seq: loaded.seq,
+            entries: Vec::new(),
+            state: loaded.game.snapshot().map_err(ServiceError::from)?,
+            state_version: loaded.game.state_version(),
+            old_fire: meta.clock.next_fire,
+            meta,
+        });
+        Ok(format!(
+            "You watch {id}: the board as it stands comes in a mail of its own, and after each change what happened. `unwatch {id}` stops it."
+        ))
+    }
+
+    fn unwatch(&mut self, game: Option<&str>) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        let Some(game) = game.map(str::to_string).or_else(|| self.inc.game.clone()) else {
+            return Err(Refusal::Player(
+                "say which game: `unwatch GAME`".to_string(),
+            ));
+        };
+        if self.update.is_some() {
+            return Err(Refusal::Player(
+                "one game a mail: send `unwatch GAME` in a mail of its own".to_string(),
+            ));
+        }
+        let id = GameId(game.to_ascii_lowercase());
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        contact.pending.retain(|p| p.what != format!("watch {id}"));
+        contact.watching.retain(|g| *g != id.0);
+        self.set_contact(&from, contact);
+        let mut meta = match ctx.store.meta(&id) {
+            Ok(m) => m,
+            Err(crate::store::StoreError::NoSuchGame(_)) => {
+                return Err(Refusal::Player(format!("there is no game {id} here")));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if !meta.observers.iter().any(|o| o.address == from) {
+            return Err(Refusal::Player(format!("you do not watch {id}")));
+        }
+        meta.observers.retain(|o| o.address != from);
+        let loaded = ctx.store.load(&id)?;
+        self.update = Some(crate::store::GameUpdate {
+            id: id.clone(),
+            base_seq: loaded.seq,
+            entries: Vec::new(),
+            state: loaded.game.snapshot().map_err(ServiceError::from)?,
+            state_version: loaded.game.state_version(),
+            old_fire: meta.clock.next_fire,
+            meta,
+        });
+        Ok(format!(
+            "You no longer watch {id}; nothing more about it comes to you."
         ))
     }
 
@@ -1321,6 +1557,7 @@ pub fn help_text() -> String {
 
 /// What `new`'s words ask for.
 struct NewWords {
+    watchable: bool,
     options: Vec<String>,
     reports: crate::store::ReportMode,
     clock: crate::clock::ClockSettings,
@@ -1337,6 +1574,7 @@ fn read_new(
     words: &[String],
 ) -> Result<NewWords, String> {
     let mut made = NewWords {
+        watchable: false,
         options: Vec::new(),
         reports: crate::store::ReportMode::default(),
         clock: defaults.clone(),
@@ -1354,6 +1592,8 @@ fn read_new(
             made.options.push(w.clone());
         } else if w == "open" {
             made.open = true;
+        } else if w == "watchable" {
+            made.watchable = true;
         } else if w == "reports" {
             i += 1;
             let mode = words
@@ -1373,7 +1613,7 @@ fn read_new(
         } else {
             let options: Vec<&str> = entry.options.iter().map(|o| o.name).collect();
             return Err(format!(
-                "`{}` is neither an option of {} ({}), nor a deadline setting ({settings}), nor reports MODE, open or as NAME",
+                "`{}` is neither an option of {} ({}), nor a deadline setting ({settings}), nor reports MODE, open, watchable or as NAME",
                 words[i],
                 entry.name,
                 if options.is_empty() {

@@ -47,7 +47,7 @@ pub mod pack;
 pub mod recovery;
 pub mod site;
 
-pub use site::{Contact, Forming, FormingSeat, ReportMode};
+pub use site::{Contact, Forming, FormingSeat, Observer, Pending, ReportMode};
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -305,6 +305,12 @@ pub struct GameMeta {
     /// The game's default, set by its moderators.
     #[serde(default)]
     pub default_reports: ReportMode,
+    /// Anyone may watch it (`watchable` at `new`).
+    #[serde(default)]
+    pub watchable: bool,
+    /// Who watches it.
+    #[serde(default)]
+    pub observers: Vec<Observer>,
 }
 
 /// What one seat sent that waits for a later moment: orders behind an

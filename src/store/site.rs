@@ -38,6 +38,32 @@ pub struct Forming {
     /// at `new`).
     #[serde(default)]
     pub reports: ReportMode,
+    /// Anyone may watch it once it runs (`watchable` at `new`).
+    #[serde(default)]
+    pub watchable: bool,
+}
+
+/// Someone who watches a game (`watch GAME`): not a player; gets the
+/// spectator's report after each change and the archive at the end.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observer {
+    /// Their address (lowercase).
+    pub address: String,
+    /// The last log entry their last mail covered.
+    pub reported: u64,
+}
+
+/// A request waiting for its confirmation: the code mailed to the address,
+/// which it must send back from there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    /// What is asked, as the command that confirms it writes it without
+    /// the code: `watch rocket-1`.
+    pub what: String,
+    /// The code.
+    pub code: String,
+    /// When it was asked.
+    pub at: DateTime<Utc>,
 }
 
 /// How much mail a player gets about a game (`reports MODE`).
@@ -134,6 +160,12 @@ pub struct Contact {
     /// It asked for no more invitations (`no more invitations`).
     #[serde(default)]
     pub no_invitations: bool,
+    /// The games it watches.
+    #[serde(default)]
+    pub watching: Vec<String>,
+    /// Requests from it waiting for their confirmation.
+    #[serde(default)]
+    pub pending: Vec<Pending>,
 }
 
 /// The `site` tree's key of forming game `id`.

@@ -922,3 +922,128 @@ fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
         .success()
     );
 }
+
+/// The confirmation code in an answer to `watch GAME` (or `address add`):
+/// the word after `line` on the line that begins with it.
+fn code_after(text: &str, line: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix(line))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no `{line} CODE` in {text}"))
+        .to_string()
+}
+
+#[test]
+fn observers_watch_a_watchable_game_and_never_give_orders() {
+    let mut s = Server::new("[limits]\nobservers_per_game = 1\n");
+    let made = made(&mut s, "new rocket open watchable");
+    assert!(made.text.contains("Watchable"), "{}", made.text);
+    s.deliver(BOB, "join", None, "join rocket-1");
+    let _ = one(&s.process(), BOB);
+    s.reply(ALICE, &made, "start");
+    let mut welcomes = std::collections::BTreeMap::new();
+    for m in s.process() {
+        if m.text.contains("Welcome to rocket-1") {
+            welcomes.insert(m.to.clone(), m);
+        }
+    }
+    let (waiting, waiting_w, _, _) = who_waits(&s, welcomes[ALICE].clone(), welcomes[BOB].clone());
+
+    // A stranger's `watch` gets one mail: the code to confirm it with.
+    s.deliver(CAROL, "watch", None, "watch rocket-1");
+    let asked = one(&s.process(), CAROL);
+    let code = code_after(&asked.text, "watch rocket-1");
+    assert!(
+        asked
+            .text
+            .contains("If you did not ask for this, do nothing")
+    );
+    // A forged confirmation with a wrong code is not even answered.
+    s.deliver(CAROL, "watch", None, "watch rocket-1 wrongcode");
+    assert!(s.process().is_empty());
+    s.reply(CAROL, &asked, &format!("watch rocket-1 {code}"));
+    let sent = s.process();
+    let mine = to(&sent, CAROL);
+    assert_eq!(mine.len(), 2, "the answer and the board: {sent:#?}");
+    let board: Got = mine
+        .into_iter()
+        .find(|m| m.subject.contains("watched"))
+        .expect("the board")
+        .clone();
+    assert!(board.text.contains("You watch this game"), "{}", board.text);
+    assert!(!board.text.contains("You can"), "no hints: {}", board.text);
+
+    // After each change, what happened, as a spectator sees it.
+    s.reply(waiting, &waiting_w, "token london steel");
+    let sent = s.process();
+    let seen = one(&sent, CAROL);
+    assert!(seen.text.contains("token London steel"), "{}", seen.text);
+    assert_eq!(seen.subject, board.subject, "in one thread");
+    // An observer's mail is never an order.
+    let log_len = |s: &Server| s.ok(&["log", "rocket-1"]).lines().count();
+    let before = log_len(&s);
+    s.reply(CAROL, &seen, "token london steel");
+    let _ = s.process();
+    assert_eq!(log_len(&s), before);
+
+    // Bounded: one observer for this game.
+    s.ok(&[
+        "new",
+        "rocket",
+        "--player",
+        "dave=dave@example.net",
+        "--player",
+        "erin=erin@example.net",
+    ]);
+    let _ = s.process();
+    s.deliver(DAVE, "watch", None, "watch rocket-1");
+    let full = one(&s.process(), DAVE);
+    assert!(full.text.contains("has 1 observers"), "{}", full.text);
+    // Only games made watchable.
+    s.deliver(DAVE, "watch", None, "watch rocket-2");
+    assert!(
+        one(&s.process(), DAVE)
+            .text
+            .contains("rocket-2 is not watchable")
+    );
+    // `--watchable` on the command line; dave plays here, so he has asked
+    // for mail already: no code.
+    s.ok(&[
+        "new",
+        "rocket",
+        "--watchable",
+        "--player",
+        "frank=frank@example.net",
+        "--player",
+        "gina=gina@example.net",
+    ]);
+    let _ = s.process();
+    s.deliver(DAVE, "watch", None, "watch rocket-3");
+    let sent = s.process();
+    assert_eq!(
+        to(&sent, DAVE).len(),
+        2,
+        "the answer and the board: {sent:#?}"
+    );
+
+    // The archive at the end.
+    s.ok(&["mod", "rocket-1", "abort"]);
+    let last = one(&s.process(), CAROL);
+    assert!(
+        last.text.contains("Its archive, the whole log"),
+        "{}",
+        last.text
+    );
+    assert!(last.text.contains("alice") && last.text.contains("abort"));
+    // `unwatch`: nothing more.
+    s.reply(CAROL, &last, "unwatch");
+    let answer = one(&s.process(), CAROL);
+    assert!(
+        answer.text.contains("You no longer watch rocket-1"),
+        "{}",
+        answer.text
+    );
+    s.ok(&["mod", "rocket-1", "note", "bye"]);
+    assert!(to(&s.process(), CAROL).is_empty());
+}

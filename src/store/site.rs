@@ -178,5 +178,8 @@ pub(super) fn contact_key(address: &str) -> Vec<u8> {
     format!("contact:{}", address.trim().to_ascii_lowercase()).into_bytes()
 }
 
+/// The prefix of every contact record's key.
+pub(super) const CONTACT_PREFIX: &[u8] = b"contact:";
+
 /// The prefix of every forming game's key.
 pub(super) const FORMING_PREFIX: &[u8] = b"forming:";

@@ -1047,3 +1047,70 @@ fn observers_watch_a_watchable_game_and_never_give_orders() {
     s.ok(&["mod", "rocket-1", "note", "bye"]);
     assert!(to(&s.process(), CAROL).is_empty());
 }
+
+#[test]
+fn an_export_carries_the_site_forming_games_addresses_preferences_and_observers() {
+    let mut a = Server::new("");
+    let made = made(&mut a, "new rocket open watchable reports short");
+    a.reply(
+        ALICE,
+        &made,
+        "invite carol@example.net\nno more invitations",
+    );
+    let _ = a.process();
+    a.ok(&[
+        "new",
+        "rocket",
+        "--watchable",
+        "--reports",
+        "turn",
+        "--player",
+        "bob=bob@example.org",
+        "--player",
+        "dave=dave@example.net",
+    ]);
+    let _ = a.process();
+    s_watch(&mut a, "rocket-2");
+    let backup = a.dir.path().join("backup.json");
+    a.ok(&["export", backup.to_str().unwrap()]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
+    assert_eq!(doc["forming"][0]["id"], "rocket-1", "{doc:#}");
+    assert_eq!(doc["forming"][0]["reports"], "short");
+    assert!(doc["contacts"]["carol@example.net"]["unasked"].is_string());
+    assert_eq!(doc["contacts"][ALICE]["no_invitations"], true);
+
+    let mut b = Server::new("");
+    // Later, so its mails' Message-IDs are not those of a's, received.
+    b.now += Duration::minutes(1);
+    let said = b.ok(&["import", backup.to_str().unwrap()]);
+    assert!(said.contains("Imported"), "{said}");
+    let again: serde_json::Value = serde_json::from_str(&b.ok(&["export", "-"])).unwrap();
+    for key in ["forming", "contacts", "counters"] {
+        assert_eq!(again[key], doc[key], "{key}");
+    }
+    assert_eq!(again["games"][0]["meta"], doc["games"][0]["meta"]);
+    assert_eq!(again["games"][0]["meta"]["default_reports"], "turn");
+    assert_eq!(again["games"][0]["meta"]["observers"][0]["address"], CAROL);
+    // And the imported server acts on them: the forming game goes on, and
+    // carol has had her one unasked mail.
+    b.deliver(ALICE, "games", None, "games");
+    let list = one(&b.process(), ALICE);
+    assert!(list.text.contains("rocket-1"), "{}", list.text);
+    b.reply(ALICE, &made, "invite carol@example.net");
+    let answer = one(&b.process(), ALICE);
+    assert!(
+        answer.text.contains("is invited already"),
+        "{}",
+        answer.text
+    );
+}
+
+/// Carol watches `game`, confirming with the code she is mailed.
+fn s_watch(s: &mut Server, game: &str) {
+    s.deliver(CAROL, "watch", None, &format!("watch {game}"));
+    let asked = one(&s.process(), CAROL);
+    let code = code_after(&asked.text, &format!("watch {game}"));
+    s.reply(CAROL, &asked, &format!("watch {game} {code}"));
+    assert_eq!(to(&s.process(), CAROL).len(), 2);
+}

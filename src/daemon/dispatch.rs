@@ -150,6 +150,11 @@ pub(super) fn handle(
     };
     let id = GameId(game.to_ascii_lowercase());
     if let Some(forming) = ctx.store.forming(&id)? {
+        // A seat's key or address used without the other: as in a game
+        // that runs, refused, and the seat's owner alerted.
+        if let Some((owners, why)) = forming_intruder(&forming, &inc, &from) {
+            return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
+        }
         let done = site::forming_mail(ctx, &inc, &mid, &from, forming, now)?;
         return Ok(site_handled(done));
     }
@@ -245,6 +250,54 @@ pub(super) fn handle(
         }
     };
     authenticated(ctx, &inc, mid, &id, seat, now)
+}
+
+/// Whom a mail in forming game `f`'s thread wrongs, and why, if it uses
+/// a seat's key from another address, or a seat's address with a wrong
+/// key or none: the same cases as in a running game.
+fn forming_intruder(
+    f: &crate::store::Forming,
+    inc: &Incoming,
+    from: &str,
+) -> Option<(Vec<Owner>, String)> {
+    let owner = |i: usize| {
+        let s = &f.seats[i];
+        Owner {
+            name: s.name.clone(),
+            email: s.address.clone(),
+            moderator: false,
+            rate_key: format!("alert:{}:forming:{}", f.id.0, s.address),
+        }
+    };
+    let by_from = f.seat_of(from);
+    let by_key = inc
+        .token
+        .as_ref()
+        .and_then(|t| f.seats.iter().position(|s| s.key.eq_ignore_ascii_case(t)));
+    match (by_from, by_key) {
+        (Some(a), Some(b)) if a == b => None,
+        (Some(a), Some(b)) => Some((
+            vec![owner(a), owner(b)],
+            format!(
+                "the mail came from the address of {} but carried the key of {}",
+                f.seats[a].name, f.seats[b].name
+            ),
+        )),
+        (Some(a), None) => Some((
+            vec![owner(a)],
+            if inc.token.is_none() {
+                "the mail carried no key (it was not a reply to a mail from the game)"
+            } else {
+                "the mail carried a wrong key"
+            }
+            .to_string(),
+        )),
+        (None, Some(b)) => Some((
+            vec![owner(b)],
+            format!("the mail carried your key but came from {from}, not from your address"),
+        )),
+        (None, None) => None,
+    }
 }
 
 /// What the site commands of a mail came to, as the daemon handles it.

@@ -236,7 +236,10 @@ fn a_game_made_joined_and_started_by_mail() {
     ] {
         assert!(made.text.contains(want), "{want}: {}", made.text);
     }
-    assert!(!s.ok(&["games"]).contains("rocket-1"), "not a game yet");
+    assert!(
+        s.ok(&["games"]).contains("rocket-1     rocket   alice"),
+        "listed as forming"
+    );
 
     // She invites two; each gets one invitation.
     s.reply(ALICE, &made, &format!("invite {BOB}\ninvite {CAROL}"));
@@ -545,13 +548,41 @@ fn no_stranger_makes_the_server_mail_a_third_party_twice_unasked() {
     assert_eq!(to(&s.process(), "erin@example.net").len(), 1);
     s.deliver("erin@example.net", "x", None, "join rocket-2");
     assert!(to(&s.process(), "erin@example.net").is_empty());
-    // A key from another address does nothing.
-    let mut forged = made.clone();
-    forged.reply_to = made.reply_to.clone();
-    s.reply(DAVE, &forged, "start");
+    // A key from another address does nothing, and its owner is alerted,
+    // as in a game that runs (at most once a day per key); the forger
+    // gets no answer.
+    s.reply(DAVE, &made, "start");
     let sent = s.process();
-    assert!(to(&sent, ALICE).is_empty());
-    assert!(one(&sent, DAVE).text.contains("Nothing was done"));
+    assert!(to(&sent, DAVE).is_empty(), "{sent:#?}");
+    let alert = one(&sent, ALICE);
+    assert!(
+        alert
+            .subject
+            .contains("Someone tried to give orders as you"),
+        "{}",
+        alert.subject
+    );
+    assert!(
+        alert
+            .text
+            .contains("carried your key but came from dave@example.net"),
+        "{}",
+        alert.text
+    );
+    assert!(alert.text.contains("start"), "what it asked for");
+    s.reply(DAVE, &made, "leave");
+    assert!(s.process().is_empty());
+    assert!(s.ok(&["games"]).contains("rocket-1"), "still forming");
+    // A seat's address with a wrong key: refused and alerted the same.
+    let mut wrong = made.clone();
+    wrong.subject = "[rocket-2 zzzzzzzzzz] Stephenson's Rocket".to_string();
+    wrong.reply_to = String::new();
+    s.reply(DAVE, &wrong, "start");
+    let sent = s.process();
+    assert!(
+        one(&sent, DAVE).text.contains("carried a wrong key"),
+        "{sent:#?}"
+    );
 }
 
 #[test]
@@ -1113,4 +1144,29 @@ fn s_watch(s: &mut Server, game: &str) {
     let code = code_after(&asked.text, &format!("watch {game}"));
     s.reply(CAROL, &asked, &format!("watch {game} {code}"));
     assert_eq!(to(&s.process(), CAROL).len(), 2);
+}
+
+#[test]
+fn the_command_line_lists_and_shows_forming_games_without_their_keys() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket watchable");
+    s.reply(ALICE, &made, &format!("invite {CAROL}"));
+    let _ = s.process();
+    let games = s.ok(&["games"]);
+    assert!(
+        games.contains("rocket-1") && games.contains("forming by mail: not started"),
+        "{games}"
+    );
+    let shown = s.ok(&["show", "rocket-1"]);
+    assert!(shown.contains("forming: not started yet"), "{shown}");
+    assert!(
+        shown.contains(CAROL),
+        "the invited, for the operator: {shown}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["show", "rocket-1", "--json"])).unwrap();
+    assert_eq!(json["forming"], true);
+    assert_eq!(json["players"][0]["name"], "alice");
+    assert_eq!(json["watchable"], true);
+    assert!(!json.to_string().contains(&made.key()), "no key: {json}");
 }

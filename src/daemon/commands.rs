@@ -24,6 +24,8 @@ pub enum Command {
     Tell,
     /// `reports full|short|turn`: how much mail the player gets.
     Reports,
+    /// `address add ADDRESS`, `address remove ADDRESS`.
+    Address,
 }
 
 /// The mail commands a player may give besides orders, each on a line of
@@ -44,6 +46,8 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("reports full", Command::Reports),
     ("reports short", Command::Reports),
     ("reports turn", Command::Reports),
+    ("address add ADDRESS", Command::Address),
+    ("address remove ADDRESS", Command::Address),
 ];
 
 /// The command of a line, if it is one: `away` with its dates, `back`
@@ -59,6 +63,7 @@ pub fn command(line: &str) -> Option<Command> {
         Command::Back => (words.len() == 1).then_some(Command::Back),
         Command::Say => (words.len() >= 2).then_some(Command::Say),
         Command::Tell => (words.len() >= 3).then_some(Command::Tell),
+        Command::Address => (words.len() == 3).then_some(Command::Address),
         _ => (words.len() <= 2).then_some(*c),
     }
 }

@@ -197,7 +197,7 @@ pub(super) fn handle(
     }
     let by_from = (0..record.setup.players.len())
         .map(|i| Seat(i as u8))
-        .find(|s| meta.address(&record, *s).eq_ignore_ascii_case(&from));
+        .find(|s| meta.plays_from(&record, *s, &from));
     let by_token = inc
         .token
         .as_ref()
@@ -594,6 +594,7 @@ fn authenticated(
     let mut history_turns: Option<(u32, u32)> = None;
     let mut talk_lines: Vec<String> = Vec::new();
     let mut report_lines: Vec<String> = Vec::new();
+    let mut address_lines: Vec<String> = Vec::new();
     // Greetings and sign-offs are not orders: left out, and shown.
     let vocabulary = commands::player_vocabulary(&*loaded.game);
     let mut not_orders = Vec::new();
@@ -615,6 +616,7 @@ fn authenticated(
             Some(Command::Away | Command::Back) => absence.push(line.to_string()),
             Some(Command::Say | Command::Tell) => talk_lines.push(line.to_string()),
             Some(Command::Reports) => report_lines.push(line.to_string()),
+            Some(Command::Address) => address_lines.push(line.to_string()),
             Some(Command::History) => {
                 wants.push(Command::History);
                 if let Some(r) = line.split_whitespace().nth(1) {
@@ -766,6 +768,7 @@ fn authenticated(
         && absence.is_empty()
         && talk_lines.is_empty()
         && report_lines.is_empty()
+        && address_lines.is_empty()
     {
         section
             .notes
@@ -827,7 +830,22 @@ fn authenticated(
             Err(why) => section.notes.push(format!("Not done: {why}.")),
         }
     }
-    let chose_reports = meta.report_modes != stored_meta.report_modes;
+    let mut address_change = Change::default();
+    for line in &address_lines {
+        let note = crate::service::site::address_command(
+            ctx,
+            id,
+            record,
+            &mut meta,
+            seat,
+            line,
+            &mut address_change,
+            now,
+        )?;
+        section.notes.push(note);
+    }
+    let chose_reports = meta.report_modes != stored_meta.report_modes
+        || meta.other_addresses != stored_meta.other_addresses;
     if !lines.is_empty() || !absence_notes.is_empty() {
         match orders::run(&*loaded.game, &meta, seat, &lines) {
             Ok((game, meta, mut batch)) => {
@@ -870,6 +888,9 @@ fn authenticated(
                     now,
                 )?;
                 change.outbox.extend(talked.outbox);
+                change.outbox.append(&mut address_change.outbox);
+                change.contacts.append(&mut address_change.contacts);
+                change.help_sent.append(&mut address_change.help_sent);
                 receipt.outcome = format!(
                     "{name}: {} order(s) applied, {} held",
                     batch.applied.len(),
@@ -925,11 +946,15 @@ fn authenticated(
         now,
     )?;
     change.outbox.push(out);
+    change.outbox.append(&mut address_change.outbox);
+    change.contacts.append(&mut address_change.contacts);
+    change.help_sent.append(&mut address_change.help_sent);
     if !talked.entries.is_empty() || chose_reports {
         // Only the log grows (the messages) and the player's choice of
         // reports is kept; nothing of the game changes.
         let mut kept = stored_meta.clone();
         kept.report_modes = meta.report_modes.clone();
+        kept.other_addresses = meta.other_addresses.clone();
         let mut update = crate::store::GameUpdate {
             id: id.clone(),
             base_seq: loaded.seq,

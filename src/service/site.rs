@@ -61,6 +61,10 @@ pub const FORMS: &[(&str, &str)] = &[
         "get the spectator's report of GAME (made `watchable`) after each change, and its archive at the end; an address new here confirms with the code it is mailed",
     ),
     ("unwatch GAME", "no more mail about GAME"),
+    (
+        "confirm CODE",
+        "(from the address a player added with `address add`) yes, that player may play from here",
+    ),
     ("help", "this list"),
 ];
 
@@ -102,6 +106,8 @@ pub enum SiteCommand {
     },
     /// `unwatch [GAME]`.
     Unwatch(Option<String>),
+    /// `confirm CODE`: an address added by a player says yes.
+    Confirm(String),
     /// `help`.
     Help,
 }
@@ -173,6 +179,10 @@ pub fn parse(line: &str) -> Option<Result<SiteCommand, String>> {
             [] => Ok(SiteCommand::Unwatch(None)),
             [game] => Ok(SiteCommand::Unwatch(Some(game.to_ascii_lowercase()))),
             _ => Err("write `unwatch GAME`".to_string()),
+        },
+        "confirm" => match rest.as_slice() {
+            [code] => Ok(SiteCommand::Confirm(code.to_ascii_lowercase())),
+            _ => Err("write `confirm CODE`, with the code of the mail you got".to_string()),
         },
         "leave" => alone(SiteCommand::Leave, "leave"),
         "start" => alone(SiteCommand::Start, "start"),
@@ -796,6 +806,7 @@ impl<'a, 'c> Session<'a, 'c> {
             SiteCommand::Bump => self.bump(),
             SiteCommand::Watch { game, code } => self.watch(game, code.as_deref()),
             SiteCommand::Unwatch(game) => self.unwatch(game.as_deref()),
+            SiteCommand::Confirm(code) => self.confirm(code),
             SiteCommand::Help => Ok(help_text()),
         };
         r.map_err(|e| match e {
@@ -1207,9 +1218,16 @@ impl<'a, 'c> Session<'a, 'c> {
     fn confirms_pending(&mut self) -> Result<bool, ServiceError> {
         let from = self.from.clone();
         let mut contact = self.contact(&from)?;
-        let confirmed = self.inc.body.iter().any(|l| {
-            matches!(parse(l.trim()), Some(Ok(SiteCommand::Watch { game, code: Some(code) }))
-                if contact.pending.iter().any(|p| p.what == format!("watch {game}") && p.code == code))
+        let confirmed = self.inc.body.iter().any(|l| match parse(l.trim()) {
+            Some(Ok(SiteCommand::Watch {
+                game,
+                code: Some(code),
+            })) => contact
+                .pending
+                .iter()
+                .any(|p| p.what == format!("watch {game}") && p.code == code),
+            Some(Ok(SiteCommand::Confirm(code))) => contact.pending.iter().any(|p| p.code == code),
+            _ => false,
         });
         if confirmed && contact.proved.is_none() {
             contact.proved = Some(self.now);
@@ -1348,6 +1366,76 @@ impl<'a, 'c> Session<'a, 'c> {
         ))
     }
 
+    /// `confirm CODE`: the sender says yes to a player's `address add`.
+    fn confirm(&mut self, code: &str) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        if self.update.is_some() || self.forming.is_some() {
+            return Err(Refusal::Player(
+                "send `confirm CODE` in a mail of its own".to_string(),
+            ));
+        }
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        let Some(p) = contact
+            .pending
+            .iter()
+            .find(|p| p.code == code && p.what.starts_with("address "))
+            .cloned()
+        else {
+            return Err(Refusal::Player(format!(
+                "`{code}` is not a code this server mailed to {from}"
+            )));
+        };
+        contact.pending.retain(|q| q.code != code);
+        self.set_contact(&from, contact);
+        // `address GAME SEAT`
+        let mut words = p.what.split_whitespace().skip(1);
+        let (Some(game), Some(seat)) = (
+            words.next(),
+            words.next().and_then(|s| s.parse::<u8>().ok()),
+        ) else {
+            return Err(Refusal::Player(
+                "that confirmation cannot be read; ask again".to_string(),
+            ));
+        };
+        let id = GameId(game.to_string());
+        let loaded = match ctx.store.load(&id) {
+            Ok(l) => l,
+            Err(crate::store::StoreError::NoSuchGame(_)) => {
+                return Err(Refusal::Player(format!(
+                    "there is no game {id} here any more"
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut meta = ctx.store.meta(&id)?;
+        let seat = crate::engine::Seat(seat);
+        let Some(player) = loaded.record.setup.players.get(seat.index()) else {
+            return Err(Refusal::Player("that seat is gone; ask again".to_string()));
+        };
+        let n = loaded.record.setup.players.len();
+        if meta.other_addresses.len() < n {
+            meta.other_addresses.resize(n, Vec::new());
+        }
+        let list = &mut meta.other_addresses[seat.index()];
+        if !list.iter().any(|a| a.eq_ignore_ascii_case(&from)) {
+            list.push(from.clone());
+        }
+        let name = player.name.clone();
+        self.update = Some(crate::store::GameUpdate {
+            id: id.clone(),
+            base_seq: loaded.seq,
+            entries: Vec::new(),
+            state: loaded.game.snapshot().map_err(ServiceError::from)?,
+            state_version: loaded.game.state_version(),
+            old_fire: meta.clock.next_fire,
+            meta,
+        });
+        Ok(format!(
+            "Confirmed: {name} may play {id} from {from} too. Reply to a mail from the game (its tag carries the key) from here, as from the first address; the game's mail still goes to the first."
+        ))
+    }
+
     fn unwatch(&mut self, game: Option<&str>) -> Result<String, Refusal> {
         let ctx = self.ctx;
         let Some(game) = game.map(str::to_string).or_else(|| self.inc.game.clone()) else {
@@ -1438,6 +1526,125 @@ fn not_forming(ctx: &Ctx<'_>, id: &GameId) -> Result<String, ServiceError> {
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// `address add ADDRESS` or `address remove ADDRESS` from `seat`'s player
+/// in game `id` (the line `line`): changes `meta`, and puts the one
+/// confirmation mail to ADDRESS into `change`. The sentence for the player.
+#[allow(clippy::too_many_arguments)]
+pub fn address_command(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    record: &crate::store::GameRecord,
+    meta: &mut crate::store::GameMeta,
+    seat: crate::engine::Seat,
+    line: &str,
+    change: &mut Change,
+    now: DateTime<Utc>,
+) -> Result<String, ServiceError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (verb, address) = match words.as_slice() {
+        [_, verb, address] => (
+            verb.to_ascii_lowercase(),
+            address
+                .trim_matches(|c| c == '<' || c == '>')
+                .to_ascii_lowercase(),
+        ),
+        _ => {
+            return Ok(
+                "Not done: write `address add ADDRESS` or `address remove ADDRESS`.".to_string(),
+            );
+        }
+    };
+    let by = meta.address(record, seat).to_ascii_lowercase();
+    let n = record.setup.players.len();
+    if meta.other_addresses.len() < n {
+        meta.other_addresses.resize(n, Vec::new());
+    }
+    if verb == "remove" {
+        let list = &mut meta.other_addresses[seat.index()];
+        let before = list.len();
+        list.retain(|a| !a.eq_ignore_ascii_case(&address));
+        let mut contact = ctx.store.contact(&address)?;
+        let what = format!("address {} {}", id.0, seat.0);
+        if contact.pending.iter().any(|p| p.what == what) {
+            contact.pending.retain(|p| p.what != what);
+            change.contacts.push((address.clone(), contact));
+        } else if before == list.len() {
+            return Ok(format!(
+                "Not done: {address} is not one of your addresses in {id}."
+            ));
+        }
+        return Ok(format!(
+            "{address} is no longer one of your addresses in {id}."
+        ));
+    }
+    if verb != "add" {
+        return Ok(
+            "Not done: write `address add ADDRESS` or `address remove ADDRESS`.".to_string(),
+        );
+    }
+    if crate::mail::compose::check_address(&address).is_err() {
+        return Ok(format!("Not done: `{address}` is not a mail address."));
+    }
+    if address == by
+        || meta.other_addresses[seat.index()].contains(&address)
+        || address.eq_ignore_ascii_case(&ctx.config.mail.address)
+    {
+        return Ok(format!("Not done: {address} is yours in {id} already."));
+    }
+    // The one unasked mail; and at most one confirmation an address per
+    // help interval even to one that has asked.
+    let rate_key = format!("address:{address}");
+    let interval = chrono::Duration::hours(ctx.config.daemon.help_interval_hours as i64);
+    if ctx
+        .store
+        .help_sent(&rate_key)?
+        .is_some_and(|last| now - last < interval)
+    {
+        return Ok(format!(
+            "Not done: {address} was sent a confirmation lately; it can answer that one."
+        ));
+    }
+    let mut contact = match may_mail_unasked(ctx, &by, &address, now)? {
+        Err(why) => return Ok(format!("Not done: {why}.")),
+        Ok(Some(c)) => c,
+        Ok(None) => ctx.store.contact(&address)?,
+    };
+    if contact.no_invitations {
+        return Ok(format!(
+            "Not done: {address} asked this server for no mail it did not ask for."
+        ));
+    }
+    let code = super::new_token()?;
+    let what = format!("address {} {}", id.0, seat.0);
+    contact.pending.retain(|p| p.what != what);
+    contact.pending.push(crate::store::Pending {
+        what,
+        code: code.clone(),
+        at: now,
+    });
+    let name = &record.setup.players[seat.index()].name;
+    let title = crate::registry::title(&record.setup.kind);
+    let text = format!(
+        "Hello,\n\n{name} ({by}), who plays {id} ({title}) by mail on Stationmaster at {}, asks to play from this address too.\n\nIf that is you, reply to this mail with the line\n\n  confirm {code}\n\nIf it is not, do nothing: this is the only mail you get from this server unless you write to it. To refuse all such mail from this server, reply with the line\n\n  no more invitations\n\n-- \nStationmaster ({}).\n",
+        ctx.config.mail.address, ctx.config.mail.address
+    );
+    let draft = Draft {
+        to: address.clone(),
+        subject: format!("[{id}] Confirm this address for {name}"),
+        html: Some(report::notice_html(ctx, &text, None)?),
+        text,
+        ..Draft::default()
+    };
+    change
+        .outbox
+        .push(super::compose_mail(ctx, &id.0, "address", &draft, now)?);
+    change.contacts.push((address.clone(), contact));
+    change.help_sent.push((rate_key, now));
+    Ok(format!(
+        "A mail went to {address} with a code; once it is answered from there with `confirm CODE`, you may play {id} from {address} too (with your key, as always)."
+    ))
 }
 
 /// `games`: every game `address` plays in or is forming, with whom each

@@ -311,6 +311,10 @@ pub struct GameMeta {
     /// Who watches it.
     #[serde(default)]
     pub observers: Vec<Observer>,
+    /// Each seat's further addresses, confirmed (`address add`): its
+    /// player may play from them too, with the seat's key.
+    #[serde(default)]
+    pub other_addresses: Vec<Vec<String>>,
 }
 
 /// What one seat sent that waits for a later moment: orders behind an
@@ -1748,6 +1752,16 @@ impl GameMeta {
             self.report_modes.resize(seat.index() + 1, None);
         }
         self.report_modes[seat.index()] = Some(mode);
+    }
+
+    /// True if `seat`'s player may write from `from`: the seat's address
+    /// or one they confirmed.
+    pub fn plays_from(&self, record: &GameRecord, seat: Seat, from: &str) -> bool {
+        self.address(record, seat).eq_ignore_ascii_case(from)
+            || self
+                .other_addresses
+                .get(seat.index())
+                .is_some_and(|a| a.iter().any(|x| x.eq_ignore_ascii_case(from)))
     }
 
     /// Where `seat`'s mail goes now.

@@ -607,6 +607,8 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
         "reports full",
         "reports short",
         "reports turn",
+        "address add ADDRESS",
+        "address remove ADDRESS",
     ] {
         assert!(
             help.text.contains(&format!("`{form}`")),
@@ -1169,4 +1171,63 @@ fn the_command_line_lists_and_shows_forming_games_without_their_keys() {
     assert_eq!(json["players"][0]["name"], "alice");
     assert_eq!(json["watchable"], true);
     assert!(!json.to_string().contains(&made.key()), "no key: {json}");
+}
+
+#[test]
+fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
+    let mut s = Server::new("");
+    let (alice, bob) = started(&mut s);
+    let (waiting, waiting_w, _, _) = who_waits(&s, alice, bob);
+    const WORK: &str = "work@example.com";
+    // Before it is confirmed, the second address is an intruder.
+    s.reply(WORK, &waiting_w, "map");
+    let sent = s.process();
+    assert!(to(&sent, WORK).is_empty(), "{sent:#?}");
+
+    s.reply(waiting, &waiting_w, &format!("address add {WORK}"));
+    let sent = s.process();
+    let answer = reply_to_sender(&sent, waiting);
+    assert!(
+        answer.text.contains(&format!("A mail went to {WORK}")),
+        "{}",
+        answer.text
+    );
+    let ask = one(&sent, WORK);
+    assert!(
+        ask.text.contains("If it is not, do nothing"),
+        "{}",
+        ask.text
+    );
+    assert!(ask.text.contains("no more invitations"));
+    let code = code_after(&ask.text, "confirm");
+    // A second `address add` to it is not mailed again.
+    s.reply(waiting, &waiting_w, &format!("address add {WORK}"));
+    let sent = s.process();
+    assert!(to(&sent, WORK).is_empty(), "{sent:#?}");
+    // A wrong code from there does nothing.
+    s.reply(WORK, &ask, "confirm wrongcode");
+    let answer = one(&s.process(), WORK);
+    assert!(answer.text.contains("is not a code"), "{}", answer.text);
+    s.reply(WORK, &ask, &format!("confirm {code}"));
+    let confirmed = one(&s.process(), WORK);
+    assert!(confirmed.text.contains("Confirmed"), "{}", confirmed.text);
+
+    // From there, with the key: orders are taken.
+    let before = s.ok(&["log", "rocket-1"]).lines().count();
+    s.reply(WORK, &waiting_w, "token london steel");
+    let sent = s.process();
+    assert!(!sent.is_empty());
+    assert!(s.ok(&["log", "rocket-1"]).lines().count() > before);
+    // Removed: an intruder again.
+    s.reply(waiting, &waiting_w, &format!("address remove {WORK}"));
+    let answer = reply_to_sender(&s.process(), waiting);
+    assert!(
+        answer.text.contains("no longer one of your addresses"),
+        "{}",
+        answer.text
+    );
+    let before = s.ok(&["log", "rocket-1"]).lines().count();
+    s.reply(WORK, &waiting_w, "token london textiles");
+    let _ = s.process();
+    assert_eq!(s.ok(&["log", "rocket-1"]).lines().count(), before);
 }

@@ -1352,15 +1352,7 @@ impl<'a, 'c> Session<'a, 'c> {
             self.now,
         )?;
         self.mails.push(page);
-        self.update = Some(crate::store::GameUpdate {
-            id: id.clone(),
-            base_seq: loaded.seq,
-            entries: Vec::new(),
-            state: loaded.game.snapshot().map_err(ServiceError::from)?,
-            state_version: loaded.game.state_version(),
-            old_fire: meta.clock.next_fire,
-            meta,
-        });
+        self.update = Some(meta_update(&id, &loaded, meta)?);
         Ok(format!(
             "You watch {id}: the board as it stands comes in a mail of its own, and after each change what happened. `unwatch {id}` stops it."
         ))
@@ -1422,15 +1414,7 @@ impl<'a, 'c> Session<'a, 'c> {
             list.push(from.clone());
         }
         let name = player.name.clone();
-        self.update = Some(crate::store::GameUpdate {
-            id: id.clone(),
-            base_seq: loaded.seq,
-            entries: Vec::new(),
-            state: loaded.game.snapshot().map_err(ServiceError::from)?,
-            state_version: loaded.game.state_version(),
-            old_fire: meta.clock.next_fire,
-            meta,
-        });
+        self.update = Some(meta_update(&id, &loaded, meta)?);
         Ok(format!(
             "Confirmed: {name} may play {id} from {from} too. Reply to a mail from the game (its tag carries the key) from here, as from the first address; the game's mail still goes to the first."
         ))
@@ -1466,15 +1450,7 @@ impl<'a, 'c> Session<'a, 'c> {
         }
         meta.observers.retain(|o| o.address != from);
         let loaded = ctx.store.load(&id)?;
-        self.update = Some(crate::store::GameUpdate {
-            id: id.clone(),
-            base_seq: loaded.seq,
-            entries: Vec::new(),
-            state: loaded.game.snapshot().map_err(ServiceError::from)?,
-            state_version: loaded.game.state_version(),
-            old_fire: meta.clock.next_fire,
-            meta,
-        });
+        self.update = Some(meta_update(&id, &loaded, meta)?);
         Ok(format!(
             "You no longer watch {id}; nothing more about it comes to you."
         ))
@@ -1526,6 +1502,24 @@ fn not_forming(ctx: &Ctx<'_>, id: &GameId) -> Result<String, ServiceError> {
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// A change to game `id`'s bookkeeping (`meta`) alone: nothing of the
+/// game, no log entry.
+fn meta_update(
+    id: &GameId,
+    loaded: &crate::store::Loaded,
+    meta: crate::store::GameMeta,
+) -> Result<crate::store::GameUpdate, ServiceError> {
+    Ok(crate::store::GameUpdate {
+        id: id.clone(),
+        base_seq: loaded.seq,
+        entries: Vec::new(),
+        state: loaded.game.snapshot()?,
+        state_version: loaded.game.state_version(),
+        old_fire: meta.clock.next_fire,
+        meta,
+    })
 }
 
 /// `address add ADDRESS` or `address remove ADDRESS` from `seat`'s player

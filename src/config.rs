@@ -54,6 +54,10 @@ pub struct LimitsConfig {
     /// Table talk (`say`, `tell`) one player may send in one game per
     /// hour; over it, the message is not sent and the player is told.
     pub messages_per_hour: u32,
+    /// Observers (`watch`) one game may have.
+    pub observers_per_game: u32,
+    /// Games one address may watch at once.
+    pub observers_per_address: u32,
 }
 
 impl Default for LimitsConfig {
@@ -64,6 +68,8 @@ impl Default for LimitsConfig {
             alert_interval_hours: 24,
             mails_per_sender_per_cycle: 20,
             messages_per_hour: 10,
+            observers_per_game: 20,
+            observers_per_address: 5,
         }
     }
 }

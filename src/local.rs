@@ -138,6 +138,10 @@ pub struct GameSpec {
     pub clock: crate::clock::ClockSettings,
     /// The game's own moderators.
     pub moderators: Vec<String>,
+    /// How much mail its players get unless they choose.
+    pub reports: crate::store::ReportMode,
+    /// Anyone may watch it.
+    pub watchable: bool,
 }
 
 /// `new`: creates a game, queues a welcome mail with its secret key for each
@@ -150,13 +154,16 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
         options: spec.options,
         seed: spec.seed,
     };
-    Ok(service::create_game(
-        ctx,
-        &setup,
-        spec.clock,
-        spec.moderators,
-        now,
-    )?)
+    let (id, mut change) =
+        service::new_game_change(ctx, &setup, spec.clock, spec.moderators, None, now)?;
+    if let Some(made) = &mut change.new_game {
+        made.meta.default_reports = spec.reports;
+        made.meta.watchable = spec.watchable;
+    }
+    ctx.store
+        .commit(&change)
+        .map_err(service::ServiceError::from)?;
+    Ok(id)
 }
 
 fn seat_for(store: &Store, id: &GameId, name: &str) -> Result<Seat, LocalError> {
@@ -301,6 +308,9 @@ pub fn show(
     json: bool,
     now: DateTime<Utc>,
 ) -> Result<String, LocalError> {
+    if let Some(f) = store.forming(id)? {
+        return Ok(forming_view(&f, json, now));
+    }
     let viewer = name.map(|n| seat_for(store, id, n)).transpose()?;
     let loaded = store.load(id)?;
     let meta = store.meta(id)?;
@@ -487,7 +497,30 @@ pub fn moderate(
     Ok(format!("{}\n", outcome.output.trim_end()))
 }
 
-/// `games`: one line per stored game.
+/// A game forming by mail as `show` prints it: where it stands, or as JSON
+/// (`"forming": true`, its players, invited addresses, options and
+/// expiry; never a key).
+fn forming_view(f: &crate::store::Forming, json: bool, now: DateTime<Utc>) -> String {
+    if !json {
+        return crate::service::site::status_text(f, true, now);
+    }
+    let view = serde_json::json!({
+        "game": f.id.0,
+        "kind": f.kind,
+        "forming": true,
+        "players": f.seats.iter().map(|s| serde_json::json!({"name": s.name, "email": s.address})).collect::<Vec<_>>(),
+        "invited": f.invited,
+        "options": f.options,
+        "open": f.open,
+        "watchable": f.watchable,
+        "reports": f.reports.name(),
+        "created": f.created.to_rfc3339(),
+        "expires": f.expires.to_rfc3339(),
+    });
+    serde_json::to_string_pretty(&view).unwrap_or_default()
+}
+
+/// `games`: one line per stored game, then one per game forming by mail.
 pub fn games(store: &Store) -> Result<String, LocalError> {
     let mut out = String::new();
     for id in store.ids()? {
@@ -509,6 +542,16 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
             id.0,
             loaded.record.setup.kind,
             names.join(", ")
+        ));
+    }
+    for f in store.all_forming()? {
+        let names: Vec<&str> = f.seats.iter().map(|s| s.name.as_str()).collect();
+        out.push_str(&format!(
+            "{:<12} {:<8} {:<30} forming by mail: not started, expires {}\n",
+            f.id.0,
+            f.kind,
+            names.join(", "),
+            f.clock.when(f.expires)
         ));
     }
     if out.is_empty() {

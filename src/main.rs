@@ -61,6 +61,14 @@ enum Command {
         /// A moderator of this game (besides the site's), by address.
         #[arg(long = "moderator", value_name = "EMAIL")]
         moderators: Vec<String>,
+        /// How much mail players get unless they choose: full (a report
+        /// after every change), short (one line per change, the report
+        /// when the game waits for them) or turn (only then).
+        #[arg(long, value_name = "MODE")]
+        reports: Option<String>,
+        /// Anyone may follow the game by mail with `watch GAME`.
+        #[arg(long)]
+        watchable: bool,
         #[command(flatten)]
         clock: ClockArgs,
     },
@@ -405,6 +413,8 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             seed,
             options,
             moderators,
+            reports,
+            watchable,
             clock,
         } => local::Command::New {
             kind,
@@ -412,7 +422,9 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             seed,
             options,
             moderators,
-            clock: clock.into(),
+            clock: Box::new(clock.into()),
+            reports,
+            watchable,
         },
         Command::Order {
             game,

@@ -22,6 +22,10 @@ pub enum Command {
     Say,
     /// `tell PLAYER TEXT`: table talk to one player.
     Tell,
+    /// `reports full|short|turn`: how much mail the player gets.
+    Reports,
+    /// `address add ADDRESS`, `address remove ADDRESS`.
+    Address,
 }
 
 /// The mail commands a player may give besides orders, each on a line of
@@ -39,6 +43,11 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("back", Command::Back),
     ("say TEXT", Command::Say),
     ("tell PLAYER TEXT", Command::Tell),
+    ("reports full", Command::Reports),
+    ("reports short", Command::Reports),
+    ("reports turn", Command::Reports),
+    ("address add ADDRESS", Command::Address),
+    ("address remove ADDRESS", Command::Address),
 ];
 
 /// The command of a line, if it is one: `away` with its dates, `back`
@@ -54,6 +63,7 @@ pub fn command(line: &str) -> Option<Command> {
         Command::Back => (words.len() == 1).then_some(Command::Back),
         Command::Say => (words.len() >= 2).then_some(Command::Say),
         Command::Tell => (words.len() >= 3).then_some(Command::Tell),
+        Command::Address => (words.len() == 3).then_some(Command::Address),
         _ => (words.len() <= 2).then_some(*c),
     }
 }
@@ -65,6 +75,8 @@ pub fn player_vocabulary(game: &dyn AnyGame) -> Vocabulary {
     Vocabulary::new()
         .orders(forms.iter().map(|f| f.form))
         .commands(COMMANDS.iter().map(|(f, _)| *f))
+        // `reports` with a word that is no mode: answered, not chatter.
+        .commands(["reports MODE"])
 }
 
 /// What begins a line of a moderator's mail: the moderator commands and

@@ -132,6 +132,8 @@ pub fn demo(
         seed,
         clock: daemon.ctx().config.deadlines.clone(),
         moderators: Vec::new(),
+        reports: Default::default(),
+        watchable: false,
     };
     let id = new_game(&daemon.ctx(), spec, now)?;
     let meta = daemon.store().meta(&id)?;

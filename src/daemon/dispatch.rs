@@ -150,6 +150,11 @@ pub(super) fn handle(
     };
     let id = GameId(game.to_ascii_lowercase());
     if let Some(forming) = ctx.store.forming(&id)? {
+        // A seat's key or address used without the other: as in a game
+        // that runs, refused, and the seat's owner alerted.
+        if let Some((owners, why)) = forming_intruder(&forming, &inc, &from) {
+            return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
+        }
         let done = site::forming_mail(ctx, &inc, &mid, &from, forming, now)?;
         return Ok(site_handled(done));
     }
@@ -192,7 +197,7 @@ pub(super) fn handle(
     }
     let by_from = (0..record.setup.players.len())
         .map(|i| Seat(i as u8))
-        .find(|s| meta.address(&record, *s).eq_ignore_ascii_case(&from));
+        .find(|s| meta.plays_from(&record, *s, &from));
     let by_token = inc
         .token
         .as_ref()
@@ -245,6 +250,54 @@ pub(super) fn handle(
         }
     };
     authenticated(ctx, &inc, mid, &id, seat, now)
+}
+
+/// Whom a mail in forming game `f`'s thread wrongs, and why, if it uses
+/// a seat's key from another address, or a seat's address with a wrong
+/// key or none: the same cases as in a running game.
+fn forming_intruder(
+    f: &crate::store::Forming,
+    inc: &Incoming,
+    from: &str,
+) -> Option<(Vec<Owner>, String)> {
+    let owner = |i: usize| {
+        let s = &f.seats[i];
+        Owner {
+            name: s.name.clone(),
+            email: s.address.clone(),
+            moderator: false,
+            rate_key: format!("alert:{}:forming:{}", f.id.0, s.address),
+        }
+    };
+    let by_from = f.seat_of(from);
+    let by_key = inc
+        .token
+        .as_ref()
+        .and_then(|t| f.seats.iter().position(|s| s.key.eq_ignore_ascii_case(t)));
+    match (by_from, by_key) {
+        (Some(a), Some(b)) if a == b => None,
+        (Some(a), Some(b)) => Some((
+            vec![owner(a), owner(b)],
+            format!(
+                "the mail came from the address of {} but carried the key of {}",
+                f.seats[a].name, f.seats[b].name
+            ),
+        )),
+        (Some(a), None) => Some((
+            vec![owner(a)],
+            if inc.token.is_none() {
+                "the mail carried no key (it was not a reply to a mail from the game)"
+            } else {
+                "the mail carried a wrong key"
+            }
+            .to_string(),
+        )),
+        (None, Some(b)) => Some((
+            vec![owner(b)],
+            format!("the mail carried your key but came from {from}, not from your address"),
+        )),
+        (None, None) => None,
+    }
 }
 
 /// What the site commands of a mail came to, as the daemon handles it.
@@ -540,6 +593,8 @@ fn authenticated(
     let mut absence: Vec<String> = Vec::new();
     let mut history_turns: Option<(u32, u32)> = None;
     let mut talk_lines: Vec<String> = Vec::new();
+    let mut report_lines: Vec<String> = Vec::new();
+    let mut address_lines: Vec<String> = Vec::new();
     // Greetings and sign-offs are not orders: left out, and shown.
     let vocabulary = commands::player_vocabulary(&*loaded.game);
     let mut not_orders = Vec::new();
@@ -560,6 +615,8 @@ fn authenticated(
         match commands::command(line) {
             Some(Command::Away | Command::Back) => absence.push(line.to_string()),
             Some(Command::Say | Command::Tell) => talk_lines.push(line.to_string()),
+            Some(Command::Reports) => report_lines.push(line.to_string()),
+            Some(Command::Address) => address_lines.push(line.to_string()),
             Some(Command::History) => {
                 wants.push(Command::History);
                 if let Some(r) = line.split_whitespace().nth(1) {
@@ -706,7 +763,13 @@ fn authenticated(
             now,
         )?
     };
-    if lines.is_empty() && wants.is_empty() && absence.is_empty() && talk_lines.is_empty() {
+    if lines.is_empty()
+        && wants.is_empty()
+        && absence.is_empty()
+        && talk_lines.is_empty()
+        && report_lines.is_empty()
+        && address_lines.is_empty()
+    {
         section
             .notes
             .push("Your mail had no orders in it; here is your report.".to_string());
@@ -752,6 +815,37 @@ fn authenticated(
         absence_notes.clear();
         meta = stored_meta.clone();
     }
+    // `reports MODE`: stored with whatever else the mail changes.
+    for line in &report_lines {
+        let word = line.split_whitespace().nth(1).unwrap_or_default();
+        match crate::store::ReportMode::parse(word) {
+            Ok(mode) => {
+                meta.set_reports(seat, mode);
+                section.notes.push(format!(
+                    "From now on you get `reports {}`: {}.",
+                    mode.name(),
+                    mode.describe()
+                ));
+            }
+            Err(why) => section.notes.push(format!("Not done: {why}.")),
+        }
+    }
+    let mut address_change = Change::default();
+    for line in &address_lines {
+        let note = crate::service::site::address_command(
+            ctx,
+            id,
+            record,
+            &mut meta,
+            seat,
+            line,
+            &mut address_change,
+            now,
+        )?;
+        section.notes.push(note);
+    }
+    let chose_reports = meta.report_modes != stored_meta.report_modes
+        || meta.other_addresses != stored_meta.other_addresses;
     if !lines.is_empty() || !absence_notes.is_empty() {
         match orders::run(&*loaded.game, &meta, seat, &lines) {
             Ok((game, meta, mut batch)) => {
@@ -794,6 +888,9 @@ fn authenticated(
                     now,
                 )?;
                 change.outbox.extend(talked.outbox);
+                change.outbox.append(&mut address_change.outbox);
+                change.contacts.append(&mut address_change.contacts);
+                change.help_sent.append(&mut address_change.help_sent);
                 receipt.outcome = format!(
                     "{name}: {} order(s) applied, {} held",
                     batch.applied.len(),
@@ -849,15 +946,22 @@ fn authenticated(
         now,
     )?;
     change.outbox.push(out);
-    if !talked.entries.is_empty() {
-        // Only the log grows: the messages, and nothing of the game.
+    change.outbox.append(&mut address_change.outbox);
+    change.contacts.append(&mut address_change.contacts);
+    change.help_sent.append(&mut address_change.help_sent);
+    if !talked.entries.is_empty() || chose_reports {
+        // Only the log grows (the messages) and the player's choice of
+        // reports is kept; nothing of the game changes.
+        let mut kept = stored_meta.clone();
+        kept.report_modes = meta.report_modes.clone();
+        kept.other_addresses = meta.other_addresses.clone();
         let mut update = crate::store::GameUpdate {
             id: id.clone(),
             base_seq: loaded.seq,
             entries: Vec::new(),
             state: loaded.game.snapshot()?,
             state_version: loaded.game.state_version(),
-            meta: stored_meta.clone(),
+            meta: kept,
             old_fire,
             // Table talk ends nothing (a finished game's archive is written).
             over: false,
@@ -866,8 +970,10 @@ fn authenticated(
             update.push(entry);
         }
         change.update = Some(update);
-        change.outbox.extend(talked.outbox);
-        receipt.outcome.push_str("; table talk sent");
+        if !talked.outbox.is_empty() {
+            change.outbox.extend(talked.outbox);
+            receipt.outcome.push_str("; table talk sent");
+        }
     }
     change.receipt = Some((mid, receipt.clone()));
     Ok(Handled {

@@ -45,7 +45,13 @@ pub enum Command {
         /// `--moderator`s.
         moderators: Vec<String>,
         /// The deadline flags.
-        clock: ClockFlags,
+        clock: Box<ClockFlags>,
+        /// `--reports`: how much mail players get unless they choose.
+        #[serde(default)]
+        reports: Option<String>,
+        /// `--watchable`.
+        #[serde(default)]
+        watchable: bool,
     },
     /// `order GAME --as NAME ORDERS`
     Order {
@@ -305,7 +311,14 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
             options,
             moderators,
             clock,
+            reports,
+            watchable,
         } => {
+            let reports = match reports {
+                Some(r) => crate::store::ReportMode::parse(r)
+                    .map_err(|e| LocalError::Usage(format!("--reports: {e}")))?,
+                None => crate::store::ReportMode::default(),
+            };
             let players = players
                 .iter()
                 .map(|p| super::parse_player(p))
@@ -319,6 +332,8 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
                 seed,
                 clock,
                 moderators: moderators.clone(),
+                reports,
+                watchable: *watchable,
             };
             format!("{}\n", super::new_game(&env.ctx()?, spec, now)?)
         }

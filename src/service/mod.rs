@@ -5,6 +5,7 @@
 //! the server; neither calls the other's code.
 
 pub mod archive;
+pub mod delivery;
 pub mod moderator;
 pub mod orders;
 pub mod quarantine;
@@ -378,6 +379,8 @@ pub(crate) enum Recipients {
     /// the player replied to: a mail that only stores a waiting order or a
     /// standing answer tells nobody else anything.
     Concerned,
+    /// Every player, the full report whatever they chose (`resend`).
+    Every,
 }
 
 /// A report to every player after a change: what happened since their last
@@ -407,6 +410,16 @@ pub(crate) fn reports(
         if to == Recipients::Concerned && !concerned {
             continue;
         }
+        let answering = reply.as_ref().is_some_and(|(rs, _, _)| *rs == seat);
+        let (awaited, over) = delivery::awaits_or_over(game, &update.meta, seat);
+        let form = match to {
+            Recipients::Every => delivery::Form::Full,
+            _ => delivery::form_for(update.meta.reports_of(seat), awaited, answering, over),
+        };
+        if form == delivery::Form::Nothing {
+            // `reports turn`: their next report tells them what happened.
+            continue;
+        }
         let last = update.meta.reported.get(s).copied().unwrap_or(0);
         let mut entries = if last < update.base_seq {
             ctx.store.log_since(id, last)?
@@ -424,6 +437,26 @@ pub(crate) fn reports(
                 .collect(),
             ..MailContext::default()
         };
+        if form == delivery::Form::Short {
+            if mail.events.is_empty() && mail.notes.is_empty() {
+                continue;
+            }
+            out.push(delivery::short_mail(
+                ctx,
+                id,
+                &record,
+                &update.meta,
+                game,
+                seat,
+                &mail.events,
+                &mail.notes,
+                now,
+            )?);
+            if let Some(r) = update.meta.reported.get_mut(s) {
+                *r = new_seq;
+            }
+            continue;
+        }
         let mut threading = None;
         if let Some((rs, asked, thread)) = &reply
             && *rs == seat
@@ -449,6 +482,7 @@ pub(crate) fn reports(
             *r = new_seq;
         }
     }
+    out.extend(delivery::to_observers(ctx, id, &record, update, game, now)?);
     // Orders that end the game: the moderators hear of it too (a finished
     // game takes no more orders, so this happens once).
     if !batch.applied.is_empty() && matches!(game.status(), crate::engine::Status::Finished(_)) {

@@ -65,6 +65,8 @@ pub enum ModCommand {
         /// Its new value.
         value: String,
     },
+    /// How much mail the players who have not chosen get.
+    Reports(crate::store::ReportMode),
 }
 
 /// The forms, for help.
@@ -112,6 +114,10 @@ pub const FORMS: &[(&str, &str)] = &[
     (
         "set SETTING VALUE",
         "change a deadline setting: turn, question, bid (or the game's names for them), time_zone, round_to_hour, skip_days, reminders, policy, replace_after, away_max",
+    ),
+    (
+        "reports MODE",
+        "how much mail players who have not chosen get (the game's default): full, short or turn",
     ),
 ];
 
@@ -200,6 +206,10 @@ pub fn parse(text: &str) -> Result<ModCommand, String> {
             let (key, value) = player_and_rest()
                 .map_err(|_| "write `set SETTING VALUE`, e.g. set turn 72h".to_string())?;
             Ok(ModCommand::Set { key, value })
+        }
+        "reports" => {
+            need("full, short or turn")?;
+            crate::store::ReportMode::parse(rest).map(ModCommand::Reports)
         }
         other => {
             let forms: Vec<&str> = FORMS.iter().map(|(f, _)| *f).collect();
@@ -568,6 +578,21 @@ pub fn run(
             );
             output = format!("{key} is now {value}.");
         }
+        ModCommand::Reports(mode) => {
+            meta.default_reports = *mode;
+            all(
+                &mut batch,
+                format!(
+                    "A moderator set this game's reports to `{}`{because}: {}, unless you chose otherwise with `reports full|short|turn`.",
+                    mode.name(),
+                    mode.describe()
+                ),
+            );
+            output = format!(
+                "{id}'s reports are now `{}` for players who have not chosen.",
+                mode.name()
+            );
+        }
         ModCommand::Moderator(address) => {
             let key = address.to_ascii_lowercase();
             if !meta
@@ -600,6 +625,7 @@ pub fn run(
         ModCommand::Replace { player, address } => Some(format!("replace {player} by {address}")),
         ModCommand::Moderator(a) => Some(format!("moderator {a}")),
         ModCommand::Set { key, value } => Some(format!("set {key} {value}")),
+        ModCommand::Reports(m) => Some(format!("reports {}", m.name())),
         ModCommand::Pause => Some("pause".to_string()),
         ModCommand::Resume => Some("resume".to_string()),
         ModCommand::Abort => Some("abort".to_string()),
@@ -633,7 +659,11 @@ pub fn run(
         &*game,
         &batch,
         None,
-        super::Recipients::All,
+        if *cmd == ModCommand::Resend {
+            super::Recipients::Every
+        } else {
+            super::Recipients::All
+        },
         now,
     )?);
     let readdress = match cmd {

@@ -33,7 +33,7 @@ pub const MAX_INVITED: usize = 20;
 /// The site commands, as help and README write them, with what each does.
 pub const FORMS: &[(&str, &str)] = &[
     (
-        "new GAME [OPTION …] [SETTING VALUE …] [open] [as NAME]",
+        "new GAME [OPTION …] [SETTING VALUE …] [reports MODE] [open] [watchable] [as NAME]",
         "make a game; you are its first player and its moderator",
     ),
     (
@@ -55,6 +55,15 @@ pub const FORMS: &[(&str, &str)] = &[
     (
         "no more invitations",
         "this server sends you no more invitations",
+    ),
+    (
+        "watch GAME",
+        "get the spectator's report of GAME (made `watchable`) after each change, and its archive at the end; an address new here confirms with the code it is mailed",
+    ),
+    ("unwatch GAME", "no more mail about GAME"),
+    (
+        "confirm CODE",
+        "(from the address a player added with `address add`) yes, that player may play from here",
     ),
     ("help", "this list"),
 ];
@@ -88,6 +97,17 @@ pub enum SiteCommand {
     Games,
     /// `bump`: the sender's reports of the games waiting for them.
     Bump,
+    /// `watch GAME [CODE]`.
+    Watch {
+        /// The game.
+        game: String,
+        /// The confirmation code mailed to the sender.
+        code: Option<String>,
+    },
+    /// `unwatch [GAME]`.
+    Unwatch(Option<String>),
+    /// `confirm CODE`: an address added by a player says yes.
+    Confirm(String),
     /// `help`.
     Help,
 }
@@ -143,6 +163,26 @@ pub fn parse(line: &str) -> Option<Result<SiteCommand, String>> {
                     .to_ascii_lowercase(),
             )),
             _ => Err("write one address a line: `invite ADDRESS`".to_string()),
+        },
+        "watch" => match rest.as_slice() {
+            [game] => Ok(SiteCommand::Watch {
+                game: game.to_ascii_lowercase(),
+                code: None,
+            }),
+            [game, code] => Ok(SiteCommand::Watch {
+                game: game.to_ascii_lowercase(),
+                code: Some(code.to_ascii_lowercase()),
+            }),
+            _ => Err("write `watch GAME`".to_string()),
+        },
+        "unwatch" => match rest.as_slice() {
+            [] => Ok(SiteCommand::Unwatch(None)),
+            [game] => Ok(SiteCommand::Unwatch(Some(game.to_ascii_lowercase()))),
+            _ => Err("write `unwatch GAME`".to_string()),
+        },
+        "confirm" => match rest.as_slice() {
+            [code] => Ok(SiteCommand::Confirm(code.to_ascii_lowercase())),
+            _ => Err("write `confirm CODE`, with the code of the mail you got".to_string()),
         },
         "leave" => alone(SiteCommand::Leave, "leave"),
         "start" => alone(SiteCommand::Start, "start"),
@@ -210,6 +250,8 @@ struct Session<'a, 'c> {
     left: Option<(Forming, usize)>,
     /// `bump` sent reports: its rate limit's key.
     bumped: Option<String>,
+    /// A running game's bookkeeping changed (`watch`, `unwatch`).
+    update: Option<crate::store::GameUpdate>,
 }
 
 /// A mail to the server's own address without a game tag: its site
@@ -395,6 +437,17 @@ pub fn status_text(f: &Forming, creator: bool, now: DateTime<Utc>) -> String {
         "By invitation: only invited addresses may join.".to_string()
     });
     out.push(format!("Deadlines: {}.", settings_text(&f.kind, &f.clock)));
+    if f.watchable {
+        out.push(format!(
+            "Watchable: once it runs, anyone may follow it with `watch {}`.",
+            f.id
+        ));
+    }
+    out.push(format!(
+        "Reports: {} ({}), unless a player chooses with `reports full|short|turn`.",
+        f.reports.name(),
+        f.reports.describe()
+    ));
     out.push(format!(
         "Unless its creator starts it, it expires {}.",
         f.clock.describe(f.expires, now)
@@ -451,6 +504,7 @@ impl<'a, 'c> Session<'a, 'c> {
             started: None,
             left: None,
             bumped: None,
+            update: None,
         }
     }
 
@@ -501,7 +555,7 @@ impl<'a, 'c> Session<'a, 'c> {
 
     fn run(&mut self, mid: &str) -> Result<Outcome, ServiceError> {
         let refused = self.authenticate().err();
-        let proved_now = self.seat.is_some();
+        let proved_now = self.seat.is_some() || self.confirms_pending()?;
         let game_label = self.forming.as_ref().map(|f| f.id.clone());
         // An address that has not answered with its key gets one answer
         // per help interval, shared with the help reply.
@@ -621,6 +675,9 @@ impl<'a, 'c> Session<'a, 'c> {
         change.outbox.insert(0, reply);
         change.outbox.append(&mut self.mails);
         change.contacts = std::mem::take(&mut self.contacts);
+        if let Some(update) = self.update.take() {
+            change.update = Some(update);
+        }
         if let Some(key) = self.bumped.take() {
             change.help_sent.push((key, self.now));
         }
@@ -747,6 +804,9 @@ impl<'a, 'c> Session<'a, 'c> {
             SiteCommand::NoMoreInvitations => self.no_more_invitations(),
             SiteCommand::Games => games_text(self.ctx, &self.from, self.now).map_err(Refusal::from),
             SiteCommand::Bump => self.bump(),
+            SiteCommand::Watch { game, code } => self.watch(game, code.as_deref()),
+            SiteCommand::Unwatch(game) => self.unwatch(game.as_deref()),
+            SiteCommand::Confirm(code) => self.confirm(code),
             SiteCommand::Help => Ok(help_text()),
         };
         r.map_err(|e| match e {
@@ -830,6 +890,8 @@ impl<'a, 'c> Session<'a, 'c> {
             created: self.now,
             expires: self.now + site.forming_expires.duration(),
             seed: super::new_seed()?,
+            reports: made.reports,
+            watchable: made.watchable,
         };
         self.forming = Some(f);
         self.seat = Some(0);
@@ -1065,7 +1127,7 @@ impl<'a, 'c> Session<'a, 'c> {
             keys: f.seats.iter().map(|s| s.key.clone()).collect(),
             roots: f.seats.iter().map(|s| s.root.clone()).collect(),
         };
-        let (_, change) = match super::new_game_change(
+        let (_, mut change) = match super::new_game_change(
             ctx,
             &setup,
             f.clock.clone(),
@@ -1080,6 +1142,10 @@ impl<'a, 'c> Session<'a, 'c> {
             }
             Err(e) => return Err(e.into()),
         };
+        if let Some(made) = &mut change.new_game {
+            made.meta.default_reports = f.reports;
+            made.meta.watchable = f.watchable;
+        }
         self.started = Some(change);
         self.closed = Some(f.id.clone());
         Ok(format!(
@@ -1147,6 +1213,249 @@ impl<'a, 'c> Session<'a, 'c> {
         ))
     }
 
+    /// True if the mail answers a confirmation this server mailed the
+    /// sender (`watch GAME CODE`): that is an answer with a key.
+    fn confirms_pending(&mut self) -> Result<bool, ServiceError> {
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        let confirmed = self.inc.body.iter().any(|l| match parse(l.trim()) {
+            Some(Ok(SiteCommand::Watch {
+                game,
+                code: Some(code),
+            })) => contact
+                .pending
+                .iter()
+                .any(|p| p.what == format!("watch {game}") && p.code == code),
+            Some(Ok(SiteCommand::Confirm(code))) => contact.pending.iter().any(|p| p.code == code),
+            _ => false,
+        });
+        if confirmed && contact.proved.is_none() {
+            contact.proved = Some(self.now);
+            self.set_contact(&from, contact);
+        }
+        Ok(confirmed)
+    }
+
+    fn watch(&mut self, game: &str, code: Option<&str>) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        if self.forming.is_some() || self.update.is_some() {
+            return Err(Refusal::Player(
+                "send `watch GAME` in a mail of its own, one game a mail".to_string(),
+            ));
+        }
+        let id = GameId(game.to_ascii_lowercase());
+        if let Some(f) = ctx.store.forming(&id)? {
+            return Err(Refusal::Player(if f.watchable {
+                format!("{id} has not started yet; send `watch {id}` once it runs")
+            } else {
+                format!("{id} is not watchable: its creator did not make it so")
+            }));
+        }
+        let mut meta = match ctx.store.meta(&id) {
+            Ok(m) => m,
+            Err(crate::store::StoreError::NoSuchGame(_)) => {
+                return Err(Refusal::Player(format!("there is no game {id} here")));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if !meta.watchable {
+            return Err(Refusal::Player(format!(
+                "{id} is not watchable: its moderator did not make it so"
+            )));
+        }
+        let loaded = ctx.store.load(&id)?;
+        if let Some(ended) = report::ended(ctx.store, &id, &meta, &*loaded.game)? {
+            return Err(Refusal::Player(format!(
+                "{id} {}; its archive is kept on the server",
+                ended.what(&meta.clock.settings)
+            )));
+        }
+        let plays = (0..loaded.record.setup.players.len()).any(|i| {
+            meta.address(&loaded.record, crate::engine::Seat(i as u8))
+                .eq_ignore_ascii_case(&self.from)
+        });
+        if plays {
+            return Err(Refusal::Player(format!(
+                "you play in {id}: you get your own reports"
+            )));
+        }
+        if meta.observers.iter().any(|o| o.address == self.from) {
+            return Err(Refusal::Player(format!("you watch {id} already")));
+        }
+        let limits = &ctx.config.limits;
+        if meta.observers.len() >= limits.observers_per_game as usize {
+            return Err(Refusal::Player(format!(
+                "{id} has {} observers, as many as this server lets a game have",
+                meta.observers.len()
+            )));
+        }
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        let mut watching = 0;
+        for g in &contact.watching {
+            let gid = GameId(g.clone());
+            if let (Ok(m), Ok(l)) = (ctx.store.meta(&gid), ctx.store.load(&gid))
+                && report::ended(ctx.store, &gid, &m, &*l.game)?.is_none()
+            {
+                watching += 1;
+            }
+        }
+        if watching >= limits.observers_per_address as usize {
+            return Err(Refusal::Player(format!(
+                "you watch {watching} games, as many as this server lets one address watch; `unwatch` one first"
+            )));
+        }
+        // Nothing a stranger sends makes the server mail a third party:
+        // an address new here confirms with a code mailed to it.
+        let what = format!("watch {id}");
+        if !has_asked(ctx, &from, &contact)? {
+            let code = super::new_token()?;
+            contact.pending.retain(|p| p.what != what);
+            contact.pending.push(crate::store::Pending {
+                what: what.clone(),
+                code: code.clone(),
+                at: self.now,
+            });
+            self.set_contact(&from, contact);
+            return Ok(format!(
+                "To watch {id}, reply to this mail with the line\n\n  watch {id} {code}\n\nNothing about {id} is mailed to you until you do. If you did not ask for this, do nothing: you get no more mail from this server."
+            ));
+        }
+        if let Some(code) = code
+            && !contact
+                .pending
+                .iter()
+                .any(|p| p.what == what && p.code == code)
+            && contact.pending.iter().any(|p| p.what == what)
+        {
+            return Err(Refusal::Player(format!(
+                "`{code}` is not the code mailed to you for {id}"
+            )));
+        }
+        contact.pending.retain(|p| p.what != what);
+        contact.watching.retain(|g| *g != id.0);
+        contact.watching.push(id.0.clone());
+        self.set_contact(&from, contact);
+        meta.observers.push(crate::store::Observer {
+            address: from.clone(),
+            reported: loaded.seq,
+        });
+        let page = super::delivery::observer_mail(
+            ctx,
+            &id,
+            &loaded.record,
+            &meta,
+            &*loaded.game,
+            &from,
+            &[],
+            "You watch this game from now on: after each change you get what happened and the board as every player sees it (nobody's private holdings). `unwatch` in reply stops it.",
+            self.now,
+        )?;
+        self.mails.push(page);
+        self.update = Some(meta_update(&id, &loaded, meta)?);
+        Ok(format!(
+            "You watch {id}: the board as it stands comes in a mail of its own, and after each change what happened. `unwatch {id}` stops it."
+        ))
+    }
+
+    /// `confirm CODE`: the sender says yes to a player's `address add`.
+    fn confirm(&mut self, code: &str) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        if self.update.is_some() || self.forming.is_some() {
+            return Err(Refusal::Player(
+                "send `confirm CODE` in a mail of its own".to_string(),
+            ));
+        }
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        let Some(p) = contact
+            .pending
+            .iter()
+            .find(|p| p.code == code && p.what.starts_with("address "))
+            .cloned()
+        else {
+            return Err(Refusal::Player(format!(
+                "`{code}` is not a code this server mailed to {from}"
+            )));
+        };
+        contact.pending.retain(|q| q.code != code);
+        self.set_contact(&from, contact);
+        // `address GAME SEAT`
+        let mut words = p.what.split_whitespace().skip(1);
+        let (Some(game), Some(seat)) = (
+            words.next(),
+            words.next().and_then(|s| s.parse::<u8>().ok()),
+        ) else {
+            return Err(Refusal::Player(
+                "that confirmation cannot be read; ask again".to_string(),
+            ));
+        };
+        let id = GameId(game.to_string());
+        let loaded = match ctx.store.load(&id) {
+            Ok(l) => l,
+            Err(crate::store::StoreError::NoSuchGame(_)) => {
+                return Err(Refusal::Player(format!(
+                    "there is no game {id} here any more"
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut meta = ctx.store.meta(&id)?;
+        let seat = crate::engine::Seat(seat);
+        let Some(player) = loaded.record.setup.players.get(seat.index()) else {
+            return Err(Refusal::Player("that seat is gone; ask again".to_string()));
+        };
+        let n = loaded.record.setup.players.len();
+        if meta.other_addresses.len() < n {
+            meta.other_addresses.resize(n, Vec::new());
+        }
+        let list = &mut meta.other_addresses[seat.index()];
+        if !list.iter().any(|a| a.eq_ignore_ascii_case(&from)) {
+            list.push(from.clone());
+        }
+        let name = player.name.clone();
+        self.update = Some(meta_update(&id, &loaded, meta)?);
+        Ok(format!(
+            "Confirmed: {name} may play {id} from {from} too. Reply to a mail from the game (its tag carries the key) from here, as from the first address; the game's mail still goes to the first."
+        ))
+    }
+
+    fn unwatch(&mut self, game: Option<&str>) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        let Some(game) = game.map(str::to_string).or_else(|| self.inc.game.clone()) else {
+            return Err(Refusal::Player(
+                "say which game: `unwatch GAME`".to_string(),
+            ));
+        };
+        if self.update.is_some() {
+            return Err(Refusal::Player(
+                "one game a mail: send `unwatch GAME` in a mail of its own".to_string(),
+            ));
+        }
+        let id = GameId(game.to_ascii_lowercase());
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        contact.pending.retain(|p| p.what != format!("watch {id}"));
+        contact.watching.retain(|g| *g != id.0);
+        self.set_contact(&from, contact);
+        let mut meta = match ctx.store.meta(&id) {
+            Ok(m) => m,
+            Err(crate::store::StoreError::NoSuchGame(_)) => {
+                return Err(Refusal::Player(format!("there is no game {id} here")));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if !meta.observers.iter().any(|o| o.address == from) {
+            return Err(Refusal::Player(format!("you do not watch {id}")));
+        }
+        meta.observers.retain(|o| o.address != from);
+        let loaded = ctx.store.load(&id)?;
+        self.update = Some(meta_update(&id, &loaded, meta)?);
+        Ok(format!(
+            "You no longer watch {id}; nothing more about it comes to you."
+        ))
+    }
+
     fn no_more_invitations(&mut self) -> Result<String, Refusal> {
         let from = self.from.clone();
         let mut contact = self.contact(&from)?;
@@ -1195,6 +1504,143 @@ fn not_forming(ctx: &Ctx<'_>, id: &GameId) -> Result<String, ServiceError> {
     }
 }
 
+/// A change to game `id`'s bookkeeping (`meta`) alone: nothing of the
+/// game, no log entry.
+fn meta_update(
+    id: &GameId,
+    loaded: &crate::store::Loaded,
+    meta: crate::store::GameMeta,
+) -> Result<crate::store::GameUpdate, ServiceError> {
+    Ok(crate::store::GameUpdate {
+        id: id.clone(),
+        base_seq: loaded.seq,
+        entries: Vec::new(),
+        state: loaded.game.snapshot()?,
+        state_version: loaded.game.state_version(),
+        old_fire: meta.clock.next_fire,
+        meta,
+    })
+}
+
+/// `address add ADDRESS` or `address remove ADDRESS` from `seat`'s player
+/// in game `id` (the line `line`): changes `meta`, and puts the one
+/// confirmation mail to ADDRESS into `change`. The sentence for the player.
+#[allow(clippy::too_many_arguments)]
+pub fn address_command(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    record: &crate::store::GameRecord,
+    meta: &mut crate::store::GameMeta,
+    seat: crate::engine::Seat,
+    line: &str,
+    change: &mut Change,
+    now: DateTime<Utc>,
+) -> Result<String, ServiceError> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (verb, address) = match words.as_slice() {
+        [_, verb, address] => (
+            verb.to_ascii_lowercase(),
+            address
+                .trim_matches(|c| c == '<' || c == '>')
+                .to_ascii_lowercase(),
+        ),
+        _ => {
+            return Ok(
+                "Not done: write `address add ADDRESS` or `address remove ADDRESS`.".to_string(),
+            );
+        }
+    };
+    let by = meta.address(record, seat).to_ascii_lowercase();
+    let n = record.setup.players.len();
+    if meta.other_addresses.len() < n {
+        meta.other_addresses.resize(n, Vec::new());
+    }
+    if verb == "remove" {
+        let list = &mut meta.other_addresses[seat.index()];
+        let before = list.len();
+        list.retain(|a| !a.eq_ignore_ascii_case(&address));
+        let mut contact = ctx.store.contact(&address)?;
+        let what = format!("address {} {}", id.0, seat.0);
+        if contact.pending.iter().any(|p| p.what == what) {
+            contact.pending.retain(|p| p.what != what);
+            change.contacts.push((address.clone(), contact));
+        } else if before == list.len() {
+            return Ok(format!(
+                "Not done: {address} is not one of your addresses in {id}."
+            ));
+        }
+        return Ok(format!(
+            "{address} is no longer one of your addresses in {id}."
+        ));
+    }
+    if verb != "add" {
+        return Ok(
+            "Not done: write `address add ADDRESS` or `address remove ADDRESS`.".to_string(),
+        );
+    }
+    if crate::mail::compose::check_address(&address).is_err() {
+        return Ok(format!("Not done: `{address}` is not a mail address."));
+    }
+    if address == by
+        || meta.other_addresses[seat.index()].contains(&address)
+        || address.eq_ignore_ascii_case(&ctx.config.mail.address)
+    {
+        return Ok(format!("Not done: {address} is yours in {id} already."));
+    }
+    // The one unasked mail; and at most one confirmation an address per
+    // help interval even to one that has asked.
+    let rate_key = format!("address:{address}");
+    let interval = chrono::Duration::hours(ctx.config.daemon.help_interval_hours as i64);
+    if ctx
+        .store
+        .help_sent(&rate_key)?
+        .is_some_and(|last| now - last < interval)
+    {
+        return Ok(format!(
+            "Not done: {address} was sent a confirmation lately; it can answer that one."
+        ));
+    }
+    let mut contact = match may_mail_unasked(ctx, &by, &address, now)? {
+        Err(why) => return Ok(format!("Not done: {why}.")),
+        Ok(Some(c)) => c,
+        Ok(None) => ctx.store.contact(&address)?,
+    };
+    if contact.no_invitations {
+        return Ok(format!(
+            "Not done: {address} asked this server for no mail it did not ask for."
+        ));
+    }
+    let code = super::new_token()?;
+    let what = format!("address {} {}", id.0, seat.0);
+    contact.pending.retain(|p| p.what != what);
+    contact.pending.push(crate::store::Pending {
+        what,
+        code: code.clone(),
+        at: now,
+    });
+    let name = &record.setup.players[seat.index()].name;
+    let title = crate::registry::title(&record.setup.kind);
+    let text = format!(
+        "Hello,\n\n{name} ({by}), who plays {id} ({title}) by mail on Stationmaster at {}, asks to play from this address too.\n\nIf that is you, reply to this mail with the line\n\n  confirm {code}\n\nIf it is not, do nothing: this is the only mail you get from this server unless you write to it. To refuse all such mail from this server, reply with the line\n\n  no more invitations\n\n-- \nStationmaster ({}).\n",
+        ctx.config.mail.address, ctx.config.mail.address
+    );
+    let draft = Draft {
+        to: address.clone(),
+        subject: format!("[{id}] Confirm this address for {name}"),
+        html: Some(report::notice_html(ctx, &text, None)?),
+        text,
+        ..Draft::default()
+    };
+    change
+        .outbox
+        .push(super::compose_mail(ctx, &id.0, "address", &draft, now)?);
+    change.contacts.push((address.clone(), contact));
+    change.help_sent.push((rate_key, now));
+    Ok(format!(
+        "A mail went to {address} with a code; once it is answered from there with `confirm CODE`, you may play {id} from {address} too (with your key, as always)."
+    ))
+}
+
 /// `games`: every game `address` plays in or is forming, with whom each
 /// waits for and the address's own deadlines.
 pub fn games_text(
@@ -1218,7 +1664,14 @@ pub fn games_text(
             .iter()
             .map(|s| loaded.record.setup.players[s.index()].name.as_str())
             .collect();
-        let head = format!("{id} ({title}), you are {}", names.join(" and "));
+        let mode = seats
+            .first()
+            .map_or(meta.default_reports, |s| meta.reports_of(*s));
+        let head = format!(
+            "{id} ({title}), you are {}, reports {}",
+            names.join(" and "),
+            mode.name()
+        );
         if let Some(ended) = report::ended(ctx.store, &id, &meta, &*loaded.game)? {
             out.push(format!("{head}: {}", ended.short(&meta.clock.settings)));
             continue;
@@ -1305,7 +1758,9 @@ pub fn help_text() -> String {
 
 /// What `new`'s words ask for.
 struct NewWords {
+    watchable: bool,
     options: Vec<String>,
+    reports: crate::store::ReportMode,
     clock: crate::clock::ClockSettings,
     open: bool,
     name: Option<String>,
@@ -1320,7 +1775,9 @@ fn read_new(
     words: &[String],
 ) -> Result<NewWords, String> {
     let mut made = NewWords {
+        watchable: false,
         options: Vec::new(),
+        reports: crate::store::ReportMode::default(),
         clock: defaults.clone(),
         open: false,
         name: None,
@@ -1336,6 +1793,14 @@ fn read_new(
             made.options.push(w.clone());
         } else if w == "open" {
             made.open = true;
+        } else if w == "watchable" {
+            made.watchable = true;
+        } else if w == "reports" {
+            i += 1;
+            let mode = words
+                .get(i)
+                .ok_or("`reports` wants full, short or turn after it")?;
+            made.reports = crate::store::ReportMode::parse(mode)?;
         } else if w == "as" {
             i += 1;
             let name = words.get(i).ok_or("`as` wants a name after it")?;
@@ -1349,7 +1814,7 @@ fn read_new(
         } else {
             let options: Vec<&str> = entry.options.iter().map(|o| o.name).collect();
             return Err(format!(
-                "`{}` is neither an option of {} ({}), nor a deadline setting ({settings}), nor open or as NAME",
+                "`{}` is neither an option of {} ({}), nor a deadline setting ({settings}), nor reports MODE, open, watchable or as NAME",
                 words[i],
                 entry.name,
                 if options.is_empty() {

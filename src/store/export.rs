@@ -7,7 +7,9 @@
 //! keys included), the id counters, the Message-ID receipts and the mails
 //! waiting in the outbox (so that a database made from it goes on
 //! exactly-once: a mail handled before is not applied again, and a reply
-//! not yet sent is still sent), and when help replies last went out. The
+//! not yet sent is still sent), when help replies last went out, and the
+//! site tree: the games forming by mail and what the server knows of each
+//! address (invitations, confirmations waiting, games watched). The
 //! address index and the scheduler's index are not exported: an import
 //! builds them again from the games.
 //!
@@ -26,7 +28,9 @@
 //!  "receipts": {"<message-id>": {"at": …, "game": …, "outcome": …}},
 //!  "outbox": [{"from": …, "to": […], "message_id": …, "attempts": 0,
 //!              "next_try": …, "last_error": null, "message": "…"}],
-//!  "help": {"address": "2026-11-21T18:00:00Z"}}
+//!  "help": {"address": "2026-11-21T18:00:00Z"},
+//!  "forming": [{"id": "rocket-2", "kind": "rocket", "seats": […], …}],
+//!  "contacts": {"carol@example.net": {"unasked": …, "watching": […], …}}}
 //! ```
 
 use std::collections::BTreeMap;
@@ -73,6 +77,12 @@ pub struct Export {
     /// When the last help reply went to each address.
     #[serde(default)]
     pub help: BTreeMap<String, DateTime<Utc>>,
+    /// The games forming by mail (made, not started).
+    #[serde(default)]
+    pub forming: Vec<super::Forming>,
+    /// What the server knows of each address, by address.
+    #[serde(default)]
+    pub contacts: BTreeMap<String, super::Contact>,
 }
 
 /// One game, as stored.
@@ -368,7 +378,18 @@ impl Store {
                 .map_err(|e| super::unreadable(&format!("the last help reply to {addr}"), e))?;
             help.insert(addr, at);
         }
+        let mut contacts = BTreeMap::new();
+        for item in self.site.scan_prefix(super::site::CONTACT_PREFIX) {
+            let (k, v) = item?;
+            let addr =
+                String::from_utf8_lossy(&k[super::site::CONTACT_PREFIX.len()..]).into_owned();
+            let c: super::Contact = serde_json::from_slice(&v)
+                .map_err(|e| super::unreadable(&format!("what is known of {addr}"), e))?;
+            contacts.insert(addr, c);
+        }
         Ok(Export {
+            forming: self.all_forming()?,
+            contacts,
             format: EXPORT_FORMAT.to_string(),
             version: EXPORT_VERSION,
             exported_at: now,
@@ -385,11 +406,12 @@ impl Store {
     /// games, receipts or waiting mail).
     pub fn contents(&self) -> Result<Option<String>, StoreError> {
         let (games, receipts, outbox) = (self.games.len(), self.receipts.len(), self.outbox.len());
-        if games + receipts + outbox == 0 {
+        let forming = self.all_forming()?.len();
+        if games + receipts + outbox + forming == 0 {
             return Ok(None);
         }
         Ok(Some(format!(
-            "{games} game(s), {receipts} receipt(s), {outbox} mail(s) waiting"
+            "{games} game(s), {forming} forming, {receipts} receipt(s), {outbox} mail(s) waiting"
         )))
     }
 
@@ -413,12 +435,18 @@ impl Store {
                 }
             }
             ImportMode::Merge => {
-                let taken: Vec<String> = export
+                let mut taken: Vec<String> = export
                     .games
                     .iter()
                     .filter(|g| self.games.contains_key(g.id.0.as_bytes()).unwrap_or(true))
                     .map(|g| g.id.0.clone())
                     .collect();
+                for f in &export.forming {
+                    if self.games.contains_key(f.id.0.as_bytes())? || self.forming(&f.id)?.is_some()
+                    {
+                        taken.push(f.id.0.clone());
+                    }
+                }
                 if !taken.is_empty() {
                     return Err(ExportError::Taken(taken));
                 }
@@ -493,6 +521,18 @@ impl Store {
                 continue;
             }
             writes.push((HELP, addr.clone().into_bytes(), ser("", at)?));
+        }
+        for f in &export.forming {
+            writes.push((SITE, super::site::forming_key(&f.id), ser(&f.id.0, f)?));
+            writes.push((CLOCK, clock_key(f.expires, &f.id), Vec::new()));
+        }
+        for (addr, c) in &export.contacts {
+            if mode == ImportMode::Merge
+                && self.site.contains_key(super::site::contact_key(addr))?
+            {
+                continue;
+            }
+            writes.push((SITE, super::site::contact_key(addr), ser(addr, c)?));
         }
         trees[..]
             .transaction(|t| {

@@ -47,7 +47,7 @@ pub mod pack;
 pub mod recovery;
 pub mod site;
 
-pub use site::{Contact, Forming, FormingSeat};
+pub use site::{Contact, Forming, FormingSeat, Observer, Pending, ReportMode};
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -298,6 +298,23 @@ pub struct GameMeta {
     /// case): the root of that moderator's thread.
     #[serde(default)]
     pub moderator_welcome_ids: std::collections::BTreeMap<String, String>,
+    /// How much mail each seat chose (`reports MODE`); `None` or missing:
+    /// the game's default.
+    #[serde(default)]
+    pub report_modes: Vec<Option<ReportMode>>,
+    /// The game's default, set by its moderators.
+    #[serde(default)]
+    pub default_reports: ReportMode,
+    /// Anyone may watch it (`watchable` at `new`).
+    #[serde(default)]
+    pub watchable: bool,
+    /// Who watches it.
+    #[serde(default)]
+    pub observers: Vec<Observer>,
+    /// Each seat's further addresses, confirmed (`address add`): its
+    /// player may play from them too, with the seat's key.
+    #[serde(default)]
+    pub other_addresses: Vec<Vec<String>>,
 }
 
 /// What one seat sent that waits for a later moment: orders behind an
@@ -1724,6 +1741,33 @@ impl GameRecord {
 }
 
 impl GameMeta {
+    /// How much mail `seat` gets: their choice, else the game's default.
+    pub fn reports_of(&self, seat: Seat) -> ReportMode {
+        self.report_modes
+            .get(seat.index())
+            .copied()
+            .flatten()
+            .unwrap_or(self.default_reports)
+    }
+
+    /// Records `seat`'s choice.
+    pub fn set_reports(&mut self, seat: Seat, mode: ReportMode) {
+        if self.report_modes.len() <= seat.index() {
+            self.report_modes.resize(seat.index() + 1, None);
+        }
+        self.report_modes[seat.index()] = Some(mode);
+    }
+
+    /// True if `seat`'s player may write from `from`: the seat's address
+    /// or one they confirmed.
+    pub fn plays_from(&self, record: &GameRecord, seat: Seat, from: &str) -> bool {
+        self.address(record, seat).eq_ignore_ascii_case(from)
+            || self
+                .other_addresses
+                .get(seat.index())
+                .is_some_and(|a| a.iter().any(|x| x.eq_ignore_ascii_case(from)))
+    }
+
     /// Where `seat`'s mail goes now.
     pub fn address<'a>(&'a self, record: &'a GameRecord, seat: Seat) -> &'a str {
         match self.addresses.get(seat.index()) {

@@ -34,6 +34,87 @@ pub struct Forming {
     pub expires: DateTime<Utc>,
     /// The seed of the game's random choices.
     pub seed: u64,
+    /// How much mail its players get unless they choose (`reports MODE`
+    /// at `new`).
+    #[serde(default)]
+    pub reports: ReportMode,
+    /// Anyone may watch it once it runs (`watchable` at `new`).
+    #[serde(default)]
+    pub watchable: bool,
+}
+
+/// Someone who watches a game (`watch GAME`): not a player; gets the
+/// spectator's report after each change and the archive at the end.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observer {
+    /// Their address (lowercase).
+    pub address: String,
+    /// The last log entry their last mail covered.
+    pub reported: u64,
+}
+
+/// A request waiting for its confirmation: the code mailed to the address,
+/// which it must send back from there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    /// What is asked, as the command that confirms it writes it without
+    /// the code: `watch rocket-1`.
+    pub what: String,
+    /// The code.
+    pub code: String,
+    /// When it was asked.
+    pub at: DateTime<Utc>,
+}
+
+/// How much mail a player gets about a game (`reports MODE`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportMode {
+    /// A report with the map after every change.
+    #[default]
+    Full,
+    /// One line per change; the full report when the game waits for them.
+    Short,
+    /// Only when the game waits for them, with what happened since.
+    Turn,
+}
+
+impl ReportMode {
+    /// Every mode, as players write them.
+    pub const ALL: [ReportMode; 3] = [ReportMode::Full, ReportMode::Short, ReportMode::Turn];
+
+    /// The word for it: `full`, `short`, `turn`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReportMode::Full => "full",
+            ReportMode::Short => "short",
+            ReportMode::Turn => "turn",
+        }
+    }
+
+    /// Reads `full`, `short` or `turn`.
+    pub fn parse(word: &str) -> Result<ReportMode, String> {
+        ReportMode::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(word.trim()))
+            .ok_or_else(|| {
+                format!(
+                    "`{}` is not a kind of reports; write `reports full` (a report with the map after every change), `reports short` (one line per change, the full report when the game waits for you) or `reports turn` (only when the game waits for you)",
+                    word.trim()
+                )
+            })
+    }
+
+    /// What it means, for answers and listings.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ReportMode::Full => "a report with the map after every change",
+            ReportMode::Short => "one line per change; the full report when the game waits for you",
+            ReportMode::Turn => {
+                "a report only when the game waits for you, with what happened since"
+            }
+        }
+    }
 }
 
 /// One seat of a forming game.
@@ -79,6 +160,12 @@ pub struct Contact {
     /// It asked for no more invitations (`no more invitations`).
     #[serde(default)]
     pub no_invitations: bool,
+    /// The games it watches.
+    #[serde(default)]
+    pub watching: Vec<String>,
+    /// Requests from it waiting for their confirmation.
+    #[serde(default)]
+    pub pending: Vec<Pending>,
 }
 
 /// The `site` tree's key of forming game `id`.
@@ -90,6 +177,9 @@ pub(super) fn forming_key(id: &GameId) -> Vec<u8> {
 pub(super) fn contact_key(address: &str) -> Vec<u8> {
     format!("contact:{}", address.trim().to_ascii_lowercase()).into_bytes()
 }
+
+/// The prefix of every contact record's key.
+pub(super) const CONTACT_PREFIX: &[u8] = b"contact:";
 
 /// The prefix of every forming game's key.
 pub(super) const FORMING_PREFIX: &[u8] = b"forming:";

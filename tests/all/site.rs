@@ -236,7 +236,10 @@ fn a_game_made_joined_and_started_by_mail() {
     ] {
         assert!(made.text.contains(want), "{want}: {}", made.text);
     }
-    assert!(!s.ok(&["games"]).contains("rocket-1"), "not a game yet");
+    assert!(
+        s.ok(&["games"]).contains("rocket-1     rocket   alice"),
+        "listed as forming"
+    );
 
     // She invites two; each gets one invitation.
     s.reply(ALICE, &made, &format!("invite {BOB}\ninvite {CAROL}"));
@@ -545,13 +548,41 @@ fn no_stranger_makes_the_server_mail_a_third_party_twice_unasked() {
     assert_eq!(to(&s.process(), "erin@example.net").len(), 1);
     s.deliver("erin@example.net", "x", None, "join rocket-2");
     assert!(to(&s.process(), "erin@example.net").is_empty());
-    // A key from another address does nothing.
-    let mut forged = made.clone();
-    forged.reply_to = made.reply_to.clone();
-    s.reply(DAVE, &forged, "start");
+    // A key from another address does nothing, and its owner is alerted,
+    // as in a game that runs (at most once a day per key); the forger
+    // gets no answer.
+    s.reply(DAVE, &made, "start");
     let sent = s.process();
-    assert!(to(&sent, ALICE).is_empty());
-    assert!(one(&sent, DAVE).text.contains("Nothing was done"));
+    assert!(to(&sent, DAVE).is_empty(), "{sent:#?}");
+    let alert = one(&sent, ALICE);
+    assert!(
+        alert
+            .subject
+            .contains("Someone tried to give orders as you"),
+        "{}",
+        alert.subject
+    );
+    assert!(
+        alert
+            .text
+            .contains("carried your key but came from dave@example.net"),
+        "{}",
+        alert.text
+    );
+    assert!(alert.text.contains("start"), "what it asked for");
+    s.reply(DAVE, &made, "leave");
+    assert!(s.process().is_empty());
+    assert!(s.ok(&["games"]).contains("rocket-1"), "still forming");
+    // A seat's address with a wrong key: refused and alerted the same.
+    let mut wrong = made.clone();
+    wrong.subject = "[rocket-2 zzzzzzzzzz] Stephenson's Rocket".to_string();
+    wrong.reply_to = String::new();
+    s.reply(DAVE, &wrong, "start");
+    let sent = s.process();
+    assert!(
+        one(&sent, DAVE).text.contains("carried a wrong key"),
+        "{sent:#?}"
+    );
 }
 
 #[test]
@@ -570,10 +601,22 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
             "README lacks `{form}`"
         );
     }
-    for form in ["say TEXT", "tell PLAYER TEXT"] {
+    for form in [
+        "say TEXT",
+        "tell PLAYER TEXT",
+        "reports full",
+        "reports short",
+        "reports turn",
+        "address add ADDRESS",
+        "address remove ADDRESS",
+    ] {
         assert!(
             help.text.contains(&format!("`{form}`")),
             "help lacks {form}"
+        );
+        assert!(
+            form.contains("PLAYER") || readme.contains(&format!("`{form}`")),
+            "README lacks {form}"
         );
     }
     assert!(readme.contains("**`say TEXT`**") && readme.contains("**`tell PLAYER\n  TEXT`**"));
@@ -773,4 +816,418 @@ fn table_talk_goes_out_at_once_is_logged_and_private_messages_stay_private() {
     s.now += Duration::hours(1);
     s.reply(BOB, &welcomes[BOB], "say an hour later");
     assert_eq!(s.process().len(), 3);
+}
+
+/// The player `show --json` says the game waits for first, and the other
+/// one, with their welcomes: (waiting, welcome, other, welcome).
+fn who_waits(s: &Server, alice: Got, bob: Got) -> (&'static str, Got, &'static str, Got) {
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["show", "rocket-1", "--json"])).unwrap();
+    if json["awaiting"][0]["player"] == "alice" {
+        (ALICE, alice, BOB, bob)
+    } else {
+        (BOB, bob, ALICE, alice)
+    }
+}
+
+#[test]
+fn each_player_chooses_how_much_mail_and_the_game_master_sets_the_default() {
+    let mut s = Server::new("");
+    let (alice, bob) = started(&mut s);
+    let (waiting, waiting_w, other, other_w) = who_waits(&s, alice, bob);
+
+    // `reports short`: a note from a moderator comes as a line, no map.
+    s.reply(other, &other_w, "reports short");
+    let answer = reply_to_sender(&s.process(), other);
+    assert!(
+        answer.text.contains("From now on you get `reports short`"),
+        "{}",
+        answer.text
+    );
+    s.ok(&["mod", "rocket-1", "note", "play on, all"]);
+    let sent = s.process();
+    let short = one(&sent, other);
+    assert!(short.text.contains("play on, all"), "{}", short.text);
+    assert!(
+        short.text.contains("You get short reports"),
+        "{}",
+        short.text
+    );
+    assert!(!short.text.contains("You can"), "no hints: {}", short.text);
+    assert_eq!(short.subject, other_w.subject, "in their thread");
+    assert!(
+        one(&sent, waiting).text.contains("You can"),
+        "awaited: full"
+    );
+
+    // `reports turn`: nothing while the game waits for someone else …
+    s.reply(other, &other_w, "reports turn");
+    let _ = reply_to_sender(&s.process(), other);
+    s.reply(waiting, &waiting_w, "token london steel");
+    let sent = s.process();
+    assert!(to(&sent, other).is_empty(), "{sent:#?}");
+    assert_eq!(to(&sent, waiting).len(), 1);
+    // … and when it waits for them, the report with all that happened since.
+    s.ok(&["mod", "rocket-1", "skip"]);
+    let sent = s.process();
+    let report = one(&sent, other);
+    assert!(
+        report.text.contains("token London steel"),
+        "{}",
+        report.text
+    );
+    assert!(report.text.contains("You can"), "{}", report.text);
+    // Kept (every `process` is a new run), and shown in `games`.
+    s.deliver(other, "games", None, "games");
+    let list = one(&s.process(), other);
+    assert!(list.text.contains("reports turn"), "{}", list.text);
+    // A word that is no mode is refused, and nothing changes.
+    s.reply(other, &other_w, "reports weekly");
+    let answer = reply_to_sender(&s.process(), other);
+    assert!(
+        answer.text.contains("`weekly` is not a kind of reports"),
+        "{}",
+        answer.text
+    );
+
+    // The game master's default: for those who have not chosen.
+    let out = s.ok(&["mod", "rocket-1", "reports", "short"]);
+    assert!(out.contains("reports are now `short`"), "{out}");
+    let _ = s.process();
+    s.deliver(waiting, "games", None, "games");
+    let list = one(&s.process(), waiting);
+    assert!(list.text.contains("reports short"), "{}", list.text);
+    s.deliver(other, "games", None, "games");
+    assert!(one(&s.process(), other).text.contains("reports turn"));
+    assert!(
+        !s.sm(&["mod", "rocket-1", "reports", "weekly"])
+            .status
+            .success()
+    );
+}
+
+#[test]
+fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket open reports turn");
+    assert!(made.text.contains("Reports: turn"), "{}", made.text);
+    s.deliver(BOB, "join", None, "join rocket-1");
+    let _ = one(&s.process(), BOB);
+    s.reply(ALICE, &made, "start");
+    let _ = s.process();
+    s.deliver(BOB, "games", None, "games");
+    assert!(one(&s.process(), BOB).text.contains("reports turn"));
+    s.deliver(DAVE, "x", None, "new rocket reports weekly");
+    assert!(
+        one(&s.process(), DAVE)
+            .text
+            .contains("`weekly` is not a kind of reports")
+    );
+
+    let id = s.ok(&[
+        "new",
+        "rocket",
+        "--player",
+        "carol=carol@example.net",
+        "--player",
+        "dave=dave@example.net",
+        "--reports",
+        "short",
+    ]);
+    assert_eq!(id.trim(), "rocket-2");
+    let _ = s.process();
+    s.deliver(CAROL, "games", None, "games");
+    let list = one(&s.process(), CAROL);
+    assert!(list.text.contains("rocket-2"), "{}", list.text);
+    assert!(list.text.contains("reports short"), "{}", list.text);
+    assert!(
+        !s.sm(&[
+            "new",
+            "rocket",
+            "--player",
+            "a=a@x.org",
+            "--player",
+            "b=b@x.org",
+            "--reports",
+            "weekly"
+        ])
+        .status
+        .success()
+    );
+}
+
+/// The confirmation code in an answer to `watch GAME` (or `address add`):
+/// the word after `line` on the line that begins with it.
+fn code_after(text: &str, line: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix(line))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no `{line} CODE` in {text}"))
+        .to_string()
+}
+
+#[test]
+fn observers_watch_a_watchable_game_and_never_give_orders() {
+    let mut s = Server::new("[limits]\nobservers_per_game = 1\n");
+    let made = made(&mut s, "new rocket open watchable");
+    assert!(made.text.contains("Watchable"), "{}", made.text);
+    s.deliver(BOB, "join", None, "join rocket-1");
+    let _ = one(&s.process(), BOB);
+    s.reply(ALICE, &made, "start");
+    let mut welcomes = std::collections::BTreeMap::new();
+    for m in s.process() {
+        if m.text.contains("Welcome to rocket-1") {
+            welcomes.insert(m.to.clone(), m);
+        }
+    }
+    let (waiting, waiting_w, _, _) = who_waits(&s, welcomes[ALICE].clone(), welcomes[BOB].clone());
+
+    // A stranger's `watch` gets one mail: the code to confirm it with.
+    s.deliver(CAROL, "watch", None, "watch rocket-1");
+    let asked = one(&s.process(), CAROL);
+    let code = code_after(&asked.text, "watch rocket-1");
+    assert!(
+        asked
+            .text
+            .contains("If you did not ask for this, do nothing")
+    );
+    // A forged confirmation with a wrong code is not even answered.
+    s.deliver(CAROL, "watch", None, "watch rocket-1 wrongcode");
+    assert!(s.process().is_empty());
+    s.reply(CAROL, &asked, &format!("watch rocket-1 {code}"));
+    let sent = s.process();
+    let mine = to(&sent, CAROL);
+    assert_eq!(mine.len(), 2, "the answer and the board: {sent:#?}");
+    let board: Got = mine
+        .into_iter()
+        .find(|m| m.subject.contains("watched"))
+        .expect("the board")
+        .clone();
+    assert!(board.text.contains("You watch this game"), "{}", board.text);
+    assert!(!board.text.contains("You can"), "no hints: {}", board.text);
+
+    // After each change, what happened, as a spectator sees it.
+    s.reply(waiting, &waiting_w, "token london steel");
+    let sent = s.process();
+    let seen = one(&sent, CAROL);
+    assert!(seen.text.contains("token London steel"), "{}", seen.text);
+    assert_eq!(seen.subject, board.subject, "in one thread");
+    // An observer's mail is never an order.
+    let log_len = |s: &Server| s.ok(&["log", "rocket-1"]).lines().count();
+    let before = log_len(&s);
+    s.reply(CAROL, &seen, "token london steel");
+    let _ = s.process();
+    assert_eq!(log_len(&s), before);
+
+    // Bounded: one observer for this game.
+    s.ok(&[
+        "new",
+        "rocket",
+        "--player",
+        "dave=dave@example.net",
+        "--player",
+        "erin=erin@example.net",
+    ]);
+    let _ = s.process();
+    s.deliver(DAVE, "watch", None, "watch rocket-1");
+    let full = one(&s.process(), DAVE);
+    assert!(full.text.contains("has 1 observers"), "{}", full.text);
+    // Only games made watchable.
+    s.deliver(DAVE, "watch", None, "watch rocket-2");
+    assert!(
+        one(&s.process(), DAVE)
+            .text
+            .contains("rocket-2 is not watchable")
+    );
+    // `--watchable` on the command line; dave plays here, so he has asked
+    // for mail already: no code.
+    s.ok(&[
+        "new",
+        "rocket",
+        "--watchable",
+        "--player",
+        "frank=frank@example.net",
+        "--player",
+        "gina=gina@example.net",
+    ]);
+    let _ = s.process();
+    s.deliver(DAVE, "watch", None, "watch rocket-3");
+    let sent = s.process();
+    assert_eq!(
+        to(&sent, DAVE).len(),
+        2,
+        "the answer and the board: {sent:#?}"
+    );
+
+    // The archive at the end.
+    s.ok(&["mod", "rocket-1", "abort"]);
+    let last = one(&s.process(), CAROL);
+    assert!(
+        last.text.contains("Its archive, the whole log"),
+        "{}",
+        last.text
+    );
+    assert!(last.text.contains("alice") && last.text.contains("abort"));
+    // `unwatch`: nothing more.
+    s.reply(CAROL, &last, "unwatch");
+    let answer = one(&s.process(), CAROL);
+    assert!(
+        answer.text.contains("You no longer watch rocket-1"),
+        "{}",
+        answer.text
+    );
+    s.ok(&["mod", "rocket-1", "note", "bye"]);
+    assert!(to(&s.process(), CAROL).is_empty());
+}
+
+#[test]
+fn an_export_carries_the_site_forming_games_addresses_preferences_and_observers() {
+    let mut a = Server::new("");
+    let made = made(&mut a, "new rocket open watchable reports short");
+    a.reply(
+        ALICE,
+        &made,
+        "invite carol@example.net\nno more invitations",
+    );
+    let _ = a.process();
+    a.ok(&[
+        "new",
+        "rocket",
+        "--watchable",
+        "--reports",
+        "turn",
+        "--player",
+        "bob=bob@example.org",
+        "--player",
+        "dave=dave@example.net",
+    ]);
+    let _ = a.process();
+    s_watch(&mut a, "rocket-2");
+    let backup = a.dir.path().join("backup.json");
+    a.ok(&["export", backup.to_str().unwrap()]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&backup).unwrap()).unwrap();
+    assert_eq!(doc["forming"][0]["id"], "rocket-1", "{doc:#}");
+    assert_eq!(doc["forming"][0]["reports"], "short");
+    assert!(doc["contacts"]["carol@example.net"]["unasked"].is_string());
+    assert_eq!(doc["contacts"][ALICE]["no_invitations"], true);
+
+    let mut b = Server::new("");
+    // Later, so its mails' Message-IDs are not those of a's, received.
+    b.now += Duration::minutes(1);
+    let said = b.ok(&["import", backup.to_str().unwrap()]);
+    assert!(said.contains("Imported"), "{said}");
+    let again: serde_json::Value = serde_json::from_str(&b.ok(&["export", "-"])).unwrap();
+    for key in ["forming", "contacts", "counters"] {
+        assert_eq!(again[key], doc[key], "{key}");
+    }
+    assert_eq!(again["games"][0]["meta"], doc["games"][0]["meta"]);
+    assert_eq!(again["games"][0]["meta"]["default_reports"], "turn");
+    assert_eq!(again["games"][0]["meta"]["observers"][0]["address"], CAROL);
+    // And the imported server acts on them: the forming game goes on, and
+    // carol has had her one unasked mail.
+    b.deliver(ALICE, "games", None, "games");
+    let list = one(&b.process(), ALICE);
+    assert!(list.text.contains("rocket-1"), "{}", list.text);
+    b.reply(ALICE, &made, "invite carol@example.net");
+    let answer = one(&b.process(), ALICE);
+    assert!(
+        answer.text.contains("is invited already"),
+        "{}",
+        answer.text
+    );
+}
+
+/// Carol watches `game`, confirming with the code she is mailed.
+fn s_watch(s: &mut Server, game: &str) {
+    s.deliver(CAROL, "watch", None, &format!("watch {game}"));
+    let asked = one(&s.process(), CAROL);
+    let code = code_after(&asked.text, &format!("watch {game}"));
+    s.reply(CAROL, &asked, &format!("watch {game} {code}"));
+    assert_eq!(to(&s.process(), CAROL).len(), 2);
+}
+
+#[test]
+fn the_command_line_lists_and_shows_forming_games_without_their_keys() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket watchable");
+    s.reply(ALICE, &made, &format!("invite {CAROL}"));
+    let _ = s.process();
+    let games = s.ok(&["games"]);
+    assert!(
+        games.contains("rocket-1") && games.contains("forming by mail: not started"),
+        "{games}"
+    );
+    let shown = s.ok(&["show", "rocket-1"]);
+    assert!(shown.contains("forming: not started yet"), "{shown}");
+    assert!(
+        shown.contains(CAROL),
+        "the invited, for the operator: {shown}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&s.ok(&["show", "rocket-1", "--json"])).unwrap();
+    assert_eq!(json["forming"], true);
+    assert_eq!(json["players"][0]["name"], "alice");
+    assert_eq!(json["watchable"], true);
+    assert!(!json.to_string().contains(&made.key()), "no key: {json}");
+}
+
+#[test]
+fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
+    let mut s = Server::new("");
+    let (alice, bob) = started(&mut s);
+    let (waiting, waiting_w, _, _) = who_waits(&s, alice, bob);
+    const WORK: &str = "work@example.com";
+    // Before it is confirmed, the second address is an intruder.
+    s.reply(WORK, &waiting_w, "map");
+    let sent = s.process();
+    assert!(to(&sent, WORK).is_empty(), "{sent:#?}");
+
+    s.reply(waiting, &waiting_w, &format!("address add {WORK}"));
+    let sent = s.process();
+    let answer = reply_to_sender(&sent, waiting);
+    assert!(
+        answer.text.contains(&format!("A mail went to {WORK}")),
+        "{}",
+        answer.text
+    );
+    let ask = one(&sent, WORK);
+    assert!(
+        ask.text.contains("If it is not, do nothing"),
+        "{}",
+        ask.text
+    );
+    assert!(ask.text.contains("no more invitations"));
+    let code = code_after(&ask.text, "confirm");
+    // A second `address add` to it is not mailed again.
+    s.reply(waiting, &waiting_w, &format!("address add {WORK}"));
+    let sent = s.process();
+    assert!(to(&sent, WORK).is_empty(), "{sent:#?}");
+    // A wrong code from there does nothing.
+    s.reply(WORK, &ask, "confirm wrongcode");
+    let answer = one(&s.process(), WORK);
+    assert!(answer.text.contains("is not a code"), "{}", answer.text);
+    s.reply(WORK, &ask, &format!("confirm {code}"));
+    let confirmed = one(&s.process(), WORK);
+    assert!(confirmed.text.contains("Confirmed"), "{}", confirmed.text);
+
+    // From there, with the key: orders are taken.
+    let before = s.ok(&["log", "rocket-1"]).lines().count();
+    s.reply(WORK, &waiting_w, "token london steel");
+    let sent = s.process();
+    assert!(!sent.is_empty());
+    assert!(s.ok(&["log", "rocket-1"]).lines().count() > before);
+    // Removed: an intruder again.
+    s.reply(waiting, &waiting_w, &format!("address remove {WORK}"));
+    let answer = reply_to_sender(&s.process(), waiting);
+    assert!(
+        answer.text.contains("no longer one of your addresses"),
+        "{}",
+        answer.text
+    );
+    let before = s.ok(&["log", "rocket-1"]).lines().count();
+    s.reply(WORK, &waiting_w, "token london textiles");
+    let _ = s.process();
+    assert_eq!(s.ok(&["log", "rocket-1"]).lines().count(), before);
 }

@@ -457,5 +457,32 @@ fn a_game_made_invited_joined_and_started_over_imap_and_smtp() {
         "{}",
         sent.text
     );
+
+    // `reports short` from the player the game does not wait for: a
+    // moderator's note then comes to them as a line, without the map.
+    let (other, other_address, other_thread) = if who == "alice" {
+        ("bob", "bob@example.test", bob.clone())
+    } else {
+        ("alice", "alice@example.test", welcome.clone())
+    };
+    w.reply(other_address, &other_thread, "reports short");
+    let chose = w.take(other, 1, "the answer to reports short").remove(0);
+    assert!(
+        chose.text.contains("From now on you get `reports short`"),
+        "{}",
+        chose.text
+    );
+    w.sm(&["mod", "rocket-1", "note", "play on, all"]);
+    w.sm(&["process"]);
+    let short = w.take(other, 1, "the short mail").remove(0);
+    assert!(short.text.contains("play on, all"), "{}", short.text);
+    assert!(
+        short.text.contains("You get short reports"),
+        "{}",
+        short.text
+    );
+    assert!(!short.text.contains("You can"), "{}", short.text);
+    let full = w.take(who, 1, "the awaited player's report").remove(0);
+    assert!(full.text.contains("You can"), "{}", full.text);
     w.clean_up();
 }

@@ -1519,6 +1519,8 @@ fn meta_update(
         state_version: loaded.game.state_version(),
         old_fire: meta.clock.next_fire,
         meta,
+        // Bookkeeping alone ends no game.
+        over: false,
     })
 }
 

@@ -148,6 +148,42 @@ fn mails(pictures: bool, now: DateTime<Utc>) -> (f64, f64, f64, usize) {
     )
 }
 
+/// Where a PNG's time goes, on the end of game 0: reading the SVG (text
+/// laid out and turned into paths), drawing it, writing the PNG.
+fn breakdown() {
+    use resvg::{tiny_skia, usvg};
+    let (_, g, last) = positions(0).pop().expect("a position");
+    let svg = AnyGame::picture(&g, None, &last)
+        .expect("events read")
+        .expect("a picture");
+    let mut options = usvg::Options::default();
+    options
+        .fontdb_mut()
+        .load_font_data(std::fs::read("templates/fonts/DejaVuSans.ttf").expect("the font"));
+    let (parse, _, tree) = timed(|| usvg::Tree::from_str(&svg, &options).expect("parsed"));
+    let scale = 600.0 / tree.size().width();
+    let h = (tree.size().height() * scale).ceil() as u32;
+    let (render, _, pixmap) = timed(|| {
+        let mut p = tiny_skia::Pixmap::new(600, h).expect("a pixmap");
+        p.fill(tiny_skia::Color::WHITE);
+        resvg::render(
+            &tree,
+            tiny_skia::Transform::from_scale(scale, scale),
+            &mut p.as_mut(),
+        );
+        p
+    });
+    let (encode, _, _) = timed(|| pixmap.encode_png().expect("encoded"));
+    let (all, _, _) = timed(|| stationmaster::picture::png(&svg).expect("rendered"));
+    println!(
+        "  where the time goes (game 0's end, wall medians): SVG read {:.2} ms, drawn {:.2} ms, RGBA PNG written {:.2} ms; picture::png in all {:.2} ms",
+        ms(parse),
+        ms(render),
+        ms(encode),
+        ms(all)
+    );
+}
+
 fn main() {
     println!(
         "picture bench: {GAMES} random 4-player Rocket games at orders {STOPS:?} and their end; SVG and PNG each timed {REPEAT} times: wall time (median) and CPU time (mean; the figure, as other work shares the machine)"
@@ -177,6 +213,7 @@ fn main() {
             );
         }
     }
+    breakdown();
     let now = DateTime::parse_from_rfc3339("2026-11-23T09:00:00Z")
         .expect("a time")
         .with_timezone(&Utc);

@@ -112,6 +112,35 @@ pub fn png(svg: &str) -> Result<Png, PictureError> {
     })
 }
 
+/// Hashing for colours: one multiplication (the standard hasher's
+/// resistance to chosen keys is not needed for our own pixels, and it was
+/// most of the time the palette took).
+#[derive(Clone, Copy, Default)]
+struct Colours;
+
+impl std::hash::BuildHasher for Colours {
+    type Hasher = ColourHasher;
+    fn build_hasher(&self) -> ColourHasher {
+        ColourHasher(0)
+    }
+}
+
+struct ColourHasher(u64);
+
+impl std::hash::Hasher for ColourHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8 | u64::from(*b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
 /// Opaque RGBA pixels as a palette of at most 256 colours (RGB triples)
 /// and an index a pixel: the 256 most used colours, each other colour
 /// mapped to the nearest of them. Deterministic: ties go to the lower
@@ -119,7 +148,7 @@ pub fn png(svg: &str) -> Result<Png, PictureError> {
 fn indexed(rgba: &[u8]) -> (Vec<u8>, Vec<u8>) {
     let colour = |p: &[u8]| u32::from_be_bytes([0, p[0], p[1], p[2]]);
     // Counted a run at a time: most pixels repeat the one before.
-    let mut counts: HashMap<u32, u32> = HashMap::new();
+    let mut counts: HashMap<u32, u32, Colours> = HashMap::default();
     let mut run: Option<(u32, u32)> = None;
     for p in rgba.chunks_exact(4) {
         let c = colour(p);
@@ -140,7 +169,7 @@ fn indexed(rgba: &[u8]) -> (Vec<u8>, Vec<u8>) {
     by_use.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let kept: Vec<u32> = by_use.iter().take(256).map(|(c, _)| *c).collect();
     let rgb = |c: u32| [(c >> 16) as u8, (c >> 8) as u8, c as u8];
-    let mut index: HashMap<u32, u8> = kept
+    let mut index: HashMap<u32, u8, Colours> = kept
         .iter()
         .enumerate()
         .map(|(i, c)| (*c, i as u8))

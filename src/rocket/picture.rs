@@ -212,10 +212,8 @@ pub(super) fn board_svg(g: &Rocket, last: &[Event]) -> String {
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" font-family=\"DejaVu Sans\">"
     );
-    let _ = writeln!(
-        out,
-        "<rect width=\"{WIDTH}\" height=\"{height}\" fill=\"#ffffff\"/>"
-    );
+    // No background: white where rendered to PNG, the page's colour in a
+    // browser (a full-size rectangle more was a sixth of a PNG's time).
 
     // The hexes: land, sea and Wales, one path each (few elements render
     // fast), then the sea's waves and Wales's hatching.

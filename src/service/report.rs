@@ -97,8 +97,8 @@ pub struct PictureRef {
 
 /// The board of one change, as every report of it shows the board: the
 /// map drawn once, and each distinct picture rendered to PNG once (a
-/// board that holds nothing private, as Rocket's, is one picture for
-/// every player: rendering it for each was most of a report's cost).
+/// board that holds nothing private is one picture for every player:
+/// rendering it for each was most of a report's cost).
 pub struct Board {
     /// The ASCII map.
     pub map: crate::engine::Map,

@@ -149,6 +149,9 @@ pub struct MailConfig {
     pub address: String,
     /// The display name on mail sent.
     pub name: String,
+    /// Reports carry a picture of the board (a PNG at the top of the HTML
+    /// part), for games that draw one; off: text and HTML only.
+    pub pictures: bool,
 }
 
 impl Default for MailConfig {
@@ -156,6 +159,7 @@ impl Default for MailConfig {
         MailConfig {
             address: "stationmaster@localhost".to_string(),
             name: "Stationmaster".to_string(),
+            pictures: true,
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod engine;
 pub mod linie1;
 pub mod local;
 pub mod mail;
+pub mod picture;
 pub mod registry;
 pub mod rocket;
 pub mod service;

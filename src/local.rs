@@ -384,6 +384,63 @@ pub fn show(
     Ok(out)
 }
 
+/// `show --svg`: the board's picture for `name` (none: a spectator) as an
+/// SVG document, with what the last accepted order changed marked.
+pub fn picture(store: &Store, id: &GameId, name: Option<&str>) -> Result<String, LocalError> {
+    let viewer = name.map(|n| seat_for(store, id, n)).transpose()?;
+    let loaded = store.load(id)?;
+    let log = store.log(id)?;
+    let last = log
+        .iter()
+        .rev()
+        .find(|e| e.kind == crate::store::EntryKind::Order)
+        .map_or(&[][..], |e| &e.events[..]);
+    loaded.game.picture(viewer, last)?.ok_or_else(|| {
+        LocalError::Argument(format!(
+            "{id} is a game of {}, which draws no picture of its board yet; `show {id}` prints its map",
+            crate::registry::title(&loaded.record.setup.kind)
+        ))
+    })
+}
+
+/// `show GAME --svg FILE` or `--png FILE`: runs `request` (a `show` with
+/// `svg` set, here or in the daemon) and writes the picture it gives to
+/// `file`, as it is or rendered to PNG; says where on stdout.
+pub fn write_picture(
+    config: &crate::config::Config,
+    request: &Request,
+    file: &std::path::Path,
+    png: bool,
+) -> Outcome {
+    let outcome = dispatch(config, request);
+    if outcome.code != 0 {
+        return outcome;
+    }
+    let bytes = if png {
+        match crate::picture::png(&outcome.stdout) {
+            Ok(p) => p.bytes,
+            Err(e) => return Outcome::of(Err(LocalError::Argument(e.to_string()))),
+        }
+    } else {
+        outcome.stdout.into_bytes()
+    };
+    match std::fs::write(file, &bytes) {
+        Ok(()) => Outcome {
+            stdout: format!(
+                "The board's picture ({} bytes of {}) is in {}.\n",
+                bytes.len(),
+                if png { "PNG" } else { "SVG" },
+                file.display()
+            ),
+            ..Outcome::default()
+        },
+        Err(e) => Outcome::of(Err(LocalError::Argument(format!(
+            "cannot write {}: {e}",
+            file.display()
+        )))),
+    }
+}
+
 /// `log`: every accepted order with its time, player and consequences, as a
 /// spectator sees them (amounts paid stay private until the game is over).
 pub fn log(

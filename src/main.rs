@@ -90,8 +90,14 @@ enum Command {
         #[arg(long = "as", value_name = "NAME")]
         player: Option<String>,
         /// Print the JSON view (docs/state-json.md) instead.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["svg", "png"])]
         json: bool,
+        /// Write the board's picture to FILE as SVG instead.
+        #[arg(long, value_name = "FILE", conflicts_with = "png")]
+        svg: Option<std::path::PathBuf>,
+        /// Write the board's picture to FILE as PNG (as mailed) instead.
+        #[arg(long, value_name = "FILE")]
+        png: Option<std::path::PathBuf>,
     },
     /// Print the game's turn log: orders, their consequences, deadlines and
     /// moderators' acts, timestamped.
@@ -435,7 +441,32 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             player,
             orders,
         },
-        Command::Show { game, player, json } => local::Command::Show { game, player, json },
+        Command::Show {
+            game,
+            player,
+            json,
+            svg,
+            png,
+        } => {
+            let Some(file) = svg.as_ref().or(png.as_ref()) else {
+                return Ok(local::dispatch(
+                    &config,
+                    &request(local::Command::Show {
+                        game,
+                        player,
+                        json,
+                        svg: false,
+                    }),
+                ));
+            };
+            let show = request(local::Command::Show {
+                game,
+                player,
+                json: false,
+                svg: true,
+            });
+            return Ok(local::write_picture(&config, &show, file, png.is_some()));
+        }
         Command::Log { game, turns, json } => local::Command::Log { game, turns, json },
         Command::Verify { game } => local::Command::Verify { game },
         Command::Mod {

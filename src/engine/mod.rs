@@ -282,6 +282,18 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
         self.draw_map(&self.view(None))
     }
 
+    /// The board as a picture for the reader of `view`: a standalone SVG
+    /// document (width, height and viewBox set, text in "DejaVu Sans"
+    /// only, which is the font the mail's PNG is rendered with), drawn from
+    /// the view alone so it shows no more than the text, with what `last`
+    /// (the events of the change being reported) touched marked. `None`
+    /// where the game draws no picture: its mail is then text and HTML
+    /// only.
+    fn picture(&self, view: &Self::View, last: &[Self::Event]) -> Option<String> {
+        let _ = (view, last);
+        None
+    }
+
     /// The status block below the map for the reader of `view`.
     fn status_to(&self, view: &Self::View) -> String;
 
@@ -363,6 +375,14 @@ pub trait AnyGame: Send + Sync {
     ) -> Result<Vec<String>, SetupError>;
     /// See [`Game::render_map`].
     fn render_map(&self) -> Map;
+    /// [`Game::picture`] for `viewer`, with the events (as stored in
+    /// [`Applied::events`]) of the change being reported marked: an SVG
+    /// document, or `None` where the game draws no picture.
+    fn picture(
+        &self,
+        viewer: Option<Seat>,
+        last: &[serde_json::Value],
+    ) -> Result<Option<String>, SetupError>;
     /// See [`Game::render_status`].
     fn render_status(&self, viewer: Option<Seat>) -> String;
     /// The map and status block for `viewer`, as text.
@@ -468,12 +488,7 @@ impl<G: Game> AnyGame for G {
     ) -> Result<Vec<String>, SetupError> {
         let mut out = Vec::new();
         let view = self.view(viewer);
-        for v in events {
-            let event =
-                serde_json::from_value::<G::Event>(v.clone()).map_err(|e| SetupError::Event {
-                    kind: G::KIND.to_string(),
-                    message: format!("{e} in {v}"),
-                })?;
+        for event in read_events::<G>(events)? {
             let sentence = self.describe_to(&event, &view);
             if !sentence.is_empty() {
                 out.push(sentence);
@@ -484,6 +499,18 @@ impl<G: Game> AnyGame for G {
 
     fn render_map(&self) -> Map {
         Game::render_map(self)
+    }
+
+    fn picture(
+        &self,
+        viewer: Option<Seat>,
+        last: &[serde_json::Value],
+    ) -> Result<Option<String>, SetupError> {
+        Ok(Game::picture(
+            self,
+            &self.view(viewer),
+            &read_events::<G>(last)?,
+        ))
     }
 
     fn render_status(&self, viewer: Option<Seat>) -> String {
@@ -512,6 +539,20 @@ impl<G: Game> AnyGame for G {
     fn clone_box(&self) -> Box<dyn AnyGame> {
         Box::new(self.clone())
     }
+}
+
+/// Stored events ([`Applied::events`]) read back as `G`'s own; an event
+/// this version cannot read is an error, never left out.
+fn read_events<G: Game>(events: &[serde_json::Value]) -> Result<Vec<G::Event>, SetupError> {
+    events
+        .iter()
+        .map(|v| {
+            serde_json::from_value::<G::Event>(v.clone()).map_err(|e| SetupError::Event {
+                kind: G::KIND.to_string(),
+                message: format!("{e} in {v}"),
+            })
+        })
+        .collect()
 }
 
 /// Looks a player up by name, without regard to case.

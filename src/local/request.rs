@@ -62,7 +62,7 @@ pub enum Command {
         /// The order lines.
         orders: String,
     },
-    /// `show GAME [--as NAME] [--json]`
+    /// `show GAME [--as NAME] [--json | --svg FILE | --png FILE]`
     Show {
         /// The game id.
         game: String,
@@ -70,6 +70,10 @@ pub enum Command {
         player: Option<String>,
         /// `--json`.
         json: bool,
+        /// `--svg` or `--png`: the board's picture, as SVG (the command
+        /// line writes it to the file, or renders it to PNG first).
+        #[serde(default)]
+        svg: bool,
     },
     /// `log GAME [--turns A..B] [--json]`
     Log {
@@ -342,7 +346,15 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
             player,
             orders,
         } => super::order(&env.ctx()?, &GameId(game.clone()), player, orders, now)?,
-        Command::Show { game, player, json } => with_newline(super::show(
+        Command::Show {
+            game,
+            player,
+            svg: true,
+            ..
+        } => super::picture(store, &GameId(game.clone()), player.as_deref())?,
+        Command::Show {
+            game, player, json, ..
+        } => with_newline(super::show(
             store,
             &GameId(game.clone()),
             player.as_deref(),

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use lettre::message::header::{
     ContentTransferEncoding, ContentType, Header, HeaderName, HeaderValue,
 };
-use lettre::message::{Body, Mailbox, MultiPart, SinglePart};
+use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 use lettre::{Address, Message};
 
 use super::OutMail;
@@ -94,6 +94,21 @@ pub struct Draft {
     pub references: Vec<String>,
     /// Where replies should go, if not to our address.
     pub reply_to: Option<String>,
+    /// A picture the HTML part shows (`<img src="cid:…">`), attached inline
+    /// beside it. Left out where the HTML does not refer to it.
+    pub picture: Option<InlinePicture>,
+}
+
+/// An image attached inline to a mail's HTML part, which shows it by its
+/// Content-ID (`cid:`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InlinePicture {
+    /// Its Content-ID, without angle brackets.
+    pub cid: String,
+    /// Its file name, for a mail program that offers to save it.
+    pub name: String,
+    /// The PNG file's bytes; shared by the mails of one change.
+    pub png: std::sync::Arc<Vec<u8>>,
 }
 
 /// A mail that cannot be composed.
@@ -194,13 +209,34 @@ pub fn compose(
         .header(ContentType::TEXT_PLAIN)
         .body(body(&draft.text));
     let message = match &draft.html {
-        Some(html) => builder.multipart(
-            MultiPart::alternative().singlepart(text).singlepart(
-                SinglePart::builder()
-                    .header(ContentType::TEXT_HTML)
-                    .body(body(&ascii_html(html))),
-            ),
-        ),
+        Some(html) => {
+            let html_part = SinglePart::builder()
+                .header(ContentType::TEXT_HTML)
+                .body(body(&ascii_html(html)));
+            let shown = draft
+                .picture
+                .as_ref()
+                .filter(|p| html.contains(&format!("cid:{}", p.cid)));
+            let alternative = MultiPart::alternative().singlepart(text);
+            builder.multipart(match shown {
+                // The HTML and the picture it shows, together
+                // (multipart/related, RFC 2387), as the HTML alternative.
+                Some(p) => alternative.multipart(
+                    MultiPart::related().singlepart(html_part).singlepart(
+                        Attachment::new_inline_with_name(p.cid.clone(), p.name.clone()).body(
+                            Body::new_with_encoding(
+                                p.png.as_ref().clone(),
+                                ContentTransferEncoding::Base64,
+                            )
+                            .map_err(|_| ComposeError::Build("picture".to_string()))?,
+                            ContentType::parse("image/png")
+                                .map_err(|e| ComposeError::Build(e.to_string()))?,
+                        ),
+                    ),
+                ),
+                None => alternative.singlepart(html_part),
+            })
+        }
         None => builder.singlepart(text),
     }
     .map_err(|e| ComposeError::Build(e.to_string()))?;
@@ -223,6 +259,7 @@ mod tests {
         let config = MailConfig {
             address: "sm@example.org".into(),
             name: String::new(),
+            pictures: true,
         };
         let draft = Draft {
             to: "a@example.org".into(),
@@ -288,6 +325,7 @@ mod tests {
         let config = MailConfig {
             address: "sm@example.org".into(),
             name: "Stationmaster".into(),
+            pictures: true,
         };
         let draft = Draft {
             to_name: "Alice".into(),
@@ -298,6 +336,7 @@ mod tests {
             in_reply_to: Some("orig@example.org".into()),
             references: vec!["first@example.org".into(), "orig@example.org".into()],
             reply_to: Some("sm+rocket-1.abc123@example.org".into()),
+            picture: None,
         };
         let date = DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
             .unwrap()

@@ -16,6 +16,7 @@ pub mod board;
 mod event;
 pub mod hex;
 mod order;
+mod picture;
 mod render;
 mod rules;
 pub mod scoring;
@@ -564,6 +565,12 @@ impl Game for Rocket {
     fn draw_map(&self, _spectator: &view::View) -> crate::engine::Map {
         // Rocket's board holds nothing private.
         render::map(self)
+    }
+
+    fn picture(&self, _view: &view::View, last: &[Event]) -> Option<String> {
+        // The board holds nothing private (only money is, rulings 13, and
+        // the picture shows none): every reader's picture is the same.
+        Some(picture::board_svg(self, last))
     }
 
     fn status_to(&self, view: &view::View) -> String {

@@ -49,10 +49,10 @@ pub(super) fn station_letter(seat: Seat) -> char {
 }
 
 /// The colours of the players' stations, by seat.
-const STATION_COLOURS: [&str; 4] = ["#d81b60", "#00838f", "#6d4c41", "#3949ab"];
-const SEA: &str = "#5b9bd5";
-const WALES: &str = "#9e9e9e";
-const PLACE: &str = "#263238";
+pub(super) const STATION_COLOURS: [&str; 4] = ["#d81b60", "#00838f", "#6d4c41", "#3949ab"];
+pub(super) const SEA: &str = "#5b9bd5";
+pub(super) const WALES: &str = "#9e9e9e";
+pub(super) const PLACE: &str = "#263238";
 
 /// The pieces of hex `i`, added to `line`.
 fn cell(g: &Rocket, codes: &[String], i: usize, line: &mut Vec<Seg>) {

@@ -1,6 +1,7 @@
 //! The archive of a finished (or aborted) game, in `[store] archive`/GAME/:
 //! the full turn log (text and JSON, with each entry's hash), the final map
-//! and scores, and one self-contained HTML page with all of it.
+//! and scores, the final board's picture (`final.svg`, where the game draws
+//! one), and one self-contained HTML page with all of it.
 
 use std::path::{Path, PathBuf};
 
@@ -75,9 +76,26 @@ pub fn write(
         let path = folder.join(name);
         std::fs::write(&path, text).map_err(|e| io(&path, e))?;
     }
+    // The final board's picture, where the game draws one: its own file,
+    // and in the page above the map (scaled down on a narrow screen), with
+    // the last order's changes marked as in its report.
+    let last = entries
+        .iter()
+        .rev()
+        .find(|e| e.kind == crate::store::EntryKind::Order)
+        .map_or(&[][..], |e| &e.events[..]);
+    let picture = loaded
+        .game
+        .picture(None, last)
+        .map_err(crate::store::StoreError::from)?;
+    if let Some(svg) = &picture {
+        let path = folder.join("final.svg");
+        std::fs::write(&path, svg).map_err(|e| io(&path, e))?;
+    }
     let html = format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{id}</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>{}</h1>\n{}\n<h2>The turn log</h2>\n<pre>{}</pre>\n</body></html>\n",
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{id}</title>\n<style>svg {{ max-width: 100%; height: auto }}</style></head>\n<body style=\"font-family: sans-serif\">\n<h1>{}</h1>\n{}{}\n<h2>The turn log</h2>\n<pre>{}</pre>\n</body></html>\n",
         escape(&head),
+        picture.as_deref().unwrap_or_default(),
         loaded.game.render_html(None),
         escape(&log.join("\n"))
     );

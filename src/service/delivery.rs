@@ -98,6 +98,8 @@ pub(crate) fn short_mail(
         in_reply_to,
         references,
         reply_to: Some(report::reply_address(&ctx.config.mail.address, id, &token)),
+        // One line per change: the picture comes with the full report.
+        picture: None,
     };
     super::compose_mail(ctx, &id.0, "short", &draft, now)
 }

@@ -207,7 +207,7 @@ pub fn new_game_change(
         meta.moderator_tokens.insert(m.to_ascii_lowercase(), token);
         outbox.push(mail);
     }
-    let map = game.render_map();
+    let map = report::Board::new(ctx, &*game, &[]);
     for s in 0..n {
         let mail = MailContext {
             welcome: true,
@@ -400,7 +400,7 @@ pub(crate) fn reports(
     let record = ctx.store.record(id)?;
     let new_seq = update.base_seq + update.entries.len() as u64;
     let mut out = Vec::new();
-    let map = game.render_map();
+    let map = report::Board::new(ctx, game, &update.entries);
     let changed = !update.entries.is_empty();
     for s in 0..record.setup.players.len() {
         let seat = Seat(s as u8);

@@ -490,7 +490,7 @@ pub fn run(
                 &record,
                 &meta,
                 &*game,
-                &game.render_map(),
+                &report::Board::new(ctx, &*game, &[]),
                 seat,
                 mail,
                 None,

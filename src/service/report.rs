@@ -67,6 +67,9 @@ pub struct MailContext {
     pub map: String,
     /// The map and status, as an HTML `<pre>`.
     pub map_html: String,
+    /// The board's picture, shown above the map where the game draws one
+    /// (and `[mail] pictures` is on).
+    pub picture: Option<PictureRef>,
     /// The "You can:" hints.
     pub hints: Vec<String>,
     /// Who must act by when: one line per awaited player.
@@ -78,6 +81,116 @@ pub struct MailContext {
     pub over: bool,
     /// Where the archive of a game that is over is kept.
     pub archive: String,
+}
+
+/// The board's picture as the HTML part refers to it:
+/// `<img src="cid:{{ picture.cid }}" width=… height=…>`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PictureRef {
+    /// The Content-ID of the PNG attached beside the HTML.
+    pub cid: String,
+    /// Its size in pixels.
+    pub width: u32,
+    /// Its height in pixels.
+    pub height: u32,
+}
+
+/// The board of one change, as every report of it shows the board: the
+/// map drawn once, and each distinct picture rendered to PNG once (a
+/// board that holds nothing private is one picture for every player:
+/// rendering it for each was most of a report's cost).
+pub struct Board {
+    /// The ASCII map.
+    pub map: crate::engine::Map,
+    /// The events of the change (as stored), marked on the picture.
+    last: Vec<serde_json::Value>,
+    /// `[mail] pictures`.
+    pictures: bool,
+    /// Each SVG drawn so far and its PNG (None: it would not render).
+    rendered: std::cell::RefCell<Vec<(String, Option<crate::mail::compose::InlinePicture>)>>,
+}
+
+impl Board {
+    /// The board of `game` after a change whose log entries are `entries`
+    /// (none: a welcome, a resent report).
+    pub fn new(ctx: &Ctx<'_>, game: &dyn AnyGame, entries: &[LogEntry]) -> Board {
+        Board {
+            map: game.render_map(),
+            last: entries.iter().flat_map(|e| e.events.clone()).collect(),
+            pictures: ctx.config.mail.pictures,
+            rendered: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The picture for `seat`, rendered once per distinct SVG; None where
+    /// pictures are off, the game draws none, or it would not render (a
+    /// fault in the drawing, logged: the report goes without it).
+    pub fn picture(
+        &self,
+        ctx: &Ctx<'_>,
+        game: &dyn AnyGame,
+        seat: Option<Seat>,
+    ) -> Option<(crate::mail::compose::InlinePicture, PictureRef)> {
+        if !self.pictures {
+            return None;
+        }
+        let svg = match game.picture(seat, &self.last) {
+            Ok(Some(svg)) => svg,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!(error = %e, "the board's picture could not be drawn; reports go without it");
+                return None;
+            }
+        };
+        let mut rendered = self.rendered.borrow_mut();
+        let inline = match rendered.iter().find(|(s, _)| *s == svg) {
+            Some((_, inline)) => inline.clone(),
+            None => {
+                let inline = match crate::picture::png(&svg) {
+                    Ok(png) => Some(inline_picture(ctx, png)),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the board's picture could not be rendered; reports go without it");
+                        None
+                    }
+                };
+                rendered.push((svg, inline.clone()));
+                inline
+            }
+        }?;
+        let (width, height) = png_size(&inline.png);
+        let reference = PictureRef {
+            cid: inline.cid.clone(),
+            width,
+            height,
+        };
+        Some((inline, reference))
+    }
+}
+
+/// A rendered PNG as a mail attaches it: its Content-ID is made from its
+/// bytes, so the same picture has the same id in every mail.
+fn inline_picture(ctx: &Ctx<'_>, png: crate::picture::Png) -> crate::mail::compose::InlinePicture {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(&png.bytes);
+    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    crate::mail::compose::InlinePicture {
+        cid: format!(
+            "board.{hex}@{}",
+            crate::mail::compose::domain(&ctx.config.mail)
+        ),
+        name: "board.png".to_string(),
+        png: std::sync::Arc::new(png.bytes),
+    }
+}
+
+/// A PNG's width and height, from its header.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    let word = |at: usize| {
+        png.get(at..at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u32::from_be_bytes)
+    };
+    (word(16), word(20))
 }
 
 /// A short status line for subjects: whose turn, or the end.
@@ -604,6 +717,11 @@ pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<Str
         events: lines(&["bob: first order", "   bob gains a point."]),
         map: "(the map)".into(),
         map_html: "<pre>(the map)</pre>".into(),
+        picture: Some(PictureRef {
+            cid: "board.0123456789abcdef@example.org".into(),
+            width: 600,
+            height: 740,
+        }),
         hints: lines(&["order ARGUMENT"]),
         deadlines: lines(&["You (2 actions): by Mon 23 Nov 2026 18:00 UTC (in 9 hours)"]),
         headline: "Waiting for alice (2 actions)".into(),
@@ -706,8 +824,9 @@ pub fn reply_address(address: &str, game: &GameId, token: &str) -> String {
     }
 }
 
-/// A mail to player `seat`, with `map` (of `game`), the status and hints
-/// from their view, and whatever sections `mail` fills in.
+/// A mail to player `seat`, with `board` (of `game`: its map, and its
+/// picture where there is one), the status and hints from their view, and
+/// whatever sections `mail` fills in.
 #[allow(clippy::too_many_arguments)]
 pub fn player_mail(
     ctx: &Ctx<'_>,
@@ -715,7 +834,7 @@ pub fn player_mail(
     record: &GameRecord,
     meta: &GameMeta,
     game: &dyn AnyGame,
-    map: &crate::engine::Map,
+    board: &Board,
     seat: Seat,
     mut mail: MailContext,
     threading: Option<(String, Vec<String>)>,
@@ -734,8 +853,10 @@ pub fn player_mail(
         .map(|p| p.name.clone())
         .collect();
     let status = game.render_status(Some(seat));
-    mail.map = crate::engine::page_text(&map.text, &status);
-    mail.map_html = crate::engine::page_html(&map.html, &status);
+    mail.map = crate::engine::page_text(&board.map.text, &status);
+    mail.map_html = crate::engine::page_html(&board.map.html, &status);
+    let picture = board.picture(ctx, game, Some(seat));
+    mail.picture = picture.as_ref().map(|(_, r)| r.clone());
     mail.deadlines = deadline_lines(game, meta, Some(seat), now);
     mail.hints = game
         .hints(seat)
@@ -779,6 +900,7 @@ pub fn player_mail(
         in_reply_to,
         references,
         reply_to: Some(reply_address(&ctx.config.mail.address, id, &token)),
+        picture: picture.map(|(p, _)| p),
     };
     let what = if mail.welcome { "welcome" } else { "report" };
     super::compose_mail(ctx, &id.0, what, &draft, now)

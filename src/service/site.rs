@@ -767,6 +767,7 @@ impl<'a, 'c> Session<'a, 'c> {
             in_reply_to,
             references,
             reply_to: Some(report::reply_address(&ctx.config.mail.address, &f.id, key)),
+            picture: None,
         };
         Ok(crate::mail::compose::compose(
             &draft,
@@ -1171,7 +1172,7 @@ impl<'a, 'c> Session<'a, 'c> {
             if report::ended(ctx.store, &id, &meta, &*loaded.game)?.is_some() {
                 continue;
             }
-            let map = loaded.game.render_map();
+            let map = report::Board::new(ctx, &*loaded.game, &[]);
             for seat in loaded.game.awaiting().iter().map(|a| a.seat) {
                 if !meta
                     .address(&loaded.record, seat)
@@ -1742,6 +1743,7 @@ fn seat_notice(
             &f.id,
             &s.key,
         )),
+        ..Draft::default()
     };
     super::compose_mail(ctx, &f.id.0, "forming", &draft, now)
 }

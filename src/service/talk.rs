@@ -154,6 +154,7 @@ fn message_mail(
         in_reply_to,
         references,
         reply_to: Some(report::reply_address(&ctx.config.mail.address, id, &token)),
+        ..Draft::default()
     };
     super::compose_mail(ctx, &id.0, "talk", &draft, now)
 }

@@ -37,6 +37,7 @@ mod linie1_playouts;
 mod linie1_rules;
 mod moderator;
 mod outage;
+mod pictures;
 mod readme;
 mod replies;
 mod rocket_examples;

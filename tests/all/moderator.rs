@@ -352,6 +352,25 @@ fn abort_ends_the_game_and_archives_it() {
     }
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(html.contains("<pre") && html.contains("Aborted by a moderator"));
+    // The final board's picture: in the page, above the map, and on its own.
+    let svg = std::fs::read_to_string(dir.join("final.svg")).unwrap();
+    assert!(svg.starts_with("<svg"), "{svg}");
+    let at = html
+        .find(svg.trim_end())
+        .expect("the page embeds final.svg");
+    assert!(at < html.find("<pre").unwrap());
+    // `show --svg` and `--png` write the same board to a file.
+    let out = s.ok(&["show", "rocket-1", "--svg", "board.svg"]);
+    assert!(out.contains("board.svg"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(s.dir.path().join("board.svg")).unwrap(),
+        svg
+    );
+    s.ok(&["show", "rocket-1", "--as", "bob", "--png", "board.png"]);
+    let png = std::fs::read(s.dir.path().join("board.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let both = s.run(&["show", "rocket-1", "--json", "--png", "x.png"]);
+    assert!(!both.ok && !s.dir.path().join("x.png").exists());
 }
 
 #[test]

@@ -1,0 +1,244 @@
+//! Picture benchmark: what the board's picture costs a report (issue 14).
+//!
+//! Run with `cargo bench --bench picture`. The last line compares the
+//! median time to render one PNG with its target (20 ms) and the largest
+//! PNG, as a report carries it (base64), with its (120 KB).
+//!
+//! Method:
+//! - Positions: random 4-player Rocket games (the policy of
+//!   `tests/all/rocket_playouts.rs`), each stopped at its 0th, 40th, 120th
+//!   order and at its end; the last order's events are marked, as in a
+//!   report.
+//! - For each: the SVG drawn by `AnyGame::picture` and the PNG rendered by
+//!   `picture::png` (what a change's reports pay once), each timed
+//!   `REPEAT` times on one core, medians printed; the PNG's size and that
+//!   of its base64 in the mail.
+//! - Mail: one game made and played 40 orders by `service::apply_local`
+//!   with `[mail] pictures` on, then again off: the mean size of its mails
+//!   (welcomes and reports), the time to make them, and the size they take
+//!   packed in the outbox (`store::pack`, as stored).
+
+mod common;
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use common::{cpu_times, median, ms, pick};
+use stationmaster::clock::ClockSettings;
+use stationmaster::config::Config;
+use stationmaster::daemon::{self, Daemon};
+use stationmaster::engine::rng::SplitMix64;
+use stationmaster::engine::{AnyGame, Game, Seat, Status};
+use stationmaster::mail::templates::Templates;
+use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
+use stationmaster::registry::BoardSource;
+use stationmaster::rocket::{Board, Rocket};
+use stationmaster::store::Store;
+
+const TARGET_MS: f64 = 20.0;
+const TARGET_KB: f64 = 120.0;
+const GAMES: u64 = 6;
+const STOPS: [usize; 3] = [0, 40, 120];
+const REPEAT: usize = 10;
+const MAIL_ORDERS: usize = 40;
+
+/// A random game's positions at [`STOPS`] and at its end, each with the
+/// events of the order that led there.
+fn positions(seed: u64) -> Vec<(String, Rocket, Vec<serde_json::Value>)> {
+    let mut g = Rocket::new(
+        Board::embedded().expect("the shipped board"),
+        &common::setup(4, seed, ""),
+    )
+    .expect("a game");
+    let mut rng = SplitMix64::new(seed);
+    let mut out = Vec::new();
+    let mut last = Vec::new();
+    for n in 0.. {
+        if STOPS.contains(&n) {
+            out.push((format!("order {n}"), g.clone(), last.clone()));
+        }
+        let Status::Active(awaited) = Game::status(&g) else {
+            out.push((format!("end, order {n}"), g, last));
+            break;
+        };
+        let seat = awaited[0].seat;
+        let legal = g.legal_orders(seat);
+        let o = legal[pick(&mut rng, &legal)].clone();
+        last = g
+            .apply(seat, &o)
+            .expect("a legal order")
+            .iter()
+            .map(|e| serde_json::to_value(e).expect("an event"))
+            .collect();
+    }
+    out
+}
+
+/// `f`'s median wall time, its mean CPU time (this process's, so other
+/// work on a shared machine does not count), and its value.
+fn timed<T>(f: impl Fn() -> T) -> (Duration, Duration, T) {
+    let mut times = Vec::with_capacity(REPEAT);
+    let mut value = f();
+    let cpu = cpu_times().0;
+    for _ in 0..REPEAT {
+        let t = Instant::now();
+        value = f();
+        times.push(t.elapsed());
+    }
+    let cpu = (cpu_times().0 - cpu) / REPEAT as u32;
+    (median(&times), cpu, value)
+}
+
+/// Mean bytes a mail, mean packed bytes a mail, time a mail made: one
+/// game made and played [`MAIL_ORDERS`] orders with pictures on or off.
+fn mails(pictures: bool, now: DateTime<Utc>) -> (f64, f64, f64, usize) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut config = Config::default();
+    config.store.path = dir.path().join("db");
+    config.store.archive = dir.path().join("archive");
+    config.mail.pictures = pictures;
+    let outbox = MemoryOutbound::new();
+    let mut d = Daemon::new(
+        Store::open(&config.store.path).expect("store"),
+        config,
+        Templates::load(None).expect("templates"),
+        BoardSource::embedded(),
+        Box::new(MemoryInbound::new()),
+        Box::new(outbox.clone()),
+    );
+    let mut rng = SplitMix64::new(7);
+    let cpu = cpu_times().0;
+    let id = daemon::create_game(
+        &d.ctx(),
+        &common::setup(4, 7, ""),
+        ClockSettings::default(),
+        Vec::new(),
+        now,
+    )
+    .expect("a game");
+    for _ in 0..MAIL_ORDERS {
+        let game: Box<dyn AnyGame> = d.store().load(&id).expect("the game").game;
+        let Status::Active(awaited) = game.status() else {
+            break;
+        };
+        let seat: Seat = awaited[0].seat;
+        let legal = game.legal_order_lines(seat);
+        let line = legal[rng.below(legal.len())].clone();
+        stationmaster::service::apply_local(&d.ctx(), &id, seat, &[line], now).expect("applied");
+    }
+    let made = cpu_times().0 - cpu;
+    d.process(now, &AtomicBool::new(false)).expect("sent");
+    let sent = outbox.take();
+    let n = sent.len().max(1) as f64;
+    let bytes: usize = sent.iter().map(|m| m.bytes.len()).sum();
+    let packed: usize = sent
+        .iter()
+        .map(|m| {
+            stationmaster::store::pack::pack(&m.bytes)
+                .expect("packed")
+                .len()
+        })
+        .sum();
+    (
+        bytes as f64 / n,
+        packed as f64 / n,
+        ms(made) / n,
+        sent.len(),
+    )
+}
+
+/// Where a PNG's time goes, on the end of game 0: reading the SVG (text
+/// laid out and turned into paths), drawing it, writing the PNG.
+fn breakdown() {
+    use resvg::{tiny_skia, usvg};
+    let (_, g, last) = positions(0).pop().expect("a position");
+    let svg = AnyGame::picture(&g, None, &last)
+        .expect("events read")
+        .expect("a picture");
+    let mut options = usvg::Options::default();
+    options
+        .fontdb_mut()
+        .load_font_data(std::fs::read("templates/fonts/DejaVuSans.ttf").expect("the font"));
+    let (parse, _, tree) = timed(|| usvg::Tree::from_str(&svg, &options).expect("parsed"));
+    let scale = 600.0 / tree.size().width();
+    let h = (tree.size().height() * scale).ceil() as u32;
+    let (render, _, pixmap) = timed(|| {
+        let mut p = tiny_skia::Pixmap::new(600, h).expect("a pixmap");
+        p.fill(tiny_skia::Color::WHITE);
+        resvg::render(
+            &tree,
+            tiny_skia::Transform::from_scale(scale, scale),
+            &mut p.as_mut(),
+        );
+        p
+    });
+    let (encode, _, _) = timed(|| pixmap.encode_png().expect("encoded"));
+    let (all, _, _) = timed(|| stationmaster::picture::png(&svg).expect("rendered"));
+    println!(
+        "  where the time goes (game 0's end, wall medians): SVG read {:.2} ms, drawn {:.2} ms, RGBA PNG written {:.2} ms; picture::png in all {:.2} ms",
+        ms(parse),
+        ms(render),
+        ms(encode),
+        ms(all)
+    );
+}
+
+fn main() {
+    println!(
+        "picture bench: {GAMES} random 4-player Rocket games at orders {STOPS:?} and their end; SVG and PNG each timed {REPEAT} times: wall time (median) and CPU time (mean; the figure, as other work shares the machine)"
+    );
+    let mut png_times = Vec::new();
+    let mut largest = 0usize;
+    for seed in 0..GAMES {
+        for (what, g, last) in positions(seed) {
+            let (svg_time, _, svg) = timed(|| {
+                AnyGame::picture(&g, None, &last)
+                    .expect("events read")
+                    .expect("Rocket draws a picture")
+            });
+            let (png_time, png_cpu, png) =
+                timed(|| stationmaster::picture::png(&svg).expect("rendered"));
+            largest = largest.max(png.bytes.len());
+            png_times.push(png_cpu);
+            println!(
+                "  game {seed} {what:<16} SVG {:>5.2} ms {:>5.1} KB   PNG {}x{} {:>6.2} ms ({:>6.2} ms CPU) {:>5.1} KB",
+                ms(svg_time),
+                svg.len() as f64 / 1024.0,
+                png.width,
+                png.height,
+                ms(png_time),
+                ms(png_cpu),
+                png.bytes.len() as f64 / 1024.0
+            );
+        }
+    }
+    breakdown();
+    let now = DateTime::parse_from_rfc3339("2026-11-23T09:00:00Z")
+        .expect("a time")
+        .with_timezone(&Utc);
+    let (on_bytes, on_packed, on_ms, on_n) = mails(true, now);
+    let (off_bytes, off_packed, off_ms, off_n) = mails(false, now);
+    println!(
+        "  mail, one game's welcomes and {MAIL_ORDERS} orders' reports: pictures off {off_n} mails, {:.1} KB a mail ({:.1} KB packed in the outbox), {off_ms:.2} ms of CPU a mail made",
+        off_bytes / 1024.0,
+        off_packed / 1024.0
+    );
+    println!(
+        "  pictures on: {on_n} mails, {:.1} KB a mail ({:.1} KB packed), {on_ms:.2} ms of CPU a mail made: {:.2}x the size, {:.2}x the time",
+        on_bytes / 1024.0,
+        on_packed / 1024.0,
+        on_bytes / off_bytes,
+        on_ms / off_ms
+    );
+    let png_ms = ms(median(&png_times));
+    // What a report carries: the PNG in base64 (4 bytes for 3, CRLF every
+    // 76 characters).
+    let in_mail_kb = (largest as f64 * 4.0 / 3.0 * 78.0 / 76.0) / 1024.0;
+    println!(
+        "picture: median PNG {png_ms:.2} ms of CPU ({:.2}x the target {TARGET_MS} ms); largest PNG {:.1} KB, {in_mail_kb:.1} KB in a report ({:.2}x the target {TARGET_KB} KB)",
+        png_ms / TARGET_MS,
+        largest as f64 / 1024.0,
+        in_mail_kb / TARGET_KB
+    );
+}

@@ -1,0 +1,534 @@
+//! The board as a picture (SVG), for the top of a report, the archive page
+//! and `show --svg`: the same board the ASCII map draws (`render.rs`), in
+//! the same colours, and nothing the map does not show.
+//!
+//! Pointy-top hexes in the board's "odd-r" layout (rows 2, 4, … half a hex
+//! east). Every colour is doubled by a shape or a label for colour-blind
+//! readers: locomotives and starting towns carry their line's two-letter
+//! code, each line's track its own white pattern, stations their player's
+//! letter, the hexes of the last change a dashed outline.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use super::Rocket;
+use super::board::{Good, LineId, PlaceKind, Terrain};
+use super::event::Event;
+use super::hex::{Dir, Hex};
+use super::render::{PLACE, SEA, STATION_COLOURS, WALES, line_codes, station_letter};
+use crate::engine::Seat;
+use crate::engine::canvas::{css_colour, escape_html};
+
+/// A hex's circumradius, in the picture's units (pixels at scale 1).
+const R: f64 = 20.0;
+/// Margins: west of the grid (row numbers), north of it (column letters).
+const LEFT: f64 = 32.0;
+const TOP: f64 = 24.0;
+/// The picture's width; the legend is below the grid.
+const WIDTH: f64 = 600.0;
+/// The height of one row of the legend.
+const LEGEND_ROW: f64 = 22.0;
+
+const LAND: &str = "#efe8cf";
+const LAND_EDGE: &str = "#c9bf9d";
+const SEA_FILL: &str = "#b9d4ee";
+const WALES_FILL: &str = "#cfcfcf";
+/// The white halo behind labels, so they read over track and hex edges.
+const HALO: &str =
+    "stroke=\"#ffffff\" stroke-width=\"2.5\" stroke-linejoin=\"round\" paint-order=\"stroke\"";
+
+/// The white pattern drawn along each line's track (by the line's index),
+/// so lines differ by more than their hue. `None`: plain.
+const TRACK_PATTERNS: [Option<&str>; 7] = [
+    None,
+    Some("1.5 2.5"),
+    Some("5 3"),
+    Some("5 2 1.5 2"),
+    Some("none"),
+    Some("10 3"),
+    Some("1.5 2 1.5 6"),
+];
+
+fn width() -> f64 {
+    R * 3f64.sqrt()
+}
+
+/// The centre of `hex`.
+fn centre(hex: Hex) -> (f64, f64) {
+    let w = width();
+    let shift = if hex.row % 2 == 1 { w / 2.0 } else { 0.0 };
+    (
+        LEFT + w / 2.0 + f64::from(hex.col) * w + shift,
+        TOP + R + f64::from(hex.row) * 1.5 * R,
+    )
+}
+
+/// The angle of direction `d`, in degrees clockwise from east (y grows
+/// southwards, as in SVG).
+fn angle(d: Dir) -> f64 {
+    match d {
+        Dir::E => 0.0,
+        Dir::SE => 60.0,
+        Dir::SW => 120.0,
+        Dir::W => 180.0,
+        Dir::NW => 240.0,
+        Dir::NE => 300.0,
+    }
+}
+
+/// The middle of the side of the hex at `(x, y)` towards `d`.
+fn side(x: f64, y: f64, d: Dir) -> (f64, f64) {
+    let a = angle(d).to_radians();
+    let h = width() / 2.0;
+    (x + h * a.cos(), y + h * a.sin())
+}
+
+/// The corners of a hex of circumradius `r` around `(x, y)`, as SVG points.
+fn corners(x: f64, y: f64, r: f64) -> String {
+    let mut out = String::new();
+    for k in 0..6 {
+        let a = (30.0 + 60.0 * f64::from(k)).to_radians();
+        let _ = write!(out, "{:.1},{:.1} ", x + r * a.cos(), y + r * a.sin());
+    }
+    out.pop();
+    out
+}
+
+/// The hexes the events of the last change touched: where locomotives
+/// went from and to, track laid, stations placed or moved, tokens taken.
+fn touched(g: &Rocket, last: &[Event]) -> BTreeSet<Hex> {
+    let b = g.board();
+    let mut out = BTreeSet::new();
+    for e in last {
+        match e {
+            Event::LocomotiveMoved { from, to, .. } | Event::StationMoved { from, to, .. } => {
+                out.insert(*from);
+                out.insert(*to);
+            }
+            Event::StationPlaced { hex, .. }
+            | Event::TrackLaid { hex, .. }
+            | Event::VetoWon { hex, .. }
+            | Event::PassengerTaken { hex, .. }
+            | Event::Merged { hex, .. } => {
+                out.insert(*hex);
+            }
+            Event::TokenTaken { city, .. } => {
+                out.insert(b.place(*city).hex);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Text at `(x, y)`, centred, over a white halo.
+fn label(out: &mut String, x: f64, y: f64, size: f64, colour: &str, text: &str) {
+    let _ = writeln!(
+        out,
+        "<text x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"{size}\" fill=\"{colour}\" text-anchor=\"middle\" {HALO}>{}</text>",
+        escape_html(text)
+    );
+}
+
+/// A locomotive of line `l` (code `code`) at `(x, y)`: an arrow pointing
+/// the way it faces, or a plain plate on its starting town.
+fn locomotive(out: &mut String, x: f64, y: f64, colour: &str, code: &str, facing: Option<Dir>) {
+    match facing {
+        Some(d) => {
+            let _ = writeln!(
+                out,
+                "<path d=\"M-11,-7 H5 L13,0 L5,7 H-11 Z\" transform=\"translate({x:.1},{y:.1}) rotate({})\" fill=\"{colour}\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>",
+                angle(d)
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"24\" height=\"14\" rx=\"3\" fill=\"{colour}\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>",
+                x - 12.0,
+                y - 7.0
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"8\" fill=\"#ffffff\" text-anchor=\"middle\">{}</text>",
+        y + 3.0,
+        escape_html(code)
+    );
+}
+
+/// A station of `seat` at `(x, y)`: a square in the player's colour with
+/// their letter.
+fn station(out: &mut String, x: f64, y: f64, seat: Seat) {
+    let colour = STATION_COLOURS[seat.index() % STATION_COLOURS.len()];
+    let _ = writeln!(
+        out,
+        "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"11\" height=\"11\" fill=\"{colour}\" stroke=\"#ffffff\" stroke-width=\"1\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"8\" fill=\"#ffffff\" text-anchor=\"middle\">{}</text>",
+        x - 5.5,
+        y - 5.5,
+        y + 3.0,
+        station_letter(seat)
+    );
+}
+
+/// A piece of track of pattern `k` from `(x1, y1)` to `(x2, y2)`, for the
+/// legend.
+fn track_sample(out: &mut String, x1: f64, y: f64, x2: f64, colour: &str, k: usize) {
+    let d = format!("M{x1:.1},{y:.1} H{x2:.1}");
+    track_path(out, &d, colour, k);
+}
+
+/// Track along path `d` in `colour`, with line pattern `k` over it.
+fn track_path(out: &mut String, d: &str, colour: &str, k: usize) {
+    let _ = writeln!(
+        out,
+        "<path d=\"{d}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"5\" stroke-linecap=\"round\"/>"
+    );
+    if let Some(pattern) = TRACK_PATTERNS[k % TRACK_PATTERNS.len()] {
+        let dash = if pattern == "none" {
+            String::new()
+        } else {
+            format!(" stroke-dasharray=\"{pattern}\"")
+        };
+        let _ = writeln!(
+            out,
+            "<path d=\"{d}\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"1.3\"{dash}/>"
+        );
+    }
+}
+
+/// The board as an SVG document, with the hexes `last` touched marked.
+pub(super) fn board_svg(g: &Rocket, last: &[Event]) -> String {
+    let b = g.board();
+    let codes = line_codes(g);
+    let colour = |l: LineId| css_colour(&b.line(l).colour);
+    let rows = f64::from(b.rows);
+    let grid_bottom = TOP + 2.0 * R + (rows - 1.0) * 1.5 * R;
+    let legend_rows = 2 + b.lines.len().div_ceil(4) + g.players().len().div_ceil(4).max(1);
+    let height = (grid_bottom + 12.0 + legend_rows as f64 * LEGEND_ROW + 8.0).ceil();
+    let mut out = String::with_capacity(48 * 1024);
+    let _ = writeln!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" font-family=\"DejaVu Sans\">"
+    );
+    // No background: white where rendered to PNG, the page's colour in a
+    // browser (a full-size rectangle more was a sixth of a PNG's time).
+
+    // The hexes: land, sea and Wales, one path each (few elements render
+    // fast), then the sea's waves and Wales's hatching.
+    let mut paths = [String::new(), String::new(), String::new()];
+    let mut marks = [String::new(), String::new()];
+    for i in 0..b.hex_count() {
+        let hex = b.hex_at(i);
+        let (x, y) = centre(hex);
+        let k = match b.terrain(hex) {
+            Terrain::Sea => 1,
+            Terrain::Wales => 2,
+            Terrain::Land | Terrain::Place(_) => 0,
+        };
+        let _ = write!(paths[k], "M{}Z", corners(x, y, R));
+        match k {
+            1 => {
+                let _ = write!(marks[0], "M{:.1},{:.1} q3,-3 6,0 t6,0", x - 6.0, y);
+            }
+            2 => {
+                let _ = write!(
+                    marks[1],
+                    "M{:.1},{:.1} l10,-10 M{:.1},{:.1} l10,-10",
+                    x - 10.0,
+                    y + 5.0,
+                    x - 3.0,
+                    y + 8.0
+                );
+            }
+            _ => {}
+        }
+    }
+    for (d, fill) in paths.iter().zip([LAND, SEA_FILL, WALES_FILL]) {
+        let _ = writeln!(
+            out,
+            "<path d=\"{d}\" fill=\"{fill}\" stroke=\"{LAND_EDGE}\" stroke-width=\"0.8\"/>"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<path d=\"{}\" fill=\"none\" stroke=\"{SEA}\" stroke-width=\"1.2\"/>",
+        marks[0]
+    );
+    let _ = writeln!(
+        out,
+        "<path d=\"{}\" fill=\"none\" stroke=\"{WALES}\" stroke-width=\"1.2\"/>",
+        marks[1]
+    );
+    // Wales's name, once, over its hexes.
+    let wales: Vec<(f64, f64)> = (0..b.hex_count())
+        .map(|i| b.hex_at(i))
+        .filter(|h| b.terrain(*h) == Terrain::Wales)
+        .map(centre)
+        .collect();
+    if !wales.is_empty() {
+        let n = wales.len() as f64;
+        let (x, y) = wales
+            .iter()
+            .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
+        label(&mut out, x, y, 10.0, "#424242", "Wales");
+    }
+
+    // Coordinates: column letters above, row numbers to the west.
+    for c in 0..b.columns {
+        let (x, _) = centre(Hex::new(c, 0));
+        let _ = writeln!(
+            out,
+            "<text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"9\" fill=\"#616161\" text-anchor=\"middle\">{}</text>",
+            TOP - 6.0,
+            (b'A' + c) as char
+        );
+    }
+    for r in 0..b.rows {
+        let (_, y) = centre(Hex::new(0, r));
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"9\" fill=\"#616161\" text-anchor=\"end\">{}</text>",
+            LEFT - 4.0,
+            y + 3.0,
+            r + 1
+        );
+    }
+
+    // Track: one path a line, each tile from the side it was entered by
+    // to the side it leaves by, curving through the centre.
+    let mut track: Vec<String> = vec![String::new(); b.lines.len()];
+    let mut joints = String::new();
+    for i in 0..b.hex_count() {
+        let hex = b.hex_at(i);
+        let cell = g.cell(hex);
+        let Some(l) = cell.track else { continue };
+        let (x, y) = centre(hex);
+        match cell.tile {
+            Some(tile) => {
+                let (x1, y1) = side(x, y, tile.from);
+                let (x2, y2) = side(x, y, tile.to);
+                let _ = write!(
+                    track[l.index()],
+                    "M{x1:.1},{y1:.1} Q{x:.1},{y:.1} {x2:.1},{y2:.1} "
+                );
+            }
+            None => {
+                let _ = write!(
+                    joints,
+                    "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{}\"/>",
+                    colour(l)
+                );
+            }
+        }
+    }
+    for l in b.line_ids() {
+        let d = track[l.index()].trim_end();
+        if !d.is_empty() {
+            track_path(&mut out, d, colour(l), l.index());
+        }
+    }
+    if !joints.is_empty() {
+        out.push_str(&joints);
+        out.push('\n');
+    }
+
+    // Places: starting towns as rings with their line's code, cities as
+    // squares with the goods they have left, railway towns as small rings.
+    for (i, p) in b.places.iter().enumerate() {
+        let (x, y) = centre(p.hex);
+        match p.kind {
+            PlaceKind::Start(l) => {
+                if g.cell(p.hex).locomotive.is_none() {
+                    let _ = writeln!(
+                        out,
+                        "<circle cx=\"{x:.1}\" cy=\"{:.1}\" r=\"9\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"3\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"7\" fill=\"{}\" text-anchor=\"middle\">{}</text>",
+                        y - 4.0,
+                        colour(l),
+                        y - 1.5,
+                        colour(l),
+                        escape_html(&codes[l.index()])
+                    );
+                }
+                label(&mut out, x, y + 13.0, 8.5, PLACE, &p.name);
+            }
+            PlaceKind::City(_) => {
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{PLACE}\"/>",
+                    x - 6.0,
+                    y - 12.0
+                );
+                label(&mut out, x, y + 7.0, 8.5, PLACE, &p.name);
+                let left = g.city_tokens(super::PlaceId(i as u8));
+                let goods: Vec<String> = Good::ALL
+                    .iter()
+                    .filter(|good| left[good.index()] > 0)
+                    .map(|good| format!("{}{}", &good.name()[..2], left[good.index()]))
+                    .collect();
+                let goods = if goods.is_empty() {
+                    "no goods".to_string()
+                } else {
+                    goods.join(" ")
+                };
+                label(&mut out, x, y + 15.5, 7.0, "#5d4037", &goods);
+            }
+            PlaceKind::Town => {
+                let _ = writeln!(
+                    out,
+                    "<circle cx=\"{x:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"#ffffff\" stroke=\"{PLACE}\" stroke-width=\"2\"/>",
+                    y - 4.0
+                );
+                label(&mut out, x, y + 10.0, 8.5, PLACE, &p.name);
+            }
+        }
+    }
+
+    // Stations, then locomotives on top.
+    for i in 0..b.hex_count() {
+        let hex = b.hex_at(i);
+        if let Some(s) = g.cell(hex).station {
+            let (x, y) = centre(hex);
+            station(&mut out, x + 8.0, y + 8.0, s);
+        }
+    }
+    for l in b.line_ids() {
+        let line = g.line(l);
+        if let Some(hex) = line.locomotive {
+            let (x, y) = centre(hex);
+            let y = if line.facing.is_none() { y - 4.0 } else { y };
+            locomotive(&mut out, x, y, colour(l), &codes[l.index()], line.facing);
+        }
+    }
+
+    // The last change.
+    for hex in touched(g, last) {
+        let (x, y) = centre(hex);
+        let _ = writeln!(
+            out,
+            "<polygon points=\"{}\" fill=\"none\" stroke=\"#111111\" stroke-width=\"2.5\" stroke-dasharray=\"4 3\"/>",
+            corners(x, y, R - 2.0)
+        );
+    }
+
+    legend(g, &codes, grid_bottom + 12.0, &mut out);
+    out.push_str("</svg>\n");
+    out
+}
+
+/// The legend below the grid, four items a row: the symbols, the lines
+/// (code, id, track), the players' stations.
+fn legend(g: &Rocket, codes: &[String], top: f64, out: &mut String) {
+    let b = g.board();
+    let column = |k: usize| 16.0 + (k % 4) as f64 * 146.0;
+    let mut y = top + LEGEND_ROW / 2.0;
+    let text = |out: &mut String, x: f64, y: f64, what: &str| {
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"9\" fill=\"#212121\">{}</text>",
+            x + 22.0,
+            y + 3.0,
+            escape_html(what)
+        );
+    };
+    let swatch = |out: &mut String, x: f64, y: f64, fill: &str, marks: &str, what: &str| {
+        let _ = writeln!(
+            out,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"16\" height=\"12\" fill=\"{fill}\" stroke=\"{LAND_EDGE}\"/>{marks}",
+            x,
+            y - 6.0
+        );
+        text(out, x, y, what);
+    };
+    // Row 1: places and Wales.
+    let first = b.lines.first().map_or(PLACE, |l| css_colour(&l.colour));
+    let x = column(0);
+    let _ = writeln!(
+        out,
+        "<circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"7\" fill=\"#ffffff\" stroke=\"{first}\" stroke-width=\"2.5\"/>",
+        x + 8.0
+    );
+    text(out, x, y, "starting town");
+    let x = column(1);
+    let _ = writeln!(
+        out,
+        "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{PLACE}\"/>",
+        x + 2.0,
+        y - 6.0
+    );
+    text(out, x, y, "city, goods left");
+    let x = column(2);
+    let _ = writeln!(
+        out,
+        "<circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"5\" fill=\"#ffffff\" stroke=\"{PLACE}\" stroke-width=\"2\"/>",
+        x + 8.0
+    );
+    text(out, x, y, "railway town");
+    let x = column(3);
+    let hatch = format!(
+        "<path d=\"M{:.1},{:.1} l8,-8 M{:.1},{:.1} l8,-8\" stroke=\"{WALES}\" stroke-width=\"1.2\"/>",
+        x + 2.0,
+        y + 5.0,
+        x + 8.0,
+        y + 5.0
+    );
+    swatch(out, x, y, WALES_FILL, &hatch, "Wales (not played)");
+    // Row 2: land, sea, a locomotive, the last change.
+    y += LEGEND_ROW;
+    swatch(out, column(0), y, LAND, "", "land");
+    let x = column(1);
+    let waves = format!(
+        "<path d=\"M{:.1},{y:.1} q3,-3 6,0 t6,0\" fill=\"none\" stroke=\"{SEA}\" stroke-width=\"1.2\"/>",
+        x + 2.0
+    );
+    swatch(out, x, y, SEA_FILL, &waves, "sea");
+    let x = column(2);
+    let example = b.line_ids().next();
+    if let Some(l) = example {
+        locomotive(
+            out,
+            x + 8.0,
+            y,
+            css_colour(&b.line(l).colour),
+            &codes[l.index()],
+            Some(Dir::NE),
+        );
+    }
+    text(out, x + 6.0, y, "locomotive, facing");
+    let x = column(3);
+    let _ = writeln!(
+        out,
+        "<polygon points=\"{}\" fill=\"none\" stroke=\"#111111\" stroke-width=\"2\" stroke-dasharray=\"3 2\"/>",
+        corners(x + 8.0, y, 9.0)
+    );
+    text(out, x, y, "changed last");
+    // The lines: code, id and track.
+    y += LEGEND_ROW;
+    for (k, l) in b.line_ids().enumerate() {
+        if k > 0 && k % 4 == 0 {
+            y += LEGEND_ROW;
+        }
+        let x = column(k);
+        let c = css_colour(&b.line(l).colour);
+        track_sample(out, x + 2.0, y, x + 16.0, c, l.index());
+        let _ = writeln!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"9\" fill=\"{c}\">{} {}</text>",
+            x + 22.0,
+            y + 3.0,
+            escape_html(&codes[l.index()]),
+            escape_html(&b.line(l).id)
+        );
+    }
+    // The stations.
+    y += LEGEND_ROW;
+    for (s, p) in g.players().iter().enumerate() {
+        if s > 0 && s % 4 == 0 {
+            y += LEGEND_ROW;
+        }
+        let x = column(s);
+        station(out, x + 8.0, y, Seat(s as u8));
+        text(out, x, y, &format!("stations of {}", p.name));
+    }
+}

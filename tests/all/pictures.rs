@@ -1,0 +1,396 @@
+//! The board as a picture (issue 14): Rocket's SVG against reviewed golden
+//! copies, the report's MIME (the PNG attached inline beside the HTML that
+//! shows it, or nothing at all with `[mail] pictures = false`), and the
+//! report's HTML part as a person sees it, in headless Chromium.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use chrono::{DateTime, Utc};
+use mail_parser::{MessageParser, MimeHeaders, PartType};
+use stationmaster::clock::ClockSettings;
+use stationmaster::config::Config;
+use stationmaster::daemon::{self, Daemon};
+use stationmaster::engine::{Game, Seat};
+use stationmaster::mail::OutMail;
+use stationmaster::mail::templates::Templates;
+use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
+use stationmaster::registry::BoardSource;
+use stationmaster::rocket::Rocket;
+use stationmaster::store::{GameId, Store};
+use tempfile::TempDir;
+
+use crate::common::{self, ABC, ANDI, BELA, CECIL};
+
+/// The land and sea of Rocket's picture, as drawn (`src/rocket/picture.rs`).
+const LAND: [u8; 3] = [0xef, 0xe8, 0xcf];
+const SEA: [u8; 3] = [0xb9, 0xd4, 0xee];
+
+fn svg(g: &Rocket, last: &[stationmaster::rocket::Event]) -> String {
+    g.picture(&g.view(None), last)
+        .expect("Rocket draws its board")
+}
+
+/// [`common::assert_svg_matches`]; when blessing, the PNG as mailed is
+/// written beside the target folder's other output too
+/// (`target/pictures/NAME.png`), for the person reviewing the golden copy.
+fn assert_picture(svg: &str, golden: &str) {
+    common::assert_svg_matches(svg, golden);
+    if std::env::var_os("SM_BLESS").is_some() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pictures");
+        std::fs::create_dir_all(&dir).expect("target/pictures");
+        let png = stationmaster::picture::png(svg).expect("rendered");
+        std::fs::write(dir.join(golden.replace(".svg", ".png")), png.bytes).expect("written");
+    }
+}
+
+#[test]
+fn rocket_pictures_match_their_reviewed_golden_copies() {
+    // A fresh game: every place, the locomotives on their starting towns.
+    let g = common::game(&ABC);
+    assert_picture(&svg(&g, &[]), "rocket_start.svg");
+
+    // The rule book's veto position: GWR's track from Bristol, stations of
+    // all three players, the last extension's hexes marked.
+    let mut g = common::veto_position(&[], &[(ANDI, "C13"), (BELA, "G14"), (CECIL, "E13")]);
+    let events = common::extend(&mut g, "GWR G13");
+    assert_picture(&svg(&g, &events), "rocket_veto.svg");
+
+    // A merger: LSWR's track into GWR, LSWR dissolved.
+    let mut g = common::game_with(&ABC, ANDI, &[]);
+    let events = common::lswr_into_gwr(&mut g);
+    assert_picture(&svg(&g, &events), "rocket_merger.svg");
+}
+
+#[test]
+fn a_rocket_picture_shows_nothing_the_text_hides() {
+    let mut g = common::veto_position(&[], &[(ANDI, "C13")]);
+    common::extend(&mut g, "GWR G13");
+    let spectator = svg(&g, &[]);
+    for seat in 0..3 {
+        let view = g.view(Some(Seat(seat)));
+        assert_eq!(g.picture(&view, &[]).as_deref(), Some(spectator.as_str()));
+    }
+    // Money is the one secret (rulings 13): no amount is drawn.
+    assert!(!spectator.contains('£'), "{spectator}");
+    // Every place's name, each line's code and every player's letter are
+    // written: nothing is told by colour alone.
+    for place in &g.board().places {
+        assert!(
+            spectator.contains(&format!(">{}<", place.name)),
+            "{}",
+            place.name
+        );
+    }
+    for id in ["NE NER", "GW GWR", "SE SER"] {
+        assert!(spectator.contains(id), "{id}");
+    }
+    for name in ABC {
+        assert!(spectator.contains(&format!("stations of {name}")), "{name}");
+    }
+}
+
+/// A 3-player game (Rocket unless made [`Table::of`] another setup) on
+/// in-memory transports.
+struct Table {
+    _dir: TempDir,
+    daemon: Daemon,
+    outbox: MemoryOutbound,
+    id: GameId,
+    now: DateTime<Utc>,
+}
+
+impl Table {
+    fn new(pictures: bool) -> Table {
+        Table::of(pictures, common::setup(&ABC, 7, &[]))
+    }
+
+    fn of(pictures: bool, setup: stationmaster::engine::Setup) -> Table {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let mut config = Config::default();
+        config.mail.address = "sm@example.org".into();
+        config.mail.pictures = pictures;
+        config.store.path = dir.path().join("db");
+        config.store.archive = dir.path().join("archive");
+        let outbox = MemoryOutbound::new();
+        let mut daemon = Daemon::new(
+            Store::open(&config.store.path).expect("a store"),
+            config,
+            Templates::load(None).expect("the templates"),
+            BoardSource::embedded(),
+            Box::new(MemoryInbound::new()),
+            Box::new(outbox.clone()),
+        );
+        let now = DateTime::parse_from_rfc3339("2026-11-23T09:00:00Z")
+            .expect("a time")
+            .with_timezone(&Utc);
+        let id = daemon::create_game(
+            &daemon.ctx(),
+            &setup,
+            ClockSettings::default(),
+            Vec::new(),
+            now,
+        )
+        .expect("a game");
+        daemon
+            .process(now, &AtomicBool::new(false))
+            .expect("the welcomes sent");
+        Table {
+            _dir: dir,
+            daemon,
+            outbox,
+            id,
+            now,
+        }
+    }
+
+    /// The reports of one order of the player awaited.
+    fn reports(&mut self) -> Vec<OutMail> {
+        self.outbox.take();
+        let game = self.daemon.store().load(&self.id).expect("the game").game;
+        let seat = game.awaiting()[0].seat;
+        let line = game.legal_order_lines(seat)[0].clone();
+        stationmaster::service::apply_local(&self.daemon.ctx(), &self.id, seat, &[line], self.now)
+            .expect("applied");
+        self.daemon
+            .process(self.now, &AtomicBool::new(false))
+            .expect("sent");
+        self.outbox.take()
+    }
+}
+
+/// A report's HTML part, and its inline picture's Content-ID and bytes.
+struct Parts {
+    html: String,
+    text: String,
+    picture: Option<(String, Vec<u8>)>,
+    related: bool,
+}
+
+fn parts(mail: &OutMail) -> Parts {
+    let m = MessageParser::default()
+        .parse(&mail.bytes)
+        .expect("our mail parses");
+    let mut picture = None;
+    let mut related = false;
+    for part in &m.parts {
+        if let PartType::Multipart(_) = part.body
+            && part
+                .content_type()
+                .is_some_and(|c| c.subtype() == Some("related"))
+        {
+            related = true;
+        }
+        if let PartType::Binary(bytes) | PartType::InlineBinary(bytes) = &part.body
+            && part
+                .content_type()
+                .is_some_and(|c| c.ctype() == "image" && c.subtype() == Some("png"))
+        {
+            let cid = part
+                .content_id()
+                .expect("an inline picture has a Content-ID");
+            picture = Some((cid.to_string(), bytes.to_vec()));
+        }
+    }
+    Parts {
+        html: m.body_html(0).expect("an HTML part").into_owned(),
+        text: m.body_text(0).expect("a text part").into_owned(),
+        picture,
+        related,
+    }
+}
+
+#[test]
+fn a_report_carries_its_picture_inline_beside_the_html_that_shows_it() {
+    let mut t = Table::new(true);
+    let reports = t.reports();
+    assert_eq!(reports.len(), 3);
+    let mut cids = Vec::new();
+    for mail in &reports {
+        let raw = String::from_utf8_lossy(&mail.bytes);
+        assert!(raw.contains("multipart/alternative"), "{raw}");
+        let p = parts(mail);
+        assert!(p.related, "the HTML and its picture are multipart/related");
+        let (cid, png) = p.picture.expect("an image/png part");
+        let cid = cid.trim_matches(|c| c == '<' || c == '>').to_string();
+        // The picture is at the top of the HTML, the ASCII map below it.
+        let img = p
+            .html
+            .find(&format!("src=\"cid:{cid}\""))
+            .unwrap_or_else(|| panic!("no <img> of cid:{cid} in {}", p.html));
+        let map = p.html.find("<pre").expect("the ASCII map");
+        assert!(img < map);
+        assert!(p.html.contains("style=\"max-width:100%;height:auto\""));
+        assert!(p.html.contains("width=\"600\""));
+        // A real PNG, of the width the HTML says.
+        let decoder = png::Decoder::new(std::io::Cursor::new(&png));
+        let info = decoder.read_info().expect("a PNG").info().clone();
+        assert_eq!(info.width, 600);
+        assert!(png.len() < 120 * 1024, "{} bytes", png.len());
+        // The text part keeps the map.
+        assert!(p.text.contains("Key:"), "{}", p.text);
+        cids.push(cid);
+    }
+    // Rocket's board is public: one picture for every player of a change.
+    assert!(cids.windows(2).all(|w| w[0] == w[1]), "{cids:?}");
+}
+
+#[test]
+fn a_linie1_report_carries_the_board_as_a_spectator_sees_it() {
+    let setup = stationmaster::engine::Setup {
+        kind: "linie1".into(),
+        ..common::setup(&ABC, 7, &[])
+    };
+    let mut t = Table::of(true, setup);
+    let reports = t.reports();
+    assert_eq!(reports.len(), 3);
+    let pictures: Vec<(String, Vec<u8>)> = reports
+        .iter()
+        .map(|m| parts(m).picture.expect("an image/png part"))
+        .collect();
+    // Drawn from the spectator's view: the same picture for every reader,
+    // with nobody's secret line in it.
+    assert!(pictures.windows(2).all(|w| w[0] == w[1]));
+    let (_, png) = &pictures[0];
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    assert_eq!(decoder.read_info().expect("a PNG").info().width, 600);
+    assert!(png.len() < 120 * 1024, "{} bytes", png.len());
+    let game = t.daemon.store().load(&t.id).expect("the game").game;
+    let svg = game
+        .picture(None, &[])
+        .expect("events read")
+        .expect("Linie 1 draws its board");
+    for seat in 0..3 {
+        let own = game
+            .picture(Some(stationmaster::engine::Seat(seat)), &[])
+            .expect("events read");
+        assert_eq!(own.as_deref(), Some(svg.as_str()));
+    }
+    assert!(svg.contains("line secret"), "{svg}");
+}
+
+#[test]
+fn with_pictures_off_a_report_is_text_and_html_only() {
+    let mut t = Table::new(false);
+    for mail in t.reports() {
+        let raw = String::from_utf8_lossy(&mail.bytes);
+        assert!(!raw.contains("multipart/related"), "{raw}");
+        assert!(!raw.contains("image/png"), "{raw}");
+        let p = parts(&mail);
+        assert!(p.picture.is_none());
+        assert!(!p.html.contains("<img"), "{}", p.html);
+        assert!(p.html.contains("<pre"));
+    }
+}
+
+#[test]
+fn show_writes_the_board_as_svg_and_as_png() {
+    let mut t = Table::new(true);
+    t.reports();
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let svg = stationmaster::local::picture(t.daemon.store(), &t.id, None).expect("a picture");
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    let png = stationmaster::picture::png(&svg).expect("rendered");
+    std::fs::write(dir.path().join("board.png"), &png.bytes).expect("written");
+    assert_eq!(&png.bytes[1..4], b"PNG");
+    // As a player sees it: the same board.
+    let as_bela = stationmaster::local::picture(t.daemon.store(), &t.id, Some("Béla"))
+        .expect("Béla's picture");
+    assert_eq!(as_bela, svg);
+}
+
+/// Where Debian's Chromium is, if installed (`SM_CHROMIUM` may name another).
+fn chromium() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("SM_CHROMIUM")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| "/usr/bin/chromium".into());
+    path.is_file().then_some(path)
+}
+
+/// Chromium's screenshot of `html` (a file in `dir`), `width` pixels wide.
+fn screenshot(chromium: &Path, dir: &Path, html: &Path, width: u32) -> Vec<u8> {
+    let shot = dir.join("shot.png");
+    let profile = dir.join("profile");
+    std::fs::create_dir_all(&profile).expect("a profile folder");
+    let mut child = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("--window-size={width},1000"))
+        .arg(format!("file://{}", html.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("chromium starts");
+    // Chromium may hang on a broken machine: two minutes, then fail.
+    for _ in 0..1200 {
+        if child.try_wait().expect("chromium's status").is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    if child.try_wait().expect("chromium's status").is_none() {
+        let _ = child.kill();
+        panic!("chromium took more than two minutes for a screenshot");
+    }
+    std::fs::read(&shot).expect("chromium wrote its screenshot")
+}
+
+/// How many pixels of the top `rows` of PNG `shot` are within 6 of `rgb`.
+fn pixels_of(shot: &[u8], rows: u32, rgb: [u8; 3]) -> usize {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(shot));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut buf).expect("a frame");
+    let channels = info.color_type.samples();
+    let row_bytes = info.line_size;
+    (0..rows.min(info.height) as usize)
+        .flat_map(|y| buf[y * row_bytes..(y + 1) * row_bytes].chunks_exact(channels))
+        .filter(|p| (0..3).all(|i| p[i].abs_diff(rgb[i]) <= 6))
+        .count()
+}
+
+#[test]
+fn a_report_shows_its_picture_in_chromium() {
+    let Some(chromium) = chromium() else {
+        skip!("no Chromium (apt-get install chromium, as .ci/run does)");
+        return;
+    };
+    let mut t = Table::new(true);
+    let mail = t.reports().remove(0);
+    let p = parts(&mail);
+    let (cid, png) = p.picture.expect("a picture");
+    let cid = cid.trim_matches(|c| c == '<' || c == '>');
+    let dir = tempfile::tempdir().expect("a temp dir");
+    // The HTML part as a mail program shows it: `cid:` resolved to the
+    // attached PNG, taken from the mail (a file beside the page).
+    std::fs::write(dir.path().join("board.png"), &png).expect("written");
+    let html = p.html.replace(&format!("cid:{cid}"), "board.png");
+    assert_ne!(html, p.html, "the HTML refers to its picture");
+    let page = dir.path().join("report.html");
+    std::fs::write(&page, &html).expect("written");
+    // A phone's width: the picture scales down to fit.
+    let shot = screenshot(&chromium, dir.path(), &page, 400);
+    let land = pixels_of(&shot, 700, LAND);
+    let sea = pixels_of(&shot, 700, SEA);
+    assert!(
+        land > 20_000 && sea > 5_000,
+        "the board is not in the screenshot's top: {land} land and {sea} sea pixels"
+    );
+    // Against the same page with the picture missing: no board, a broken
+    // image at most (so the check above can fail).
+    std::fs::remove_file(dir.path().join("board.png")).expect("removed");
+    let broken = screenshot(&chromium, dir.path(), &page, 400);
+    assert!(pixels_of(&broken, 700, LAND) < 100);
+}

@@ -9,10 +9,16 @@
 //!   `tests/all/rocket_playouts.rs`), each stopped at its 0th, 40th, 120th
 //!   order and at its end; the last order's events are marked, as in a
 //!   report.
-//! - For each: the SVG drawn by `AnyGame::picture` and the PNG rendered by
-//!   `picture::png` (what a change's reports pay once), each timed
-//!   `REPEAT` times on one core, medians printed; the PNG's size and that
-//!   of its base64 in the mail.
+//! - For each: the SVG drawn by `AnyGame::picture` and the PNG drawn by
+//!   `picture::draw` (what a change's reports pay once, where the change
+//!   moved something: `picture::png` keeps the last pictures whole), each timed
+//!   `REPEAT` times on one core after one untimed run, medians printed:
+//!   the board's fixed layers are kept from that run on, as in the daemon,
+//!   where every picture but a board's first finds them kept. The PNG's
+//!   size and that of its base64 in the mail.
+//! - Game 0's end again: the whole SVG drawn at once (`png_of_svg`, what a
+//!   board's first picture and `show --png` cost) against its fixed layers
+//!   kept.
 //! - Mail: one game made and played 40 orders by `service::apply_local`
 //!   with `[mail] pictures` on, then again off: the mean size of its mails
 //!   (welcomes and reports), the time to make them, and the size they take
@@ -130,6 +136,24 @@ fn mails(pictures: bool, now: DateTime<Utc>) -> (f64, f64, f64, usize) {
     let made = cpu_times().0 - cpu;
     d.process(now, &AtomicBool::new(false)).expect("sent");
     let sent = outbox.take();
+    if pictures {
+        // Each picture's Content-ID is made from its PNG: the distinct ones
+        // are the pictures drawn; the rest were kept whole.
+        let mut cids: Vec<String> = sent
+            .iter()
+            .filter_map(|m| {
+                let text = String::from_utf8_lossy(&m.bytes);
+                let at = text.find("Content-ID: <board.")?;
+                Some(text[at..].lines().next()?.to_string())
+            })
+            .collect();
+        cids.sort();
+        cids.dedup();
+        println!(
+            "  pictures on: {} distinct pictures for {MAIL_ORDERS} orders and the welcome (the rest were found kept whole)",
+            cids.len()
+        );
+    }
     let n = sent.len().max(1) as f64;
     let bytes: usize = sent.iter().map(|m| m.bytes.len()).sum();
     let packed: usize = sent
@@ -148,39 +172,24 @@ fn mails(pictures: bool, now: DateTime<Utc>) -> (f64, f64, f64, usize) {
     )
 }
 
-/// Where a PNG's time goes, on the end of game 0: reading the SVG (text
-/// laid out and turned into paths), drawing it, writing the PNG.
+/// What keeping the fixed layers saves, on the end of game 0: the whole
+/// SVG drawn at once (the first picture of a board, or `show --png`)
+/// against the picture drawn with its fixed layers kept (every later one).
 fn breakdown() {
-    use resvg::{tiny_skia, usvg};
     let (_, g, last) = positions(0).pop().expect("a position");
-    let svg = AnyGame::picture(&g, None, &last)
+    let picture = AnyGame::picture(&g, &last)
         .expect("events read")
         .expect("a picture");
-    let mut options = usvg::Options::default();
-    options
-        .fontdb_mut()
-        .load_font_data(std::fs::read("templates/fonts/DejaVuSans.ttf").expect("the font"));
-    let (parse, _, tree) = timed(|| usvg::Tree::from_str(&svg, &options).expect("parsed"));
-    let scale = 600.0 / tree.size().width();
-    let h = (tree.size().height() * scale).ceil() as u32;
-    let (render, _, pixmap) = timed(|| {
-        let mut p = tiny_skia::Pixmap::new(600, h).expect("a pixmap");
-        p.fill(tiny_skia::Color::WHITE);
-        resvg::render(
-            &tree,
-            tiny_skia::Transform::from_scale(scale, scale),
-            &mut p.as_mut(),
-        );
-        p
-    });
-    let (encode, _, _) = timed(|| pixmap.encode_png().expect("encoded"));
-    let (all, _, _) = timed(|| stationmaster::picture::png(&svg).expect("rendered"));
+    let svg = picture.svg();
+    let (whole, whole_cpu, _) =
+        timed(|| stationmaster::picture::png_of_svg(&svg).expect("rendered"));
+    let (kept, kept_cpu, _) = timed(|| stationmaster::picture::draw(&picture).expect("rendered"));
     println!(
-        "  where the time goes (game 0's end, wall medians): SVG read {:.2} ms, drawn {:.2} ms, RGBA PNG written {:.2} ms; picture::png in all {:.2} ms",
-        ms(parse),
-        ms(render),
-        ms(encode),
-        ms(all)
+        "  game 0's end: the whole SVG drawn at once (a board's first picture, `show --png`) {:.2} ms ({:.2} ms CPU); its fixed layers kept (every later picture) {:.2} ms ({:.2} ms CPU)",
+        ms(whole),
+        ms(whole_cpu),
+        ms(kept),
+        ms(kept_cpu)
     );
 }
 
@@ -192,13 +201,14 @@ fn main() {
     let mut largest = 0usize;
     for seed in 0..GAMES {
         for (what, g, last) in positions(seed) {
-            let (svg_time, _, svg) = timed(|| {
-                AnyGame::picture(&g, None, &last)
+            let (svg_time, _, picture) = timed(|| {
+                AnyGame::picture(&g, &last)
                     .expect("events read")
                     .expect("Rocket draws a picture")
             });
+            let svg = picture.svg();
             let (png_time, png_cpu, png) =
-                timed(|| stationmaster::picture::png(&svg).expect("rendered"));
+                timed(|| stationmaster::picture::draw(&picture).expect("rendered"));
             largest = largest.max(png.bytes.len());
             png_times.push(png_cpu);
             println!(

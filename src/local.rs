@@ -384,10 +384,13 @@ pub fn show(
     Ok(out)
 }
 
-/// `show --svg`: the board's picture for `name` (none: a spectator) as an
-/// SVG document, with what the last accepted order changed marked.
+/// `show --svg`: the board's picture as an SVG document, with what the
+/// last accepted order changed marked. The same for every reader; `name`,
+/// where given, must be a player of the game.
 pub fn picture(store: &Store, id: &GameId, name: Option<&str>) -> Result<String, LocalError> {
-    let viewer = name.map(|n| seat_for(store, id, n)).transpose()?;
+    if let Some(n) = name {
+        seat_for(store, id, n)?;
+    }
     let loaded = store.load(id)?;
     let log = store.log(id)?;
     let last = log
@@ -395,12 +398,13 @@ pub fn picture(store: &Store, id: &GameId, name: Option<&str>) -> Result<String,
         .rev()
         .find(|e| e.kind == crate::store::EntryKind::Order)
         .map_or(&[][..], |e| &e.events[..]);
-    loaded.game.picture(viewer, last)?.ok_or_else(|| {
+    let picture = loaded.game.picture(last)?.ok_or_else(|| {
         LocalError::Argument(format!(
             "{id} is a game of {}, which draws no picture of its board yet; `show {id}` prints its map",
             crate::registry::title(&loaded.record.setup.kind)
         ))
-    })
+    })?;
+    Ok(picture.svg())
 }
 
 /// `show GAME --svg FILE` or `--png FILE`: runs `request` (a `show` with
@@ -417,7 +421,7 @@ pub fn write_picture(
         return outcome;
     }
     let bytes = if png {
-        match crate::picture::png(&outcome.stdout) {
+        match crate::picture::png_of_svg(&outcome.stdout) {
             Ok(p) => p.bytes,
             Err(e) => return Outcome::of(Err(LocalError::Argument(e.to_string()))),
         }

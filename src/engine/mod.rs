@@ -17,6 +17,7 @@ pub mod canvas;
 pub mod chatter;
 pub mod entry;
 pub mod grammar;
+pub mod picture;
 pub mod rng;
 
 use std::fmt;
@@ -282,15 +283,15 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
         self.draw_map(&self.view(None))
     }
 
-    /// The board as a picture for the reader of `view`: a standalone SVG
-    /// document (width, height and viewBox set, text in "DejaVu Sans"
-    /// only, which is the font the mail's PNG is rendered with), drawn from
-    /// the view alone so it shows no more than the text, with what `last`
-    /// (the events of the change being reported) touched marked. `None`
-    /// where the game draws no picture: its mail is then text and HTML
-    /// only.
-    fn picture(&self, view: &Self::View, last: &[Self::Event]) -> Option<String> {
-        let _ = (view, last);
+    /// The board as a picture ([`picture::Picture`]: SVG in layers, text
+    /// in "DejaVu Sans" only, the font the mail's PNG is rendered with),
+    /// drawn from the spectator's view like the map, so it shows nothing
+    /// private and is one picture for every reader of a change, with what
+    /// `last` (the events of the change being reported) touched marked.
+    /// `None` where the game draws no picture: its mail is then text and
+    /// HTML only.
+    fn picture(&self, spectator: &Self::View, last: &[Self::Event]) -> Option<picture::Picture> {
+        let _ = (spectator, last);
         None
     }
 
@@ -375,14 +376,10 @@ pub trait AnyGame: Send + Sync {
     ) -> Result<Vec<String>, SetupError>;
     /// See [`Game::render_map`].
     fn render_map(&self) -> Map;
-    /// [`Game::picture`] for `viewer`, with the events (as stored in
-    /// [`Applied::events`]) of the change being reported marked: an SVG
-    /// document, or `None` where the game draws no picture.
-    fn picture(
-        &self,
-        viewer: Option<Seat>,
-        last: &[serde_json::Value],
-    ) -> Result<Option<String>, SetupError>;
+    /// [`Game::picture`], with the events (as stored in
+    /// [`Applied::events`]) of the change being reported marked, or `None`
+    /// where the game draws no picture.
+    fn picture(&self, last: &[serde_json::Value]) -> Result<Option<picture::Picture>, SetupError>;
     /// See [`Game::render_status`].
     fn render_status(&self, viewer: Option<Seat>) -> String;
     /// The map and status block for `viewer`, as text.
@@ -501,14 +498,10 @@ impl<G: Game> AnyGame for G {
         Game::render_map(self)
     }
 
-    fn picture(
-        &self,
-        viewer: Option<Seat>,
-        last: &[serde_json::Value],
-    ) -> Result<Option<String>, SetupError> {
+    fn picture(&self, last: &[serde_json::Value]) -> Result<Option<picture::Picture>, SetupError> {
         Ok(Game::picture(
             self,
-            &self.view(viewer),
+            &self.view(None),
             &read_events::<G>(last)?,
         ))
     }

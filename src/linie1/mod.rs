@@ -574,11 +574,14 @@ impl Game for Linie1 {
         render::map(self)
     }
 
-    fn picture(&self, _reader: &View, _last: &[Event]) -> Option<String> {
-        // Drawn from the spectator's view: the same picture for every
-        // reader of a change, so it is rendered once (a reader's own line
-        // and route card are in their status block below it).
-        Some(picture::board_svg(&self.view(None), self.data()))
+    fn picture(
+        &self,
+        spectator: &View,
+        _last: &[Event],
+    ) -> Option<crate::engine::picture::Picture> {
+        // A reader's own line and route card are in their status block
+        // below it.
+        Some(picture::board_picture(spectator, self.data()))
     }
 
     fn status_to(&self, view: &View) -> String {

@@ -25,6 +25,7 @@ use std::fmt::Write as _;
 use super::data::{Components, Edge, Paths, Square};
 use super::view::{PlayerView, View};
 use crate::engine::canvas::{css_colour, escape_html};
+use crate::engine::picture::{Layer, Picture};
 
 /// A square's side in pixels.
 const CELL: i32 = 44;
@@ -78,25 +79,38 @@ const NAME_CHARS: usize = 20;
 /// Pure and total: a square, terminal or letter in the view that the board
 /// does not have is left out, never a panic.
 pub fn board_svg(view: &View, board: &Components) -> String {
+    board_picture(view, board).svg()
+}
+
+/// The board as a picture ([`board_svg`]) in two layers: what the board
+/// prints (ground, terminals, buildings, coordinates, the key), fixed, and
+/// what play puts on it (the title line, tiles, stop signs, trams, the
+/// players), changing. Nothing of the second overlaps the first but the
+/// tiles on the ground.
+pub fn board_picture(view: &View, board: &Components) -> Picture {
     let rows = i32::from(board.rows);
     let cols = i32::from(board.columns);
     let width = 2 * MARGIN + cols * CELL;
     let board_bottom = HEADER + 2 * MARGIN + rows * CELL;
-    let height = board_bottom + 8 + view.players.len() as i32 * PLAYER_ROW + KEY_ROWS * KEY_ROW + 8;
+    let players_bottom = board_bottom + 8 + view.players.len() as i32 * PLAYER_ROW;
+    let height = players_bottom + KEY_ROWS * KEY_ROW + 8;
     let p = Pen {
         x0: MARGIN,
         y0: HEADER + MARGIN,
         rows,
         cols,
     };
-    let mut out = String::with_capacity(16_000 + 90 * view.tiles.len());
-    let _ = write!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" \
-         version=\"1.1\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" \
-         font-family=\"DejaVu Sans\">\n<title>{}</title>\n",
-        text(&view.board)
+    let mut printed = String::with_capacity(16_000);
+    let _ = writeln!(
+        printed,
+        "<rect width=\"{width}\" height=\"{height}\" fill=\"{PAGE}\"/>"
     );
+    ground(&mut printed, &p);
+    terminals(&mut printed, &p, board, view);
+    buildings(&mut printed, &p, board, view);
+    labels(&mut printed, &p);
+    key(&mut printed, view, players_bottom, width);
+
     // The laid tiles, each kind once.
     let laid: Vec<(Square, Paths, bool)> = view
         .tiles
@@ -107,37 +121,35 @@ pub fn board_svg(view: &View, board: &Components) -> String {
             Some((s, paths, t.trees))
         })
         .collect();
-    out.push_str("<defs>\n");
+    let mut head = String::with_capacity(1_000 + 200 * laid.len());
+    let _ = write!(head, "<title>{}</title>\n<defs>\n", text(&view.board));
     let mut kinds: Vec<Paths> = Vec::new();
     for &(_, paths, trees) in &laid {
         if !kinds.contains(&paths) {
             kinds.push(paths);
-            tile_def(&mut out, paths, trees);
+            tile_def(&mut head, paths, trees);
         }
     }
-    out.push_str("</defs>\n");
-    let _ = writeln!(
-        out,
-        "<rect width=\"{width}\" height=\"{height}\" fill=\"{PAGE}\"/>"
-    );
-    header(&mut out, view);
-    ground(&mut out, &p);
-    terminals(&mut out, &p, board, view);
+    head.push_str("</defs>\n");
+    let mut played = String::with_capacity(4_000 + 90 * laid.len());
+    header(&mut played, view);
     for &(s, paths, _) in &laid {
         let (x, y) = p.corner(s);
         let _ = writeln!(
-            out,
+            played,
             "<use id=\"{s}\" xlink:href=\"#{}\" x=\"{x}\" y=\"{y}\"/>",
             PathsId(paths)
         );
     }
-    buildings(&mut out, &p, board, view);
-    stop_signs(&mut out, &p, board, view);
-    trams(&mut out, &p, board, view);
-    labels(&mut out, &p);
-    legend(&mut out, view, board, board_bottom + 8, width);
-    out.push_str("</svg>\n");
-    out
+    stop_signs(&mut played, &p, board, view);
+    trams(&mut played, &p, board, view);
+    players(&mut played, view, board, board_bottom + 8);
+    Picture {
+        width: width as u32,
+        height: height as u32,
+        head,
+        layers: vec![Layer::fixed(printed), Layer::changing(played)],
+    }
 }
 
 /// Where things go: the board's top-left corner and its size in squares.
@@ -546,9 +558,9 @@ fn labels(out: &mut String, p: &Pen) {
     out.push_str("</g>\n");
 }
 
-/// The players (their tram's look, name, and the cards the view shows),
-/// then a key to the symbols.
-fn legend(out: &mut String, view: &View, board: &Components, top: i32, width: i32) {
+/// The players, from `top`: their tram's look, name, and the cards the
+/// view shows.
+fn players(out: &mut String, view: &View, board: &Components, top: i32) {
     let mut y = top;
     let stops_ordered = view.options.iter().any(|o| o == "ordered_stops");
     for pl in &view.players {
@@ -611,7 +623,11 @@ fn legend(out: &mut String, view: &View, board: &Components, top: i32, width: i3
         }
         y += PLAYER_ROW;
     }
-    // The key: one sample of each symbol and what it is.
+}
+
+/// The key below the players, from `y`: one sample of each symbol and what
+/// it is.
+fn key(out: &mut String, view: &View, mut y: i32, width: i32) {
     let _ = writeln!(
         out,
         "<path d=\"M{PAD} {}h{}\" stroke=\"{GRID}\"/>",

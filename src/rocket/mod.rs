@@ -567,10 +567,14 @@ impl Game for Rocket {
         render::map(self)
     }
 
-    fn picture(&self, _view: &view::View, last: &[Event]) -> Option<String> {
+    fn picture(
+        &self,
+        _spectator: &view::View,
+        last: &[Event],
+    ) -> Option<crate::engine::picture::Picture> {
         // The board holds nothing private (only money is, rulings 13, and
-        // the picture shows none): every reader's picture is the same.
-        Some(picture::board_svg(self, last))
+        // the picture shows none), as for the map.
+        Some(picture::board_picture(self, last))
     }
 
     fn status_to(&self, view: &view::View) -> String {

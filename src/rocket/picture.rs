@@ -18,6 +18,7 @@ use super::hex::{Dir, Hex};
 use super::render::{PLACE, SEA, STATION_COLOURS, WALES, line_codes, station_letter};
 use crate::engine::Seat;
 use crate::engine::canvas::{css_colour, escape_html};
+use crate::engine::picture::{Layer, Picture};
 
 /// A hex's circumradius, in the picture's units (pixels at scale 1).
 const R: f64 = 20.0;
@@ -198,8 +199,12 @@ fn track_path(out: &mut String, d: &str, colour: &str, k: usize) {
     }
 }
 
-/// The board as an SVG document, with the hexes `last` touched marked.
-pub(super) fn board_svg(g: &Rocket, last: &[Event]) -> String {
+/// The board as a picture, with the hexes `last` touched marked. Four
+/// layers: the land and sea with the coordinates and the legend's symbols
+/// (fixed), the track and goods left (changing), the places and their names
+/// over the track (fixed), the stations, locomotives, last change and the
+/// players (changing).
+pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
     let b = g.board();
     let codes = line_codes(g);
     let colour = |l: LineId| css_colour(&b.line(l).colour);
@@ -207,11 +212,7 @@ pub(super) fn board_svg(g: &Rocket, last: &[Event]) -> String {
     let grid_bottom = TOP + 2.0 * R + (rows - 1.0) * 1.5 * R;
     let legend_rows = 2 + b.lines.len().div_ceil(4) + g.players().len().div_ceil(4).max(1);
     let height = (grid_bottom + 12.0 + legend_rows as f64 * LEGEND_ROW + 8.0).ceil();
-    let mut out = String::with_capacity(48 * 1024);
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" font-family=\"DejaVu Sans\">"
-    );
+    let mut out = String::with_capacity(24 * 1024);
     // No background: white where rendered to PNG, the page's colour in a
     // browser (a full-size rectangle more was a sixth of a PNG's time).
 
@@ -296,6 +297,9 @@ pub(super) fn board_svg(g: &Rocket, last: &[Event]) -> String {
         );
     }
 
+    let stations_top = legend_symbols(g, &codes, grid_bottom + 12.0, &mut out);
+    let ground = Layer::fixed(std::mem::take(&mut out));
+
     // Track: one path a line, each tile from the side it was entered by
     // to the side it leaves by, curving through the centre.
     let mut track: Vec<String> = vec![String::new(); b.lines.len()];
@@ -334,8 +338,10 @@ pub(super) fn board_svg(g: &Rocket, last: &[Event]) -> String {
         out.push('\n');
     }
 
-    // Places: starting towns as rings with their line's code, cities as
-    // squares with the goods they have left, railway towns as small rings.
+    // Places: starting towns as rings with their line's code (until the
+    // locomotive leaves), cities as squares with the goods they have left,
+    // railway towns as small rings; their names over the track.
+    let mut places = String::with_capacity(8 * 1024);
     for (i, p) in b.places.iter().enumerate() {
         let (x, y) = centre(p.hex);
         match p.kind {
@@ -351,16 +357,16 @@ pub(super) fn board_svg(g: &Rocket, last: &[Event]) -> String {
                         escape_html(&codes[l.index()])
                     );
                 }
-                label(&mut out, x, y + 13.0, 8.5, PLACE, &p.name);
+                label(&mut places, x, y + 13.0, 8.5, PLACE, &p.name);
             }
             PlaceKind::City(_) => {
                 let _ = writeln!(
-                    out,
+                    places,
                     "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{PLACE}\"/>",
                     x - 6.0,
                     y - 12.0
                 );
-                label(&mut out, x, y + 7.0, 8.5, PLACE, &p.name);
+                label(&mut places, x, y + 7.0, 8.5, PLACE, &p.name);
                 let left = g.city_tokens(super::PlaceId(i as u8));
                 let goods: Vec<String> = Good::ALL
                     .iter()
@@ -376,14 +382,15 @@ pub(super) fn board_svg(g: &Rocket, last: &[Event]) -> String {
             }
             PlaceKind::Town => {
                 let _ = writeln!(
-                    out,
+                    places,
                     "<circle cx=\"{x:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"#ffffff\" stroke=\"{PLACE}\" stroke-width=\"2\"/>",
                     y - 4.0
                 );
-                label(&mut out, x, y + 10.0, 8.5, PLACE, &p.name);
+                label(&mut places, x, y + 10.0, 8.5, PLACE, &p.name);
             }
         }
     }
+    let track = Layer::changing(std::mem::take(&mut out));
 
     // Stations, then locomotives on top.
     for i in 0..b.hex_count() {
@@ -412,26 +419,39 @@ pub(super) fn board_svg(g: &Rocket, last: &[Event]) -> String {
         );
     }
 
-    legend(g, &codes, grid_bottom + 12.0, &mut out);
-    out.push_str("</svg>\n");
-    out
+    legend_stations(g, stations_top, &mut out);
+    Picture {
+        width: WIDTH as u32,
+        height: height as u32,
+        head: String::new(),
+        layers: vec![ground, track, Layer::fixed(places), Layer::changing(out)],
+    }
 }
 
-/// The legend below the grid, four items a row: the symbols, the lines
-/// (code, id, track), the players' stations.
-fn legend(g: &Rocket, codes: &[String], top: f64, out: &mut String) {
+/// The legend's column `k` (four items a row).
+fn legend_column(k: usize) -> f64 {
+    16.0 + (k % 4) as f64 * 146.0
+}
+
+/// A legend item's words, beside its symbol at `(x, y)`.
+fn legend_text(out: &mut String, x: f64, y: f64, what: &str) {
+    let _ = writeln!(
+        out,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"9\" fill=\"#212121\">{}</text>",
+        x + 22.0,
+        y + 3.0,
+        escape_html(what)
+    );
+}
+
+/// The legend below the grid, four items a row: the symbols and the lines
+/// (code, id, track), the same for every game on the board. Returns where
+/// the players' row goes ([`legend_stations`]).
+fn legend_symbols(g: &Rocket, codes: &[String], top: f64, out: &mut String) -> f64 {
     let b = g.board();
-    let column = |k: usize| 16.0 + (k % 4) as f64 * 146.0;
+    let column = legend_column;
+    let text = legend_text;
     let mut y = top + LEGEND_ROW / 2.0;
-    let text = |out: &mut String, x: f64, y: f64, what: &str| {
-        let _ = writeln!(
-            out,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"9\" fill=\"#212121\">{}</text>",
-            x + 22.0,
-            y + 3.0,
-            escape_html(what)
-        );
-    };
     let swatch = |out: &mut String, x: f64, y: f64, fill: &str, marks: &str, what: &str| {
         let _ = writeln!(
             out,
@@ -521,14 +541,17 @@ fn legend(g: &Rocket, codes: &[String], top: f64, out: &mut String) {
             escape_html(&b.line(l).id)
         );
     }
-    // The stations.
-    y += LEGEND_ROW;
+    y + LEGEND_ROW
+}
+
+/// The legend's last rows, from `y`: the players' stations.
+fn legend_stations(g: &Rocket, mut y: f64, out: &mut String) {
     for (s, p) in g.players().iter().enumerate() {
         if s > 0 && s % 4 == 0 {
             y += LEGEND_ROW;
         }
-        let x = column(s);
+        let x = legend_column(s);
         station(out, x + 8.0, y, Seat(s as u8));
-        text(out, x, y, &format!("stations of {}", p.name));
+        legend_text(out, x, y, &format!("stations of {}", p.name));
     }
 }

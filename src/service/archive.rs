@@ -86,8 +86,9 @@ pub fn write(
         .map_or(&[][..], |e| &e.events[..]);
     let picture = loaded
         .game
-        .picture(None, last)
-        .map_err(crate::store::StoreError::from)?;
+        .picture(last)
+        .map_err(crate::store::StoreError::from)?
+        .map(|p| p.svg());
     if let Some(svg) = &picture {
         let path = folder.join("final.svg");
         std::fs::write(&path, svg).map_err(|e| io(&path, e))?;

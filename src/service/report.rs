@@ -96,9 +96,10 @@ pub struct PictureRef {
 }
 
 /// The board of one change, as every report of it shows the board: the
-/// map drawn once, and each distinct picture rendered to PNG once (a
-/// board that holds nothing private is one picture for every player:
-/// rendering it for each was most of a report's cost).
+/// map drawn once, and the picture drawn and rendered to PNG once, when the
+/// first report asks for it (it shows nothing private, so it is one
+/// picture for every reader: rendering it for each was most of a report's
+/// cost).
 pub struct Board {
     /// The ASCII map.
     pub map: crate::engine::Map,
@@ -106,8 +107,8 @@ pub struct Board {
     last: Vec<serde_json::Value>,
     /// `[mail] pictures`.
     pictures: bool,
-    /// Each SVG drawn so far and its PNG (None: it would not render).
-    rendered: std::cell::RefCell<Vec<(String, Option<crate::mail::compose::InlinePicture>)>>,
+    /// The picture as rendered (None inside: none, or it would not render).
+    rendered: std::cell::OnceCell<Option<(crate::mail::compose::InlinePicture, PictureRef)>>,
 }
 
 impl Board {
@@ -118,79 +119,66 @@ impl Board {
             map: game.render_map(),
             last: entries.iter().flat_map(|e| e.events.clone()).collect(),
             pictures: ctx.config.mail.pictures,
-            rendered: std::cell::RefCell::new(Vec::new()),
+            rendered: std::cell::OnceCell::new(),
         }
     }
 
-    /// The picture for `seat`, rendered once per distinct SVG; None where
-    /// pictures are off, the game draws none, or it would not render (a
-    /// fault in the drawing, logged: the report goes without it).
+    /// The picture, rendered on the first call; None where pictures are
+    /// off, the game draws none, or it would not render (a fault in the
+    /// drawing, logged: the reports go without it).
     pub fn picture(
         &self,
         ctx: &Ctx<'_>,
         game: &dyn AnyGame,
-        seat: Option<Seat>,
     ) -> Option<(crate::mail::compose::InlinePicture, PictureRef)> {
         if !self.pictures {
             return None;
         }
-        let svg = match game.picture(seat, &self.last) {
-            Ok(Some(svg)) => svg,
-            Ok(None) => return None,
-            Err(e) => {
-                tracing::warn!(error = %e, "the board's picture could not be drawn; reports go without it");
-                return None;
-            }
-        };
-        let mut rendered = self.rendered.borrow_mut();
-        let inline = match rendered.iter().find(|(s, _)| *s == svg) {
-            Some((_, inline)) => inline.clone(),
-            None => {
-                let inline = match crate::picture::png(&svg) {
+        self.rendered
+            .get_or_init(|| {
+                let picture = match game.picture(&self.last) {
+                    Ok(picture) => picture?,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the board's picture could not be drawn; reports go without it");
+                        return None;
+                    }
+                };
+                match crate::picture::png(&picture) {
                     Ok(png) => Some(inline_picture(ctx, png)),
                     Err(e) => {
                         tracing::warn!(error = %e, "the board's picture could not be rendered; reports go without it");
                         None
                     }
-                };
-                rendered.push((svg, inline.clone()));
-                inline
-            }
-        }?;
-        let (width, height) = png_size(&inline.png);
-        let reference = PictureRef {
-            cid: inline.cid.clone(),
-            width,
-            height,
-        };
-        Some((inline, reference))
+                }
+            })
+            .clone()
     }
 }
 
 /// A rendered PNG as a mail attaches it: its Content-ID is made from its
 /// bytes, so the same picture has the same id in every mail.
-fn inline_picture(ctx: &Ctx<'_>, png: crate::picture::Png) -> crate::mail::compose::InlinePicture {
+fn inline_picture(
+    ctx: &Ctx<'_>,
+    png: crate::picture::Png,
+) -> (crate::mail::compose::InlinePicture, PictureRef) {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(&png.bytes);
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    crate::mail::compose::InlinePicture {
-        cid: format!(
-            "board.{hex}@{}",
-            crate::mail::compose::domain(&ctx.config.mail)
-        ),
+    let cid = format!(
+        "board.{hex}@{}",
+        crate::mail::compose::domain(&ctx.config.mail)
+    );
+    let reference = PictureRef {
+        cid: cid.clone(),
+        width: png.width,
+        height: png.height,
+    };
+    let inline = crate::mail::compose::InlinePicture {
+        cid,
         name: "board.png".to_string(),
         png: std::sync::Arc::new(png.bytes),
-    }
-}
-
-/// A PNG's width and height, from its header.
-fn png_size(png: &[u8]) -> (u32, u32) {
-    let word = |at: usize| {
-        png.get(at..at + 4)
-            .and_then(|b| b.try_into().ok())
-            .map_or(0, u32::from_be_bytes)
     };
-    (word(16), word(20))
+    (inline, reference)
 }
 
 /// A short status line for subjects: whose turn, or the end.
@@ -855,7 +843,7 @@ pub fn player_mail(
     let status = game.render_status(Some(seat));
     mail.map = crate::engine::page_text(&board.map.text, &status);
     mail.map_html = crate::engine::page_html(&board.map.html, &status);
-    let picture = board.picture(ctx, game, Some(seat));
+    let picture = board.picture(ctx, game);
     mail.picture = picture.as_ref().map(|(_, r)| r.clone());
     mail.deadlines = deadline_lines(game, meta, Some(seat), now);
     mail.hints = game

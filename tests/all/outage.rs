@@ -522,7 +522,8 @@ fn an_imap_connection_dropped_mid_fetch_loses_nothing_and_applies_nothing_twice(
 }
 
 /// The full-disk script: run inside a private mount namespace on a small
-/// tmpfs, it makes a game, queues 40 mails (one with an order), fills the
+/// tmpfs (8 MB: room for the 40 replies, each with the board's picture,
+/// once the disk is freed), it makes a game, queues 40 mails (one with an order), fills the
 /// disk to within SLACK_KB, runs `process` (which stops with a clear
 /// sentence, or leaves its replies waiting), frees the disk, runs `process` twice more (the second after
 /// the retry delay), and copies what came of it to OUT.
@@ -530,7 +531,7 @@ const FULL_DISK: &str = r#"
 set -u
 B=$1; OUT=$2; SLACK_KB=$3
 D=$(mktemp -d)
-mount -t tmpfs -o size=6m tmpfs "$D" || exit 77
+mount -t tmpfs -o size=8m tmpfs "$D" || exit 77
 cd "$D"
 export RUST_LOG=stationmaster=warn
 export STATIONMASTER_NOW=2026-11-21T18:00:00Z

@@ -11,6 +11,7 @@ use mail_parser::{MessageParser, MimeHeaders, PartType};
 use stationmaster::clock::ClockSettings;
 use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
+use stationmaster::engine::picture::Picture;
 use stationmaster::engine::{Game, Seat};
 use stationmaster::mail::OutMail;
 use stationmaster::mail::templates::Templates;
@@ -26,9 +27,13 @@ use crate::common::{self, ABC, ANDI, BELA, CECIL};
 const LAND: [u8; 3] = [0xef, 0xe8, 0xcf];
 const SEA: [u8; 3] = [0xb9, 0xd4, 0xee];
 
-fn svg(g: &Rocket, last: &[stationmaster::rocket::Event]) -> String {
+fn picture(g: &Rocket, last: &[stationmaster::rocket::Event]) -> Picture {
     g.picture(&g.view(None), last)
         .expect("Rocket draws its board")
+}
+
+fn svg(g: &Rocket, last: &[stationmaster::rocket::Event]) -> String {
+    picture(g, last).svg()
 }
 
 /// [`common::assert_svg_matches`]; when blessing, the PNG as mailed is
@@ -39,7 +44,7 @@ fn assert_picture(svg: &str, golden: &str) {
     if std::env::var_os("SM_BLESS").is_some() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pictures");
         std::fs::create_dir_all(&dir).expect("target/pictures");
-        let png = stationmaster::picture::png(svg).expect("rendered");
+        let png = stationmaster::picture::png_of_svg(svg).expect("rendered");
         std::fs::write(dir.join(golden.replace(".svg", ".png")), png.bytes).expect("written");
     }
 }
@@ -69,7 +74,8 @@ fn a_rocket_picture_shows_nothing_the_text_hides() {
     let spectator = svg(&g, &[]);
     for seat in 0..3 {
         let view = g.view(Some(Seat(seat)));
-        assert_eq!(g.picture(&view, &[]).as_deref(), Some(spectator.as_str()));
+        let theirs = g.picture(&view, &[]).map(|p| p.svg());
+        assert_eq!(theirs.as_deref(), Some(spectator.as_str()));
     }
     // Money is the one secret (rulings 13): no amount is drawn.
     assert!(!spectator.contains('£'), "{spectator}");
@@ -257,16 +263,14 @@ fn a_linie1_report_carries_the_board_as_a_spectator_sees_it() {
     assert!(png.len() < 120 * 1024, "{} bytes", png.len());
     let game = t.daemon.store().load(&t.id).expect("the game").game;
     let svg = game
-        .picture(None, &[])
+        .picture(&[])
         .expect("events read")
-        .expect("Linie 1 draws its board");
-    for seat in 0..3 {
-        let own = game
-            .picture(Some(stationmaster::engine::Seat(seat)), &[])
-            .expect("events read");
-        assert_eq!(own.as_deref(), Some(svg.as_str()));
-    }
+        .expect("Linie 1 draws its board")
+        .svg();
     assert!(svg.contains("line secret"), "{svg}");
+    for secret in ["route card", "your stops"] {
+        assert!(!svg.contains(secret), "{svg}");
+    }
 }
 
 #[test]
@@ -290,7 +294,7 @@ fn show_writes_the_board_as_svg_and_as_png() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let svg = stationmaster::local::picture(t.daemon.store(), &t.id, None).expect("a picture");
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-    let png = stationmaster::picture::png(&svg).expect("rendered");
+    let png = stationmaster::picture::png_of_svg(&svg).expect("rendered");
     std::fs::write(dir.path().join("board.png"), &png.bytes).expect("written");
     assert_eq!(&png.bytes[1..4], b"PNG");
     // As a player sees it: the same board.
@@ -346,19 +350,69 @@ fn screenshot(chromium: &Path, dir: &Path, html: &Path, width: u32) -> Vec<u8> {
     std::fs::read(&shot).expect("chromium wrote its screenshot")
 }
 
-/// How many pixels of the top `rows` of PNG `shot` are within 6 of `rgb`.
-fn pixels_of(shot: &[u8], rows: u32, rgb: [u8; 3]) -> usize {
+/// The pixels of PNG `shot`, row by row, as RGB.
+fn rgb_pixels(shot: &[u8]) -> (u32, Vec<[u8; 3]>) {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(shot));
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = decoder.read_info().expect("a PNG");
     let mut buf = vec![0; reader.output_buffer_size().expect("a size")];
     let info = reader.next_frame(&mut buf).expect("a frame");
     let channels = info.color_type.samples();
-    let row_bytes = info.line_size;
-    (0..rows.min(info.height) as usize)
-        .flat_map(|y| buf[y * row_bytes..(y + 1) * row_bytes].chunks_exact(channels))
+    let pixels = buf[..info.buffer_size()]
+        .chunks_exact(channels)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    (info.width, pixels)
+}
+
+/// How many pixels of the top `rows` of PNG `shot` are within 6 of `rgb`.
+fn pixels_of(shot: &[u8], rows: u32, rgb: [u8; 3]) -> usize {
+    let (width, pixels) = rgb_pixels(shot);
+    pixels
+        .iter()
+        .take((rows * width) as usize)
         .filter(|p| (0..3).all(|i| p[i].abs_diff(rgb[i]) <= 6))
         .count()
+}
+
+/// A report's PNG is drawn a layer at a time, each fixed layer (the land,
+/// the names) drawn once and kept for the next picture. It must show what
+/// the whole SVG shows (`show --png`, a browser).
+#[test]
+fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
+    let mut g = common::game_with(&ABC, ANDI, &[]);
+    let events = common::lswr_into_gwr(&mut g);
+    let linie1 = common::linie1_with_route(&common::linie1_game(&ABC, 7, &[]));
+    let pictures = [
+        picture(&common::game(&ABC), &[]),
+        picture(&g, &events),
+        Game::picture(&linie1, &linie1.view(None), &[]).expect("Linie 1 draws its board"),
+    ];
+    for p in &pictures {
+        let layered = stationmaster::picture::png(p).expect("rendered");
+        // Drawn again from the kept layers: the same PNG.
+        let again = stationmaster::picture::draw(p).expect("rendered");
+        assert_eq!(layered, again);
+        let whole = stationmaster::picture::png_of_svg(&p.svg()).expect("rendered");
+        assert_eq!((layered.width, layered.height), (whole.width, whole.height));
+        let (_, a) = rgb_pixels(&layered.bytes);
+        let (_, b) = rgb_pixels(&whole.bytes);
+        assert_eq!(a.len(), b.len());
+        let differ = |by: u8| {
+            a.iter()
+                .zip(&b)
+                .filter(|(x, y)| (0..3).any(|i| x[i].abs_diff(y[i]) > by))
+                .count()
+        };
+        if p.layers.iter().skip(1).all(|l| !l.fixed) {
+            // Only the bottom layer kept: the same pixels.
+            assert_eq!(layered, whole);
+        }
+        // Elsewhere a kept layer's edges, rounded apart, may tip a rare
+        // colour of the palette (256 at most) to another near one.
+        assert_eq!(differ(40), 0);
+        assert!(differ(0) * 100 < a.len(), "{} of {}", differ(0), a.len());
+    }
 }
 
 #[test]

@@ -19,6 +19,7 @@ pub struct Got {
     pub to: String,
     pub subject: String,
     pub text: String,
+    pub html: String,
     pub message_id: String,
     pub in_reply_to: Option<String>,
     pub references: Vec<String>,
@@ -65,6 +66,7 @@ fn parse(bytes: &[u8]) -> Got {
             .to_string(),
         subject: m.subject().unwrap_or_default().to_string(),
         text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),
         message_id: m.message_id().unwrap_or_default().to_string(),
         in_reply_to: m.in_reply_to().as_text().map(str::to_string),
         references: ids(m.references()),
@@ -636,17 +638,30 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
 /// rocket-1 made by alice, joined by bob (open), and started: each one's
 /// welcome.
 fn started(s: &mut Server) -> (Got, Got) {
+    let (alice, bob, _) = started_moderated(s);
+    (alice, bob)
+}
+
+/// rocket-1 made by alice, joined by bob (open), and started: each one's
+/// welcome, and alice's moderator's welcome.
+fn started_moderated(s: &mut Server) -> (Got, Got, Got) {
     let made = made(s, "new rocket open");
     s.deliver(BOB, "join", None, "join rocket-1");
     let _ = one(&s.process(), BOB);
     s.reply(ALICE, &made, "start");
     let sent = s.process();
-    let alice = to(&sent, ALICE)
-        .into_iter()
-        .find(|m| m.text.contains("Welcome to rocket-1"))
-        .expect("alice's welcome")
-        .clone();
-    (alice, one(&sent, BOB))
+    let alices = |what: &str| {
+        to(&sent, ALICE)
+            .into_iter()
+            .find(|m| m.text.contains(what) || m.subject.contains(what))
+            .unwrap_or_else(|| panic!("alice's {what}: {sent:#?}"))
+            .clone()
+    };
+    (
+        alices("Welcome to rocket-1"),
+        one(&sent, BOB),
+        alices("You moderate rocket-1"),
+    )
 }
 
 #[test]
@@ -836,6 +851,33 @@ fn each_player_chooses_how_much_mail_and_the_game_master_sets_the_default() {
     let (alice, bob) = started(&mut s);
     let (waiting, waiting_w, other, other_w) = who_waits(&s, alice, bob);
 
+    // The full report says which reports its reader gets, and the words
+    // to change it, in both parts.
+    assert!(
+        other_w
+            .text
+            .contains("You get `reports full`: a report with the map after every change.")
+            && other_w
+                .text
+                .contains("with `reports short` or `reports turn`."),
+        "{}",
+        other_w.text
+    );
+    assert!(
+        other_w.html.contains(
+            "You get <code>reports full</code>: a report with the map after every change."
+        ),
+        "{}",
+        other_w.html
+    );
+    assert!(
+        other_w
+            .html
+            .contains("<code>reports short</code> or <code>reports turn</code>"),
+        "{}",
+        other_w.html
+    );
+
     // `reports short`: a note from a moderator comes as a line, no map.
     s.reply(other, &other_w, "reports short");
     let answer = reply_to_sender(&s.process(), other);
@@ -843,6 +885,21 @@ fn each_player_chooses_how_much_mail_and_the_game_master_sets_the_default() {
         answer.text.contains("From now on you get `reports short`"),
         "{}",
         answer.text
+    );
+    assert!(
+        answer
+            .text
+            .contains("You get `reports short`: one line per change")
+            && answer.text.contains("`reports full` or `reports turn`"),
+        "{}",
+        answer.text
+    );
+    assert!(
+        answer
+            .html
+            .contains("<code>reports full</code> or <code>reports turn</code>"),
+        "{}",
+        answer.html
     );
     s.ok(&["mod", "rocket-1", "note", "play on, all"]);
     let sent = s.process();
@@ -1175,10 +1232,11 @@ fn the_command_line_lists_and_shows_forming_games_without_their_keys() {
 
 #[test]
 fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
-    let mut s = Server::new("");
+    let mut s = Server::new("[site]\nforming_per_address = 1\n");
     let (alice, bob) = started(&mut s);
-    let (waiting, waiting_w, _, _) = who_waits(&s, alice, bob);
+    let (waiting, waiting_w, other, other_w) = who_waits(&s, alice, bob);
     const WORK: &str = "work@example.com";
+    let name = waiting.split('@').next().unwrap();
     // Before it is confirmed, the second address is an intruder.
     s.reply(WORK, &waiting_w, "map");
     let sent = s.process();
@@ -1211,12 +1269,87 @@ fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
     s.reply(WORK, &ask, &format!("confirm {code}"));
     let confirmed = one(&s.process(), WORK);
     assert!(confirmed.text.contains("Confirmed"), "{}", confirmed.text);
+    assert!(
+        confirmed.text.contains(&format!(
+            "the game's reports and messages still go to {waiting}"
+        )),
+        "{}",
+        confirmed.text
+    );
 
-    // From there, with the key: orders are taken.
+    // A full address of the player's: `games` and `bump` from there find
+    // the game, and the answers come back there.
+    s.deliver(WORK, "games", None, "games");
+    let list = one(&s.process(), WORK);
+    assert!(
+        list.text
+            .contains(&format!("rocket-1 (Stephenson's Rocket), you are {name}")),
+        "{}",
+        list.text
+    );
+    s.deliver(WORK, "bump", None, "bump");
+    let sent = s.process();
+    assert!(to(&sent, waiting).is_empty(), "{sent:#?}");
+    let bumped = to(&sent, WORK);
+    assert_eq!(bumped.len(), 2, "the answer and the report: {sent:#?}");
+    assert!(
+        bumped
+            .iter()
+            .any(|m| m.text.contains("as you asked with `bump`") && m.subject == waiting_w.subject)
+    );
+    // One seat a player, whichever address they write from; forming
+    // games and invitations count the player, not the address.
+    s.deliver(waiting, "another", None, "new linie1 open");
+    let _ = one(&s.process(), waiting);
+    s.deliver(WORK, "join", None, "join linie1-1");
+    let refused = one(&s.process(), WORK);
+    assert!(
+        refused.text.contains(&format!(
+            "you have a seat in linie1-1 already, as {waiting}"
+        )),
+        "{}",
+        refused.text
+    );
+    s.deliver(WORK, "new", None, "new rocket");
+    let refused = one(&s.process(), WORK);
+    assert!(
+        refused.text.contains("you have 1 game(s) forming already"),
+        "{}",
+        refused.text
+    );
+    s.deliver(WORK, "stop", None, "no more invitations");
+    let _ = one(&s.process(), WORK);
+    s.deliver(other, "mine", None, "new rocket");
+    let made_by_other = one(&s.process(), other);
+    s.reply(other, &made_by_other, &format!("invite {waiting}"));
+    let refused = one(&s.process(), other);
+    assert!(
+        refused
+            .text
+            .contains("asked this server for no invitations"),
+        "{}",
+        refused.text
+    );
+    // The other player's key from there: refused, both owners alerted.
     let before = s.ok(&["log", "rocket-1"]).lines().count();
+    s.reply(WORK, &other_w, "map");
+    let sent = s.process();
+    assert!(to(&sent, WORK).is_empty(), "{sent:#?}");
+    assert!(
+        to(&sent, other)
+            .iter()
+            .any(|m| m.subject.contains("Someone tried to give orders as you")),
+        "{sent:#?}"
+    );
+    assert_eq!(s.ok(&["log", "rocket-1"]).lines().count(), before);
+
+    // From there, with the key: orders are taken; the answer comes back
+    // there, and nothing of it to the first address.
     s.reply(WORK, &waiting_w, "token london steel");
     let sent = s.process();
-    assert!(!sent.is_empty());
+    let answer = one(&sent, WORK);
+    assert!(answer.text.contains("Applied"), "{}", answer.text);
+    assert!(to(&sent, waiting).is_empty(), "{sent:#?}");
     assert!(s.ok(&["log", "rocket-1"]).lines().count() > before);
     // Removed: an intruder again.
     s.reply(waiting, &waiting_w, &format!("address remove {WORK}"));
@@ -1230,4 +1363,75 @@ fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
     s.reply(WORK, &waiting_w, "token london textiles");
     let _ = s.process();
     assert_eq!(s.ok(&["log", "rocket-1"]).lines().count(), before);
+    // And out of the address index: no game of theirs any more.
+    s.deliver(WORK, "games", None, "games");
+    let list = one(&s.process(), WORK);
+    assert!(list.text.contains("plays in no game here"), "{}", list.text);
+}
+
+#[test]
+fn a_moderator_opens_a_game_to_observers_and_closes_it_again() {
+    let mut s = Server::new("");
+    let (_, bob, moderating) = started_moderated(&mut s);
+    s.deliver(DAVE, "watch", None, "watch rocket-1");
+    let refused = one(&s.process(), DAVE);
+    assert!(
+        refused.text.contains("rocket-1 is not watchable"),
+        "{}",
+        refused.text
+    );
+    // Only a moderator: a player's `watchable on` is no command of theirs.
+    s.reply(BOB, &bob, "watchable on");
+    let _ = s.process();
+    s.reply(ALICE, &moderating, "watchable on");
+    let sent = s.process();
+    let answer = to(&sent, ALICE)
+        .into_iter()
+        .find(|m| m.subject.contains("You moderate"))
+        .expect("the answer")
+        .clone();
+    assert!(
+        answer.text.contains("rocket-1 is watchable"),
+        "{}",
+        answer.text
+    );
+    assert!(
+        one(&sent, BOB)
+            .text
+            .contains("A moderator made this game watchable"),
+        "everyone is told: {sent:#?}"
+    );
+    s_watch(&mut s, "rocket-1");
+    // Off: those who watch stop, and are told, once.
+    let out = s.ok(&["mod", "rocket-1", "watchable", "off"]);
+    assert!(out.contains("1 observer(s) no longer watch it"), "{out}");
+    let sent = s.process();
+    let told = one(&sent, CAROL);
+    assert!(
+        told.text
+            .contains("a moderator closed this game to observers"),
+        "{}",
+        told.text
+    );
+    assert!(
+        told.subject.contains("watched"),
+        "in her thread: {}",
+        told.subject
+    );
+    assert!(
+        one(&sent, BOB)
+            .text
+            .contains("closed this game to observers")
+    );
+    s.ok(&["mod", "rocket-1", "note", "quiet now"]);
+    assert!(to(&s.process(), CAROL).is_empty());
+    s.deliver(CAROL, "watch", None, "watch rocket-1");
+    assert!(
+        one(&s.process(), CAROL)
+            .text
+            .contains("rocket-1 is not watchable")
+    );
+    let again = s.sm(&["mod", "rocket-1", "watchable", "off"]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not watchable already"));
 }

@@ -1015,7 +1015,7 @@ fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
 
 /// The confirmation code in an answer to `watch GAME` (or `address add`):
 /// the word after `line` on the line that begins with it.
-fn code_after(text: &str, line: &str) -> String {
+pub fn code_after(text: &str, line: &str) -> String {
     text.lines()
         .map(str::trim)
         .find_map(|l| l.strip_prefix(line))

@@ -1,14 +1,18 @@
 //! End to end, against real servers: a game made, joined and started by
-//! mail alone (and, once it runs, the site commands that concern it),
+//! mail alone (and, once it runs, the site commands that concern it), and
+//! every other command of the server players run themselves (watch,
+//! unwatch, say, a second address, leave, `no more invitations`, and a
+//! forming game's expiry),
 //! through the loopback stack of `.ci/mailstack.sh` (OpenSMTPD in, Dovecot
 //! LMTP and IMAP), with the real `stationmaster` binary reading gm's INBOX
-//! over IMAP and sending over SMTP. Alice and bob read their INBOX over
-//! IMAP and answer with lettre over SMTP, as `tests/all/e2e.rs` does.
+//! over IMAP and sending over SMTP. Alice, bob, cecil and dave read their
+//! INBOX over IMAP and answer with lettre over SMTP, as `tests/all/e2e.rs`
+//! does.
 //!
 //! Without the stack (`SM_IMAP_PORT`, `SM_SMTP_PORT`) the test says
 //! `skipped: NAME: no mail stack …` and passes, unless `CI` or
-//! `SM_REQUIRE_STACK` is set. It has the stack to itself (`stack_alone`:
-//! its `process` reads all of gm's unseen mail). Mailboxes are shared
+//! `SM_REQUIRE_STACK` is set. Each test has the stack to itself
+//! (`stack_alone`: its `process` reads all of gm's unseen mail). Mailboxes are shared
 //! with other tests and earlier runs: only mail that arrived after the
 //! test began, and answers one of this run's mails (whose Message-IDs
 //! carry a per-run tag) or belongs to a thread that such an answer
@@ -26,6 +30,7 @@ use lettre::{Message, SmtpTransport, Transport};
 use mail_parser::MessageParser;
 use tempfile::TempDir;
 
+use crate::site::code_after;
 use crate::stack::stack_alone;
 
 const PROCESSOR: &str = "gm@example.test";
@@ -155,8 +160,8 @@ struct World {
     config: PathBuf,
     smtp: SmtpTransport,
     gm: Session,
-    alice: Mailbox,
-    bob: Mailbox,
+    /// alice, bob, cecil and dave's INBOXes.
+    boxes: Vec<(&'static str, Mailbox)>,
     /// In every Message-ID this run sends.
     run: String,
     /// The thread roots of this run: mail referring to one is ours.
@@ -194,8 +199,9 @@ impl World {
                 .timeout(Some(PATIENCE))
                 .build(),
             gm,
-            alice: Mailbox::open(imap, "alice"),
-            bob: Mailbox::open(imap, "bob"),
+            boxes: ["alice", "bob", "cecil", "dave"]
+                .map(|who| (who, Mailbox::open(imap, who)))
+                .into(),
             run: format!("site{}x{nanos}", std::process::id()),
             roots: Vec::new(),
             n: 0,
@@ -280,28 +286,29 @@ impl World {
                 .any(|r| self.roots.contains(r) || r.contains(&self.run))
             || (m.subject.contains("Invitation to") && m.text.contains("alice@example.test"))
             || m.subject.contains("You moderate rocket-1")
+            || m.subject.contains("Confirm this address for alice")
+            || m.subject.ends_with("Rocket, watched")
+    }
+
+    fn mailbox(&mut self, who: &str) -> &mut Mailbox {
+        self.boxes
+            .iter_mut()
+            .find(|(name, _)| *name == who)
+            .map(|(_, mb)| mb)
+            .unwrap_or_else(|| panic!("no mailbox {who}"))
     }
 
     /// Waits for `n` more mails of this run to `who` and takes them.
     fn take(&mut self, who: &str, n: usize, what: &str) -> Vec<Got> {
         let start = Instant::now();
         loop {
-            let mb = if who == "alice" {
-                &mut self.alice
-            } else {
-                &mut self.bob
-            };
+            let mb = self.mailbox(who);
             mb.poll();
             let (got, taken) = (mb.got.clone(), mb.taken);
             let mine: Vec<Got> = got.into_iter().filter(|m| self.ours(m)).collect();
             if mine.len() >= taken + n {
                 let new = mine[taken..taken + n].to_vec();
-                let mb = if who == "alice" {
-                    &mut self.alice
-                } else {
-                    &mut self.bob
-                };
-                mb.taken = taken + n;
+                self.mailbox(who).taken = taken + n;
                 return new;
             }
             assert!(
@@ -314,7 +321,7 @@ impl World {
     }
 
     fn clean_up(&mut self) {
-        for mb in [&mut self.alice, &mut self.bob] {
+        for (_, mb) in &mut self.boxes {
             let uids: Vec<u32> = mb.got.iter().map(|m| m.uid).collect();
             mb.delete(&uids);
         }
@@ -484,5 +491,168 @@ fn a_game_made_invited_joined_and_started_over_imap_and_smtp() {
     assert!(!short.text.contains("You can"), "{}", short.text);
     let full = w.take(who, 1, "the awaited player's report").remove(0);
     assert!(full.text.contains("You can"), "{}", full.text);
+    w.clean_up();
+}
+
+#[test]
+fn watching_table_talk_a_second_address_leaving_and_expiry_over_imap_and_smtp() {
+    let Some(st) = stack_alone() else { return };
+    let mut w = World::new(st.imap, st.smtp);
+    w.sm(&["process"]);
+    const ALICE: &str = "alice@example.test";
+    const BOB: &str = "bob@example.test";
+    const CECIL: &str = "cecil@example.test";
+    const DAVE: &str = "dave@example.test";
+
+    // rocket-1, watchable, with deadlines far enough off that the expiry
+    // of the forming game below (a week on) leaves it alone.
+    w.send(
+        ALICE,
+        PROCESSOR,
+        "a game",
+        None,
+        "new rocket open watchable turn 30d",
+    );
+    let made = w.take("alice", 1, "the answer to new").remove(0);
+    w.roots.push(made.message_id.clone());
+    w.send(BOB, PROCESSOR, "join", None, "join rocket-1");
+    let seat = w.take("bob", 1, "the answer to join").remove(0);
+    w.roots.push(seat.message_id.clone());
+    let _ = w.take("alice", 1, "the news of bob");
+    w.reply(ALICE, &made, "start");
+    let started = w.take("alice", 3, "the start");
+    let welcome = started
+        .iter()
+        .find(|m| m.text.contains("Welcome to rocket-1"))
+        .expect("alice's welcome")
+        .clone();
+    let _ = w.take("bob", 1, "bob's welcome");
+
+    // cecil watches, confirming with the code mailed to her.
+    w.send(CECIL, PROCESSOR, "watch", None, "watch rocket-1");
+    let asked = w.take("cecil", 1, "the code to watch").remove(0);
+    let code = code_after(&asked.text, "watch rocket-1");
+    w.reply(CECIL, &asked, &format!("watch rocket-1 {code}"));
+    let watching = w.take("cecil", 2, "the answer to watch and the board");
+    assert!(
+        watching
+            .iter()
+            .any(|m| m.text.contains("You watch rocket-1")),
+        "{watching:#?}"
+    );
+    assert!(
+        watching
+            .iter()
+            .any(|m| m.subject.ends_with("watched") && m.text.contains("You watch this game")),
+        "{watching:#?}"
+    );
+
+    // say: to every player, in their threads.
+    w.reply(ALICE, &welcome, "say Hello all");
+    let said = w.take("bob", 1, "alice's word to all").remove(0);
+    assert!(said.text.contains("Hello all"), "{}", said.text);
+    assert_eq!(said.subject, seat.subject);
+    let answer = w.take("alice", 1, "the answer to say").remove(0);
+    assert!(answer.text.contains("Hello all"), "{}", answer.text);
+
+    // dave is alice's second address: asked, confirmed from there, used
+    // (the answers come back to dave), and removed.
+    w.reply(ALICE, &welcome, &format!("address add {DAVE}"));
+    let answer = w.take("alice", 1, "the answer to address add").remove(0);
+    assert!(
+        answer.text.contains(&format!("A mail went to {DAVE}")),
+        "{}",
+        answer.text
+    );
+    let ask = w.take("dave", 1, "the confirmation mail").remove(0);
+    let code = code_after(&ask.text, "confirm");
+    w.reply(DAVE, &ask, &format!("confirm {code}"));
+    let confirmed = w.take("dave", 1, "the answer to confirm").remove(0);
+    assert!(
+        confirmed
+            .text
+            .contains("Confirmed: alice may play rocket-1"),
+        "{}",
+        confirmed.text
+    );
+    w.send(DAVE, PROCESSOR, "games", None, "games");
+    let list = w.take("dave", 1, "dave's games").remove(0);
+    assert!(
+        list.text
+            .contains("rocket-1 (Stephenson's Rocket), you are alice"),
+        "{}",
+        list.text
+    );
+    w.reply(DAVE, &welcome, "map");
+    let report = w.take("dave", 1, "alice's report, at dave").remove(0);
+    assert_eq!(
+        report.subject,
+        format!("Re: {}", welcome.subject),
+        "in alice's thread"
+    );
+    assert!(report.text.contains("rocket-1:"), "{}", report.text);
+    w.reply(ALICE, &welcome, &format!("address remove {DAVE}"));
+    let answer = w.take("alice", 1, "the answer to address remove").remove(0);
+    assert!(
+        answer.text.contains("no longer one of your addresses"),
+        "{}",
+        answer.text
+    );
+
+    w.send(CECIL, PROCESSOR, "enough", None, "unwatch rocket-1");
+    let answer = w.take("cecil", 1, "the answer to unwatch").remove(0);
+    assert!(
+        answer.text.contains("You no longer watch rocket-1"),
+        "{}",
+        answer.text
+    );
+
+    // A second forming game: bob refuses invitations, joins (it is open)
+    // and leaves before the start.
+    w.send(ALICE, PROCESSOR, "another", None, "new linie1 open");
+    let made = w.take("alice", 1, "the answer to new linie1").remove(0);
+    w.roots.push(made.message_id.clone());
+    w.reply(ALICE, &made, &format!("invite {BOB}"));
+    let _ = w.take("alice", 1, "the answer to invite");
+    let invitation = w.take("bob", 1, "the invitation").remove(0);
+    w.reply(BOB, &invitation, "no more invitations");
+    let answer = w
+        .take("bob", 1, "the answer to no more invitations")
+        .remove(0);
+    assert!(
+        answer
+            .text
+            .contains("This server sends you no more invitations"),
+        "{}",
+        answer.text
+    );
+    w.reply(ALICE, &made, &format!("invite {BOB}"));
+    let refused = w.take("alice", 1, "the refused invitation").remove(0);
+    assert!(
+        refused
+            .text
+            .contains("asked this server for no invitations"),
+        "{}",
+        refused.text
+    );
+    w.send(BOB, PROCESSOR, "join", None, "join linie1-1");
+    let seat = w.take("bob", 1, "the answer to join linie1-1").remove(0);
+    w.roots.push(seat.message_id.clone());
+    let _ = w.take("alice", 1, "the news of bob");
+    w.reply(BOB, &seat, "leave");
+    let answer = w.take("bob", 1, "the answer to leave").remove(0);
+    assert!(answer.text.contains("You left linie1-1"), "{}", answer.text);
+    let told = w.take("alice", 1, "bob's leaving").remove(0);
+    assert!(told.text.contains("bob left linie1-1"), "{}", told.text);
+
+    // Nobody starts it: a week on, it expires, and alice is told.
+    let later = (chrono::Utc::now() + chrono::Duration::days(8)).to_rfc3339();
+    w.sm(&["process", "--now", &later]);
+    let expired = w.take("alice", 1, "the expiry").remove(0);
+    assert!(
+        expired.text.contains("linie1-1 was not started by"),
+        "{}",
+        expired.text
+    );
     w.clean_up();
 }

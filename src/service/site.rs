@@ -57,6 +57,11 @@ pub const FORMS: &[(&str, &str)] = &[
         "this server sends you no more invitations",
     ),
     (
+        "watchable on",
+        "(the creator, in a forming game's thread; once it runs, its moderators) anyone may watch the game",
+    ),
+    ("watchable off", "(the same) nobody may watch it"),
+    (
         "watch GAME",
         "get the spectator's report of GAME (made `watchable`) after each change, and its archive at the end; an address new here confirms with the code it is mailed",
     ),
@@ -93,6 +98,8 @@ pub enum SiteCommand {
     Start,
     /// `no more invitations`.
     NoMoreInvitations,
+    /// `watchable on|off`, by a forming game's creator.
+    Watchable(bool),
     /// `games`: the sender's games.
     Games,
     /// `bump`: the sender's reports of the games waiting for them.
@@ -188,6 +195,11 @@ pub fn parse(line: &str) -> Option<Result<SiteCommand, String>> {
         "start" => alone(SiteCommand::Start, "start"),
         "help" => alone(SiteCommand::Help, "help"),
         "games" => alone(SiteCommand::Games, "games"),
+        "watchable" => match rest.as_slice() {
+            [w] if w.eq_ignore_ascii_case("on") => Ok(SiteCommand::Watchable(true)),
+            [w] if w.eq_ignore_ascii_case("off") => Ok(SiteCommand::Watchable(false)),
+            _ => Err("write `watchable on` or `watchable off`".to_string()),
+        },
         "bump" => alone(SiteCommand::Bump, "bump"),
         "no" if rest.len() == 2
             && rest[0].eq_ignore_ascii_case("more")
@@ -808,6 +820,7 @@ impl<'a, 'c> Session<'a, 'c> {
             SiteCommand::Leave => self.leave(),
             SiteCommand::Start => self.start(),
             SiteCommand::NoMoreInvitations => self.no_more_invitations(),
+            SiteCommand::Watchable(on) => self.watchable(*on),
             SiteCommand::Games => games_text(self.ctx, &self.from, self.now).map_err(Refusal::from),
             SiteCommand::Bump => self.bump(),
             SiteCommand::Watch { game, code } => self.watch(game, code.as_deref()),
@@ -1487,6 +1500,26 @@ impl<'a, 'c> Session<'a, 'c> {
         Ok(format!(
             "You no longer watch {id}; nothing more about it comes to you."
         ))
+    }
+
+    /// `watchable on|off` before the start: the creator's choice at `new`,
+    /// changed (once it runs, the moderator command of the same words).
+    fn watchable(&mut self, on: bool) -> Result<String, Refusal> {
+        let (mut f, seat) = self.own_seat("watchable")?;
+        if seat != 0 {
+            return Err(Refusal::Player(format!(
+                "only the creator of {} decides whether it may be watched",
+                f.id
+            )));
+        }
+        f.watchable = on;
+        let id = f.id.clone();
+        self.forming = Some(f);
+        Ok(if on {
+            format!("{id} is watchable: once it runs, anyone may follow it with `watch {id}`.")
+        } else {
+            format!("{id} is not watchable: nobody may watch it.")
+        })
     }
 
     fn no_more_invitations(&mut self) -> Result<String, Refusal> {

@@ -622,6 +622,13 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
         );
     }
     assert!(readme.contains("**`say TEXT`**") && readme.contains("**`tell PLAYER\n  TEXT`**"));
+    // The moderators' commands (`watchable on` …), in README's table.
+    for (form, _) in stationmaster::daemon::moderator::FORMS {
+        assert!(
+            readme.contains(&format!("| `{form}`")) || readme.contains(&format!(" / `{form}`")),
+            "README lacks the moderator command `{form}`"
+        );
+    }
     for key in [
         "create",
         "creators",
@@ -1434,4 +1441,43 @@ fn a_moderator_opens_a_game_to_observers_and_closes_it_again() {
     let again = s.sm(&["mod", "rocket-1", "watchable", "off"]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("not watchable already"));
+}
+
+#[test]
+fn the_creator_makes_a_forming_game_watchable_or_not_before_the_start() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket open");
+    s.reply(ALICE, &made, "watchable on");
+    let answer = one(&s.process(), ALICE);
+    assert!(
+        answer.text.contains("rocket-1 is watchable")
+            && answer.text.contains("Watchable: once it runs"),
+        "{}",
+        answer.text
+    );
+    s.deliver(BOB, "join", None, "join rocket-1");
+    let seat = one(&s.process(), BOB);
+    let _ = s.process();
+    s.reply(BOB, &seat, "watchable off");
+    let refused = one(&s.process(), BOB);
+    assert!(
+        refused.text.contains("only the creator of rocket-1"),
+        "{}",
+        refused.text
+    );
+    s.reply(ALICE, &made, "watchable off");
+    let answer = one(&s.process(), ALICE);
+    assert!(
+        answer.text.contains("rocket-1 is not watchable") && !answer.text.contains("Watchable:"),
+        "{}",
+        answer.text
+    );
+    s.reply(ALICE, &made, "start");
+    let _ = s.process();
+    s.deliver(CAROL, "watch", None, "watch rocket-1");
+    assert!(
+        one(&s.process(), CAROL)
+            .text
+            .contains("rocket-1 is not watchable")
+    );
 }

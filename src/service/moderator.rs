@@ -342,6 +342,7 @@ pub fn run(
     let mut game = loaded.game.clone_box();
     let mut outbox: Vec<OutMail> = Vec::new();
     let mut contacts = Vec::new();
+    let mut index = Vec::new();
     let all = |batch: &mut orders::Batch, text: String| {
         for s in 0..names.len() {
             batch.notes.push((Seat(s as u8), text.clone()));
@@ -485,6 +486,15 @@ pub fn run(
             }
             meta.addresses[seat.index()] = address.clone();
             meta.tokens[seat.index()] = super::new_token()?;
+            // The addresses the leaving player added go with them.
+            if let Some(others) = meta.other_addresses.get_mut(seat.index()) {
+                let gone = std::mem::take(others);
+                for a in gone {
+                    if meta.seats_from(&record, &a).is_empty() {
+                        index.push((a, false));
+                    }
+                }
+            }
             if let Some(m) = meta.clock.misses.get_mut(seat.index()) {
                 *m = 0;
             }
@@ -738,6 +748,7 @@ pub fn run(
             outbox,
             readdress,
             contacts,
+            index,
             ..Change::default()
         },
         output,

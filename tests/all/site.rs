@@ -1481,3 +1481,40 @@ fn the_creator_makes_a_forming_game_watchable_or_not_before_the_start() {
             .contains("rocket-1 is not watchable")
     );
 }
+
+#[test]
+fn a_replaced_player_takes_the_addresses_they_added_with_them() {
+    let mut s = Server::new("");
+    let (_, bob) = started(&mut s);
+    const WORK: &str = "work@example.com";
+    s.reply(BOB, &bob, &format!("address add {WORK}"));
+    let ask = one(&s.process(), WORK);
+    s.reply(
+        WORK,
+        &ask,
+        &format!("confirm {}", code_after(&ask.text, "confirm")),
+    );
+    let _ = one(&s.process(), WORK);
+    s.deliver(WORK, "games", None, "games");
+    assert!(one(&s.process(), WORK).text.contains("rocket-1"));
+
+    s.ok(&["mod", "rocket-1", "replace", "bob", "erin@example.net"]);
+    let sent = s.process();
+    let erin = to(&sent, "erin@example.net")
+        .into_iter()
+        .find(|m| m.text.contains("Welcome to rocket-1"))
+        .expect("erin's welcome")
+        .clone();
+    s.deliver(WORK, "games", None, "games");
+    let list = one(&s.process(), WORK);
+    assert!(list.text.contains("plays in no game here"), "{}", list.text);
+    // Not erin's either: with her key, an intruder's mail.
+    s.reply(WORK, &erin, "map");
+    let sent = s.process();
+    assert!(to(&sent, WORK).is_empty(), "{sent:#?}");
+    assert!(
+        one(&sent, "erin@example.net")
+            .subject
+            .contains("Someone tried to give orders as you")
+    );
+}

@@ -320,6 +320,14 @@ impl World {
         }
     }
 
+    /// Waits for the next mail of this run to `who`, which must say
+    /// `saying`, and takes it.
+    fn take_saying(&mut self, who: &str, what: &str, saying: &str) -> Got {
+        let got = self.take(who, 1, what).remove(0);
+        assert!(got.text.contains(saying), "{what}: {}", got.text);
+        got
+    }
+
     fn clean_up(&mut self) {
         for (_, mb) in &mut self.boxes {
             let uids: Vec<u32> = mb.got.iter().map(|m| m.uid).collect();
@@ -506,19 +514,14 @@ fn watching_table_talk_a_second_address_leaving_and_expiry_over_imap_and_smtp() 
 
     // rocket-1, watchable, with deadlines far enough off that the expiry
     // of the forming game below (a week on) leaves it alone.
-    w.send(
-        ALICE,
-        PROCESSOR,
-        "a game",
-        None,
-        "new rocket open watchable turn 30d",
-    );
-    let made = w.take("alice", 1, "the answer to new").remove(0);
+    let new = "new rocket open watchable turn 30d";
+    w.send(ALICE, PROCESSOR, "a game", None, new);
+    let made = w.take_saying("alice", "the answer to new", "You made rocket-1");
     w.roots.push(made.message_id.clone());
     w.send(BOB, PROCESSOR, "join", None, "join rocket-1");
-    let seat = w.take("bob", 1, "the answer to join").remove(0);
+    let seat = w.take_saying("bob", "the answer to join", "You joined rocket-1");
     w.roots.push(seat.message_id.clone());
-    let _ = w.take("alice", 1, "the news of bob");
+    w.take_saying("alice", "the news of bob", "joined rocket-1");
     w.reply(ALICE, &made, "start");
     let started = w.take("alice", 3, "the start");
     let welcome = started
@@ -526,133 +529,91 @@ fn watching_table_talk_a_second_address_leaving_and_expiry_over_imap_and_smtp() 
         .find(|m| m.text.contains("Welcome to rocket-1"))
         .expect("alice's welcome")
         .clone();
-    let _ = w.take("bob", 1, "bob's welcome");
+    w.take_saying("bob", "bob's welcome", "Welcome to rocket-1");
 
     // cecil watches, confirming with the code mailed to her.
     w.send(CECIL, PROCESSOR, "watch", None, "watch rocket-1");
-    let asked = w.take("cecil", 1, "the code to watch").remove(0);
+    let asked = w.take_saying("cecil", "the code to watch", "To watch rocket-1");
     let code = code_after(&asked.text, "watch rocket-1");
     w.reply(CECIL, &asked, &format!("watch rocket-1 {code}"));
     let watching = w.take("cecil", 2, "the answer to watch and the board");
+    let board = |m: &Got| m.subject.ends_with("watched") && m.text.contains("You watch this game");
+    assert!(watching.iter().any(board), "{watching:#?}");
     assert!(
         watching
             .iter()
             .any(|m| m.text.contains("You watch rocket-1")),
         "{watching:#?}"
     );
-    assert!(
-        watching
-            .iter()
-            .any(|m| m.subject.ends_with("watched") && m.text.contains("You watch this game")),
-        "{watching:#?}"
-    );
 
     // say: to every player, in their threads.
     w.reply(ALICE, &welcome, "say Hello all");
-    let said = w.take("bob", 1, "alice's word to all").remove(0);
-    assert!(said.text.contains("Hello all"), "{}", said.text);
+    let said = w.take_saying("bob", "alice's word to all", "Hello all");
     assert_eq!(said.subject, seat.subject);
-    let answer = w.take("alice", 1, "the answer to say").remove(0);
-    assert!(answer.text.contains("Hello all"), "{}", answer.text);
+    w.take_saying("alice", "the answer to say", "Hello all");
 
     // dave is alice's second address: asked, confirmed from there, used
     // (the answers come back to dave), and removed.
     w.reply(ALICE, &welcome, &format!("address add {DAVE}"));
-    let answer = w.take("alice", 1, "the answer to address add").remove(0);
-    assert!(
-        answer.text.contains(&format!("A mail went to {DAVE}")),
-        "{}",
-        answer.text
-    );
-    let ask = w.take("dave", 1, "the confirmation mail").remove(0);
+    w.take_saying("alice", "the answer to address add", "A mail went to dave");
+    let ask = w.take_saying("dave", "the confirmation", "asks to play from this address");
     let code = code_after(&ask.text, "confirm");
     w.reply(DAVE, &ask, &format!("confirm {code}"));
-    let confirmed = w.take("dave", 1, "the answer to confirm").remove(0);
-    assert!(
-        confirmed
-            .text
-            .contains("Confirmed: alice may play rocket-1"),
-        "{}",
-        confirmed.text
-    );
+    w.take_saying("dave", "the answer to confirm", "Confirmed: alice may play");
     w.send(DAVE, PROCESSOR, "games", None, "games");
-    let list = w.take("dave", 1, "dave's games").remove(0);
-    assert!(
-        list.text
-            .contains("rocket-1 (Stephenson's Rocket), you are alice"),
-        "{}",
-        list.text
+    w.take_saying(
+        "dave",
+        "dave's games",
+        "rocket-1 (Stephenson's Rocket), you are alice",
     );
     w.reply(DAVE, &welcome, "map");
-    let report = w.take("dave", 1, "alice's report, at dave").remove(0);
-    assert_eq!(
-        report.subject,
-        format!("Re: {}", welcome.subject),
-        "in alice's thread"
-    );
-    assert!(report.text.contains("rocket-1:"), "{}", report.text);
+    let report = w.take_saying("dave", "alice's report, at dave", "rocket-1:");
+    assert_eq!(report.subject, format!("Re: {}", welcome.subject));
     w.reply(ALICE, &welcome, &format!("address remove {DAVE}"));
-    let answer = w.take("alice", 1, "the answer to address remove").remove(0);
-    assert!(
-        answer.text.contains("no longer one of your addresses"),
-        "{}",
-        answer.text
+    w.take_saying(
+        "alice",
+        "the answer to address remove",
+        "no longer one of your",
     );
 
     w.send(CECIL, PROCESSOR, "enough", None, "unwatch rocket-1");
-    let answer = w.take("cecil", 1, "the answer to unwatch").remove(0);
-    assert!(
-        answer.text.contains("You no longer watch rocket-1"),
-        "{}",
-        answer.text
+    w.take_saying(
+        "cecil",
+        "the answer to unwatch",
+        "You no longer watch rocket-1",
     );
 
     // A second forming game: bob refuses invitations, joins (it is open)
     // and leaves before the start.
     w.send(ALICE, PROCESSOR, "another", None, "new linie1 open");
-    let made = w.take("alice", 1, "the answer to new linie1").remove(0);
+    let made = w.take_saying("alice", "the answer to new linie1", "You made linie1-1");
     w.roots.push(made.message_id.clone());
     w.reply(ALICE, &made, &format!("invite {BOB}"));
-    let _ = w.take("alice", 1, "the answer to invite");
-    let invitation = w.take("bob", 1, "the invitation").remove(0);
+    w.take_saying("alice", "the answer to invite", "Invited bob");
+    let invitation = w.take_saying("bob", "the invitation", "join linie1-1");
     w.reply(BOB, &invitation, "no more invitations");
-    let answer = w
-        .take("bob", 1, "the answer to no more invitations")
-        .remove(0);
-    assert!(
-        answer
-            .text
-            .contains("This server sends you no more invitations"),
-        "{}",
-        answer.text
+    w.take_saying(
+        "bob",
+        "the answer to no more invitations",
+        "no more invitations",
     );
     w.reply(ALICE, &made, &format!("invite {BOB}"));
-    let refused = w.take("alice", 1, "the refused invitation").remove(0);
-    assert!(
-        refused
-            .text
-            .contains("asked this server for no invitations"),
-        "{}",
-        refused.text
+    w.take_saying(
+        "alice",
+        "the refusal",
+        "asked this server for no invitations",
     );
     w.send(BOB, PROCESSOR, "join", None, "join linie1-1");
-    let seat = w.take("bob", 1, "the answer to join linie1-1").remove(0);
+    let seat = w.take_saying("bob", "the answer to join", "You joined linie1-1");
     w.roots.push(seat.message_id.clone());
-    let _ = w.take("alice", 1, "the news of bob");
+    w.take_saying("alice", "the news of bob", "joined linie1-1");
     w.reply(BOB, &seat, "leave");
-    let answer = w.take("bob", 1, "the answer to leave").remove(0);
-    assert!(answer.text.contains("You left linie1-1"), "{}", answer.text);
-    let told = w.take("alice", 1, "bob's leaving").remove(0);
-    assert!(told.text.contains("bob left linie1-1"), "{}", told.text);
+    w.take_saying("bob", "the answer to leave", "You left linie1-1");
+    w.take_saying("alice", "bob's leaving", "bob left linie1-1");
 
     // Nobody starts it: a week on, it expires, and alice is told.
     let later = (chrono::Utc::now() + chrono::Duration::days(8)).to_rfc3339();
     w.sm(&["process", "--now", &later]);
-    let expired = w.take("alice", 1, "the expiry").remove(0);
-    assert!(
-        expired.text.contains("linie1-1 was not started by"),
-        "{}",
-        expired.text
-    );
+    w.take_saying("alice", "the expiry", "linie1-1 was not started by");
     w.clean_up();
 }

@@ -199,6 +199,13 @@ pub fn one(mails: &[Got], who: &str) -> Got {
     got[0].clone()
 }
 
+/// One `process` cycle, whose one mail to `who` must say `saying`.
+pub fn answered(s: &Server, who: &str, saying: &str) -> Got {
+    let got = one(&s.process(), who);
+    assert!(got.text.contains(saying), "to {who}: {}", got.text);
+    got
+}
+
 const ALICE: &str = "alice@example.org";
 const BOB: &str = "bob@example.org";
 const CAROL: &str = "carol@example.net";
@@ -1274,25 +1281,16 @@ fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
     let answer = one(&s.process(), WORK);
     assert!(answer.text.contains("is not a code"), "{}", answer.text);
     s.reply(WORK, &ask, &format!("confirm {code}"));
-    let confirmed = one(&s.process(), WORK);
-    assert!(confirmed.text.contains("Confirmed"), "{}", confirmed.text);
-    assert!(
-        confirmed.text.contains(&format!(
-            "the game's reports and messages still go to {waiting}"
-        )),
-        "{}",
-        confirmed.text
-    );
+    let still = format!("the game's reports and messages still go to {waiting}");
+    answered(&s, WORK, &still);
 
     // A full address of the player's: `games` and `bump` from there find
     // the game, and the answers come back there.
     s.deliver(WORK, "games", None, "games");
-    let list = one(&s.process(), WORK);
-    assert!(
-        list.text
-            .contains(&format!("rocket-1 (Stephenson's Rocket), you are {name}")),
-        "{}",
-        list.text
+    answered(
+        &s,
+        WORK,
+        &format!("rocket-1 (Stephenson's Rocket), you are {name}"),
     );
     s.deliver(WORK, "bump", None, "bump");
     let sent = s.process();
@@ -1309,34 +1307,19 @@ fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
     s.deliver(waiting, "another", None, "new linie1 open");
     let _ = one(&s.process(), waiting);
     s.deliver(WORK, "join", None, "join linie1-1");
-    let refused = one(&s.process(), WORK);
-    assert!(
-        refused.text.contains(&format!(
-            "you have a seat in linie1-1 already, as {waiting}"
-        )),
-        "{}",
-        refused.text
+    answered(
+        &s,
+        WORK,
+        &format!("you have a seat in linie1-1 already, as {waiting}"),
     );
     s.deliver(WORK, "new", None, "new rocket");
-    let refused = one(&s.process(), WORK);
-    assert!(
-        refused.text.contains("you have 1 game(s) forming already"),
-        "{}",
-        refused.text
-    );
+    answered(&s, WORK, "you have 1 game(s) forming already");
     s.deliver(WORK, "stop", None, "no more invitations");
     let _ = one(&s.process(), WORK);
     s.deliver(other, "mine", None, "new rocket");
     let made_by_other = one(&s.process(), other);
     s.reply(other, &made_by_other, &format!("invite {waiting}"));
-    let refused = one(&s.process(), other);
-    assert!(
-        refused
-            .text
-            .contains("asked this server for no invitations"),
-        "{}",
-        refused.text
-    );
+    answered(&s, other, "asked this server for no invitations");
     // The other player's key from there: refused, both owners alerted.
     let before = s.ok(&["log", "rocket-1"]).lines().count();
     s.reply(WORK, &other_w, "map");
@@ -1381,12 +1364,7 @@ fn a_moderator_opens_a_game_to_observers_and_closes_it_again() {
     let mut s = Server::new("");
     let (_, bob, moderating) = started_moderated(&mut s);
     s.deliver(DAVE, "watch", None, "watch rocket-1");
-    let refused = one(&s.process(), DAVE);
-    assert!(
-        refused.text.contains("rocket-1 is not watchable"),
-        "{}",
-        refused.text
-    );
+    answered(&s, DAVE, "rocket-1 is not watchable");
     // Only a moderator: a player's `watchable on` is no command of theirs.
     s.reply(BOB, &bob, "watchable on");
     let _ = s.process();
@@ -1433,11 +1411,7 @@ fn a_moderator_opens_a_game_to_observers_and_closes_it_again() {
     s.ok(&["mod", "rocket-1", "note", "quiet now"]);
     assert!(to(&s.process(), CAROL).is_empty());
     s.deliver(CAROL, "watch", None, "watch rocket-1");
-    assert!(
-        one(&s.process(), CAROL)
-            .text
-            .contains("rocket-1 is not watchable")
-    );
+    answered(&s, CAROL, "rocket-1 is not watchable");
     let again = s.sm(&["mod", "rocket-1", "watchable", "off"]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("not watchable already"));
@@ -1459,12 +1433,7 @@ fn the_creator_makes_a_forming_game_watchable_or_not_before_the_start() {
     let seat = one(&s.process(), BOB);
     let _ = s.process();
     s.reply(BOB, &seat, "watchable off");
-    let refused = one(&s.process(), BOB);
-    assert!(
-        refused.text.contains("only the creator of rocket-1"),
-        "{}",
-        refused.text
-    );
+    answered(&s, BOB, "only the creator of rocket-1");
     s.reply(ALICE, &made, "watchable off");
     let answer = one(&s.process(), ALICE);
     assert!(
@@ -1475,11 +1444,7 @@ fn the_creator_makes_a_forming_game_watchable_or_not_before_the_start() {
     s.reply(ALICE, &made, "start");
     let _ = s.process();
     s.deliver(CAROL, "watch", None, "watch rocket-1");
-    assert!(
-        one(&s.process(), CAROL)
-            .text
-            .contains("rocket-1 is not watchable")
-    );
+    answered(&s, CAROL, "rocket-1 is not watchable");
 }
 
 #[test]
@@ -1496,7 +1461,7 @@ fn a_replaced_player_takes_the_addresses_they_added_with_them() {
     );
     let _ = one(&s.process(), WORK);
     s.deliver(WORK, "games", None, "games");
-    assert!(one(&s.process(), WORK).text.contains("rocket-1"));
+    answered(&s, WORK, "rocket-1");
 
     s.ok(&["mod", "rocket-1", "replace", "bob", "erin@example.net"]);
     let sent = s.process();

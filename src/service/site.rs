@@ -1,8 +1,8 @@
 //! The server players run themselves: games made, joined and started by
 //! mail. A mail to the server's own address with no game tag may hold
 //! `new GAME …`, `join GAME`, `no more invitations` or `help`; in a
-//! forming game's thread (its tag) its players also `invite`, `leave` and
-//! `start`. The operator's `[site]` keys decide who may make games and
+//! forming game's thread (its tag) its players also `invite`, `leave`,
+//! `start` and `watchable on|off`. The operator's `[site]` keys decide who may make games and
 //! how many forming games one address may hold; a forming game nobody
 //! starts expires (see [`expire`]).
 //!

@@ -2,9 +2,9 @@
 //! mail. A mail to the server's own address with no game tag may hold
 //! `new GAME …`, `join GAME`, `no more invitations` or `help`; in a
 //! forming game's thread (its tag) its players also `invite`, `leave`,
-//! `start` and `watchable on|off`. The operator's `[site]` keys decide who may make games and
-//! how many forming games one address may hold; a forming game nobody
-//! starts expires (see [`expire`]).
+//! `start` and `watchable on|off`. The operator's `[site]` keys decide
+//! who may make games and how many forming games one address may hold; a
+//! forming game nobody starts expires (see [`expire`]).
 //!
 //! Nothing a stranger can send makes the server mail a third party more
 //! than once unasked: an invitation is the one mail an address gets

@@ -680,6 +680,7 @@ fn authenticated(
         };
         let mail = MailContext {
             reply: Some(section),
+            to: inc.from.clone(),
             ..MailContext::default()
         };
         let thread = (
@@ -718,7 +719,12 @@ fn authenticated(
         not_orders,
         ..ReplySection::default()
     };
-    let mut mail = MailContext::default();
+    // The answer goes back to the address the mail came from (a second
+    // address confirmed with `address add`, or the seat's own).
+    let mut mail = MailContext {
+        to: inc.from.clone(),
+        ..MailContext::default()
+    };
     if wants.contains(&Command::Help) {
         mail.help = Some(loaded.game.help());
     }
@@ -891,6 +897,7 @@ fn authenticated(
                 change.outbox.append(&mut address_change.outbox);
                 change.contacts.append(&mut address_change.contacts);
                 change.help_sent.append(&mut address_change.help_sent);
+                change.index.append(&mut address_change.index);
                 receipt.outcome = format!(
                     "{name}: {} order(s) applied, {} held",
                     batch.applied.len(),
@@ -949,6 +956,7 @@ fn authenticated(
     change.outbox.append(&mut address_change.outbox);
     change.contacts.append(&mut address_change.contacts);
     change.help_sent.append(&mut address_change.help_sent);
+    change.index.append(&mut address_change.index);
     if !talked.entries.is_empty() || chose_reports {
         // Only the log grows (the messages) and the player's choice of
         // reports is kept; nothing of the game changes.

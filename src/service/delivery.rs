@@ -167,6 +167,18 @@ pub(crate) fn observer_mail(
         "\n-- \nStationmaster, for {id} ({}). You watch this game; reply `unwatch` to stop. Observers' mail is never read as orders.\n",
         crate::registry::title(&record.setup.kind)
     ));
+    observer_notice(ctx, id, record, address, text, now)
+}
+
+/// A mail of `text` to observer `address` of game `id`, in their thread.
+pub(crate) fn observer_notice(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    record: &GameRecord,
+    address: &str,
+    text: String,
+    now: DateTime<Utc>,
+) -> Result<OutMail, ServiceError> {
     let thread = observer_thread(ctx, id, record, address);
     let (in_reply_to, references) = thread.threading(None);
     let draft = Draft {

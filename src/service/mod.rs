@@ -464,6 +464,7 @@ pub(crate) fn reports(
             mail.reply = asked.reply.clone();
             mail.help = asked.help.clone();
             mail.history = asked.history.clone();
+            mail.to = asked.to.clone();
             threading = Some(thread.clone());
         }
         out.push(report::player_mail(

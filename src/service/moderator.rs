@@ -67,6 +67,9 @@ pub enum ModCommand {
     },
     /// How much mail the players who have not chosen get.
     Reports(crate::store::ReportMode),
+    /// Anyone may watch the game (`watchable on`), or nobody (`off`: its
+    /// observers stop watching, and are told).
+    Watchable(bool),
 }
 
 /// The forms, for help.
@@ -118,6 +121,14 @@ pub const FORMS: &[(&str, &str)] = &[
     (
         "reports MODE",
         "how much mail players who have not chosen get (the game's default): full, short or turn",
+    ),
+    (
+        "watchable on",
+        "anyone may follow the game from now on with `watch GAME` (the spectator's view)",
+    ),
+    (
+        "watchable off",
+        "nobody may watch the game: its observers stop watching, and each is told",
     ),
 ];
 
@@ -211,6 +222,11 @@ pub fn parse(text: &str) -> Result<ModCommand, String> {
             need("full, short or turn")?;
             crate::store::ReportMode::parse(rest).map(ModCommand::Reports)
         }
+        "watchable" => match rest.to_ascii_lowercase().as_str() {
+            "on" => Ok(ModCommand::Watchable(true)),
+            "off" => Ok(ModCommand::Watchable(false)),
+            _ => Err("write `watchable on` or `watchable off`".to_string()),
+        },
         other => {
             let forms: Vec<&str> = FORMS.iter().map(|(f, _)| *f).collect();
             Err(format!(
@@ -325,6 +341,8 @@ pub fn run(
     let mut replaced_from = String::new();
     let mut game = loaded.game.clone_box();
     let mut outbox: Vec<OutMail> = Vec::new();
+    let mut contacts = Vec::new();
+    let mut index = Vec::new();
     let all = |batch: &mut orders::Batch, text: String| {
         for s in 0..names.len() {
             batch.notes.push((Seat(s as u8), text.clone()));
@@ -468,6 +486,15 @@ pub fn run(
             }
             meta.addresses[seat.index()] = address.clone();
             meta.tokens[seat.index()] = super::new_token()?;
+            // The addresses the leaving player added go with them.
+            if let Some(others) = meta.other_addresses.get_mut(seat.index()) {
+                let gone = std::mem::take(others);
+                for a in gone {
+                    if meta.seats_from(&record, &a).is_empty() {
+                        index.push((a, false));
+                    }
+                }
+            }
             if let Some(m) = meta.clock.misses.get_mut(seat.index()) {
                 *m = 0;
             }
@@ -593,6 +620,50 @@ pub fn run(
                 mode.name()
             );
         }
+        ModCommand::Watchable(on) => {
+            if meta.watchable == *on {
+                return Err(invalid(format!(
+                    "{id} is {} already",
+                    if *on { "watchable" } else { "not watchable" }
+                )));
+            }
+            meta.watchable = *on;
+            if *on {
+                all(
+                    &mut batch,
+                    format!(
+                        "A moderator made this game watchable{because}: anyone may follow it with `watch {id}`, seeing the board as a spectator does (nobody's private holdings, no private messages)."
+                    ),
+                );
+                output = format!("{id} is watchable: anyone may `watch {id}`.");
+            } else {
+                // Off means nobody watches: a game master closes the game
+                // to spectators, not only to new ones.
+                let dropped = std::mem::take(&mut meta.observers);
+                for o in &dropped {
+                    let mut contact = ctx.store.contact(&o.address)?;
+                    contact.watching.retain(|g| *g != id.0);
+                    contacts.push((o.address.clone(), contact));
+                    let text = format!(
+                        "{id}: a moderator closed this game to observers{because}. You no longer watch it, and nothing more about it comes to you.\n\n-- \nStationmaster, for {id} ({}).\n",
+                        crate::registry::title(&record.setup.kind)
+                    );
+                    outbox.push(super::delivery::observer_notice(
+                        ctx, id, &record, &o.address, text, now,
+                    )?);
+                }
+                all(
+                    &mut batch,
+                    format!(
+                        "A moderator closed this game to observers{because}: nobody watches it."
+                    ),
+                );
+                output = format!(
+                    "{id} is not watchable; {} observer(s) no longer watch it, and each was told.",
+                    dropped.len()
+                );
+            }
+        }
         ModCommand::Moderator(address) => {
             let key = address.to_ascii_lowercase();
             if !meta
@@ -626,6 +697,7 @@ pub fn run(
         ModCommand::Moderator(a) => Some(format!("moderator {a}")),
         ModCommand::Set { key, value } => Some(format!("set {key} {value}")),
         ModCommand::Reports(m) => Some(format!("reports {}", m.name())),
+        ModCommand::Watchable(on) => Some(format!("watchable {}", if *on { "on" } else { "off" })),
         ModCommand::Pause => Some("pause".to_string()),
         ModCommand::Resume => Some("resume".to_string()),
         ModCommand::Abort => Some("abort".to_string()),
@@ -675,6 +747,8 @@ pub fn run(
             update: Some(update),
             outbox,
             readdress,
+            contacts,
+            index,
             ..Change::default()
         },
         output,

@@ -81,6 +81,16 @@ pub struct MailContext {
     pub over: bool,
     /// Where the archive of a game that is over is kept.
     pub archive: String,
+    /// The reader's `reports` mode (`full`, `short`, `turn`).
+    pub reports: String,
+    /// What it means.
+    pub reports_what: String,
+    /// The other modes, as a player writes them: `reports short`.
+    pub reports_other: Vec<String>,
+    /// Where the mail goes, if not to the seat's address: the answer to a
+    /// player's mail goes back to the address it came from.
+    #[serde(skip)]
+    pub to: Option<String>,
 }
 
 /// The board's picture as the HTML part refers to it:
@@ -862,8 +872,6 @@ pub fn player_mail(
         mail.deadlines.clear();
         mail.archive = archive_place(ctx, id);
     }
-    let text = ctx.templates.render("report.txt", &mail)?;
-    let html = ctx.templates.render("report.html", &mail)?;
     let thread = player_thread(ctx, id, record, meta, seat);
     // The welcome is the root; every later mail refers to it, and one that
     // answers the player's mail replies to that too.
@@ -879,9 +887,22 @@ pub fn player_mail(
         Some((parent, refs)) => thread.threading(Some((parent, refs))),
         None => thread.threading(None),
     };
+    let mode = meta.reports_of(seat);
+    mail.reports = mode.name().to_string();
+    mail.reports_what = mode.describe().to_string();
+    mail.reports_other = crate::store::ReportMode::ALL
+        .iter()
+        .filter(|m| **m != mode)
+        .map(|m| format!("reports {}", m.name()))
+        .collect();
+    let text = ctx.templates.render("report.txt", &mail)?;
+    let html = ctx.templates.render("report.html", &mail)?;
     let draft = Draft {
         to_name: player.name.clone(),
-        to: meta.address(record, seat).to_string(),
+        to: mail
+            .to
+            .clone()
+            .unwrap_or_else(|| meta.address(record, seat).to_string()),
         subject: thread.subject(threading.is_some() && !mail.welcome),
         text,
         html: Some(html),

@@ -1,10 +1,10 @@
 //! The server players run themselves: games made, joined and started by
 //! mail. A mail to the server's own address with no game tag may hold
 //! `new GAME …`, `join GAME`, `no more invitations` or `help`; in a
-//! forming game's thread (its tag) its players also `invite`, `leave` and
-//! `start`. The operator's `[site]` keys decide who may make games and
-//! how many forming games one address may hold; a forming game nobody
-//! starts expires (see [`expire`]).
+//! forming game's thread (its tag) its players also `invite`, `leave`,
+//! `start` and `watchable on|off`. The operator's `[site]` keys decide
+//! who may make games and how many forming games one address may hold; a
+//! forming game nobody starts expires (see [`expire`]).
 //!
 //! Nothing a stranger can send makes the server mail a third party more
 //! than once unasked: an invitation is the one mail an address gets
@@ -57,6 +57,11 @@ pub const FORMS: &[(&str, &str)] = &[
         "this server sends you no more invitations",
     ),
     (
+        "watchable on",
+        "(the creator, in a forming game's thread; once it runs, its moderators) anyone may watch the game",
+    ),
+    ("watchable off", "(the same) nobody may watch it"),
+    (
         "watch GAME",
         "get the spectator's report of GAME (made `watchable`) after each change, and its archive at the end; an address new here confirms with the code it is mailed",
     ),
@@ -93,6 +98,8 @@ pub enum SiteCommand {
     Start,
     /// `no more invitations`.
     NoMoreInvitations,
+    /// `watchable on|off`, by a forming game's creator.
+    Watchable(bool),
     /// `games`: the sender's games.
     Games,
     /// `bump`: the sender's reports of the games waiting for them.
@@ -188,6 +195,11 @@ pub fn parse(line: &str) -> Option<Result<SiteCommand, String>> {
         "start" => alone(SiteCommand::Start, "start"),
         "help" => alone(SiteCommand::Help, "help"),
         "games" => alone(SiteCommand::Games, "games"),
+        "watchable" => match rest.as_slice() {
+            [w] if w.eq_ignore_ascii_case("on") => Ok(SiteCommand::Watchable(true)),
+            [w] if w.eq_ignore_ascii_case("off") => Ok(SiteCommand::Watchable(false)),
+            _ => Err("write `watchable on` or `watchable off`".to_string()),
+        },
         "bump" => alone(SiteCommand::Bump, "bump"),
         "no" if rest.len() == 2
             && rest[0].eq_ignore_ascii_case("more")
@@ -250,8 +262,11 @@ struct Session<'a, 'c> {
     left: Option<(Forming, usize)>,
     /// `bump` sent reports: its rate limit's key.
     bumped: Option<String>,
-    /// A running game's bookkeeping changed (`watch`, `unwatch`).
+    /// A running game's bookkeeping changed (`watch`, `unwatch`,
+    /// `confirm`).
     update: Option<crate::store::GameUpdate>,
+    /// The address index of that game: an address confirmed (`confirm`).
+    index: Vec<(String, bool)>,
 }
 
 /// A mail to the server's own address without a game tag: its site
@@ -505,6 +520,7 @@ impl<'a, 'c> Session<'a, 'c> {
             left: None,
             bumped: None,
             update: None,
+            index: Vec::new(),
         }
     }
 
@@ -677,6 +693,7 @@ impl<'a, 'c> Session<'a, 'c> {
         change.contacts = std::mem::take(&mut self.contacts);
         if let Some(update) = self.update.take() {
             change.update = Some(update);
+            change.index = std::mem::take(&mut self.index);
         }
         if let Some(key) = self.bumped.take() {
             change.help_sent.push((key, self.now));
@@ -803,6 +820,7 @@ impl<'a, 'c> Session<'a, 'c> {
             SiteCommand::Leave => self.leave(),
             SiteCommand::Start => self.start(),
             SiteCommand::NoMoreInvitations => self.no_more_invitations(),
+            SiteCommand::Watchable(on) => self.watchable(*on),
             SiteCommand::Games => games_text(self.ctx, &self.from, self.now).map_err(Refusal::from),
             SiteCommand::Bump => self.bump(),
             SiteCommand::Watch { game, code } => self.watch(game, code.as_deref()),
@@ -862,11 +880,13 @@ impl<'a, 'c> Session<'a, 'c> {
         let made = read_new(entry, &ctx.config.deadlines, words).map_err(Refusal::Player)?;
         let name = made.name.unwrap_or_else(|| name_from(&self.from));
         check_name(&name).map_err(Refusal::Player)?;
+        // Counted over every address of the player who writes.
+        let aliases = ctx.store.aliases(&self.from)?;
         let held = ctx
             .store
             .all_forming()?
             .iter()
-            .filter(|f| f.creator().eq_ignore_ascii_case(&self.from))
+            .filter(|f| aliases.iter().any(|a| f.creator().eq_ignore_ascii_case(a)))
             .count();
         if held >= site.forming_per_address as usize {
             return Err(Refusal::Player(format!(
@@ -928,11 +948,18 @@ impl<'a, 'c> Session<'a, 'c> {
             }
         };
         let mut f = target;
-        if f.seat_of(&self.from).is_some() {
-            return Err(Refusal::Player(format!(
-                "you have a seat in {} already",
-                f.id
-            )));
+        // One seat a player, from whichever of their addresses.
+        if let Some(a) = ctx
+            .store
+            .aliases(&self.from)?
+            .iter()
+            .find(|a| f.seat_of(a).is_some())
+        {
+            return Err(Refusal::Player(if a == &self.from {
+                format!("you have a seat in {} already", f.id)
+            } else {
+                format!("you have a seat in {} already, as {a}", f.id)
+            }));
         }
         let invited = f.invited.iter().any(|a| a.eq_ignore_ascii_case(&self.from));
         if !f.open && !invited {
@@ -1010,8 +1037,14 @@ impl<'a, 'c> Session<'a, 'c> {
                 "that is this server's own address".to_string(),
             ));
         }
-        if f.seat_of(address).is_some() {
-            return Err(Refusal::Player(format!("{address} has a seat already")));
+        // The invitee's other addresses count as theirs.
+        let aliases = ctx.store.aliases(address)?;
+        if let Some(a) = aliases.iter().find(|a| f.seat_of(a).is_some()) {
+            return Err(Refusal::Player(if *a == address {
+                format!("{address} has a seat already")
+            } else {
+                format!("{address} has a seat already, as {a}")
+            }));
         }
         if f.invited.iter().any(|a| a.eq_ignore_ascii_case(address)) {
             return Err(Refusal::Player(format!(
@@ -1025,7 +1058,11 @@ impl<'a, 'c> Session<'a, 'c> {
             )));
         }
         let mut contact = self.contact(address)?;
-        if contact.no_invitations {
+        let mut refused = contact.no_invitations;
+        for a in &aliases[1..] {
+            refused |= self.contact(a)?.no_invitations;
+        }
+        if refused {
             return Err(Refusal::Player(format!(
                 "{address} asked this server for no invitations; they can still `join {}` themselves if it is open",
                 f.id
@@ -1174,18 +1211,18 @@ impl<'a, 'c> Session<'a, 'c> {
             }
             let map = report::Board::new(ctx, &*loaded.game, &[]);
             for seat in loaded.game.awaiting().iter().map(|a| a.seat) {
-                if !meta
-                    .address(&loaded.record, seat)
-                    .eq_ignore_ascii_case(&self.from)
+                if !meta.plays_from(&loaded.record, seat, &self.from)
                     || sent.contains(&(id.clone(), seat))
                 {
                     continue;
                 }
+                // An answer to `bump`: to the address that asked.
                 let mail = report::MailContext {
                     notes: vec![
                         "Your report again, as you asked with `bump`: the game waits for you."
                             .to_string(),
                     ],
+                    to: Some(self.from.clone()),
                     ..report::MailContext::default()
                 };
                 self.mails.push(report::player_mail(
@@ -1271,11 +1308,7 @@ impl<'a, 'c> Session<'a, 'c> {
                 ended.what(&meta.clock.settings)
             )));
         }
-        let plays = (0..loaded.record.setup.players.len()).any(|i| {
-            meta.address(&loaded.record, crate::engine::Seat(i as u8))
-                .eq_ignore_ascii_case(&self.from)
-        });
-        if plays {
+        if !meta.seats_from(&loaded.record, &self.from).is_empty() {
             return Err(Refusal::Player(format!(
                 "you play in {id}: you get your own reports"
             )));
@@ -1292,9 +1325,18 @@ impl<'a, 'c> Session<'a, 'c> {
         }
         let from = self.from.clone();
         let mut contact = self.contact(&from)?;
+        // Counted over every address of the player who writes.
+        let mut watched: Vec<String> = Vec::new();
+        for a in ctx.store.aliases(&from)? {
+            for g in self.contact(&a)?.watching {
+                if !watched.contains(&g) {
+                    watched.push(g);
+                }
+            }
+        }
         let mut watching = 0;
-        for g in &contact.watching {
-            let gid = GameId(g.clone());
+        for g in watched {
+            let gid = GameId(g);
             if let (Ok(m), Ok(l)) = (ctx.store.meta(&gid), ctx.store.load(&gid))
                 && report::ended(ctx.store, &gid, &m, &*l.game)?.is_none()
             {
@@ -1415,9 +1457,12 @@ impl<'a, 'c> Session<'a, 'c> {
             list.push(from.clone());
         }
         let name = player.name.clone();
+        let first = meta.address(&loaded.record, seat).to_string();
         self.update = Some(meta_update(&id, &loaded, meta)?);
+        // Its games, `games` and `bump` and the limits find it from now on.
+        self.index.push((from.clone(), true));
         Ok(format!(
-            "Confirmed: {name} may play {id} from {from} too. Reply to a mail from the game (its tag carries the key) from here, as from the first address; the game's mail still goes to the first."
+            "Confirmed: {name} may play {id} from {from} too. Reply to a mail from the game (its tag carries the key) from here, as from {first}: the answer to a mail comes back to the address it came from; the game's reports and messages still go to {first}."
         ))
     }
 
@@ -1455,6 +1500,26 @@ impl<'a, 'c> Session<'a, 'c> {
         Ok(format!(
             "You no longer watch {id}; nothing more about it comes to you."
         ))
+    }
+
+    /// `watchable on|off` before the start: the creator's choice at `new`,
+    /// changed (once it runs, the moderator command of the same words).
+    fn watchable(&mut self, on: bool) -> Result<String, Refusal> {
+        let (mut f, seat) = self.own_seat("watchable")?;
+        if seat != 0 {
+            return Err(Refusal::Player(format!(
+                "only the creator of {} decides whether it may be watched",
+                f.id
+            )));
+        }
+        f.watchable = on;
+        let id = f.id.clone();
+        self.forming = Some(f);
+        Ok(if on {
+            format!("{id} is watchable: once it runs, anyone may follow it with `watch {id}`.")
+        } else {
+            format!("{id} is not watchable: nobody may watch it.")
+        })
     }
 
     fn no_more_invitations(&mut self) -> Result<String, Refusal> {
@@ -1572,6 +1637,10 @@ pub fn address_command(
                 "Not done: {address} is not one of your addresses in {id}."
             ));
         }
+        // Out of the address index, unless a seat still plays from it.
+        if meta.seats_from(record, &address).is_empty() {
+            change.index.push((address.clone(), false));
+        }
         return Ok(format!(
             "{address} is no longer one of your addresses in {id}."
         ));
@@ -1589,6 +1658,12 @@ pub fn address_command(
         || address.eq_ignore_ascii_case(&ctx.config.mail.address)
     {
         return Ok(format!("Not done: {address} is yours in {id} already."));
+    }
+    if let Some(other) = meta.seats_from(record, &address).first() {
+        return Ok(format!(
+            "Not done: {address} is the address of {} in {id}.",
+            record.setup.players[other.index()].name
+        ));
     }
     // The one unasked mail; and at most one confirmation an address per
     // help interval even to one that has asked.
@@ -1656,13 +1731,8 @@ pub fn games_text(
         let loaded = ctx.store.load(&id)?;
         let meta = ctx.store.meta(&id)?;
         let title = crate::registry::title(&loaded.record.setup.kind);
-        let seats: Vec<crate::engine::Seat> = (0..loaded.record.setup.players.len())
-            .map(|i| crate::engine::Seat(i as u8))
-            .filter(|s| {
-                meta.address(&loaded.record, *s)
-                    .eq_ignore_ascii_case(address)
-            })
-            .collect();
+        // Its seats there, by their own address or one confirmed.
+        let seats = meta.seats_from(&loaded.record, address);
         let names: Vec<&str> = seats
             .iter()
             .map(|s| loaded.record.setup.players[s.index()].name.as_str())

@@ -487,6 +487,10 @@ impl Store {
                 let address = g.meta.address(&g.record, Seat(s as u8));
                 writes.push((PLAYERS, player_key(address, &g.id), Vec::new()));
             }
+            // A player's confirmed second addresses are in the index too.
+            for address in g.meta.other_addresses.iter().flatten() {
+                writes.push((PLAYERS, player_key(address, &g.id), Vec::new()));
+            }
             if let Some(at) = g.meta.clock.next_fire {
                 writes.push((CLOCK, clock_key(at, &g.id), Vec::new()));
             }

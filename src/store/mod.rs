@@ -530,6 +530,10 @@ pub struct Change {
     pub outbox: Vec<OutMail>,
     /// A seat of this game changes hands: (old address, new address).
     pub readdress: Option<(String, String)>,
+    /// The address index of the updated game: (address, true) adds the
+    /// address (a player's confirmed second address), (address, false)
+    /// takes it out (removed, and no seat plays from it any more).
+    pub index: Vec<(String, bool)>,
     /// Help replies and alerts sent, by the address or key they are
     /// limited by, and when (rate limits).
     pub help_sent: Vec<(String, DateTime<Utc>)>,
@@ -1297,6 +1301,13 @@ impl Store {
                 removes.push((PLAYERS, player_key(old, &u.id)));
                 writes.push((PLAYERS, player_key(new, &u.id), Vec::new()));
             }
+            for (address, plays) in &change.index {
+                if *plays {
+                    writes.push((PLAYERS, player_key(address, &u.id), Vec::new()));
+                } else {
+                    removes.push((PLAYERS, player_key(address, &u.id)));
+                }
+            }
         }
         if let Some((mid, r)) = &change.receipt {
             writes.push((RECEIPTS, mid.clone().into_bytes(), ser(&label, r)?));
@@ -1425,6 +1436,26 @@ impl Store {
             let (kind, n) = id.0.rsplit_once('-').unwrap_or((&id.0, "0"));
             (kind.to_string(), n.parse::<u64>().unwrap_or(0))
         });
+        Ok(out)
+    }
+
+    /// Every address of the player (or players) who write from `address`:
+    /// itself, then, in each game where it plays, every address of its
+    /// seats there (the seat's own and those confirmed with `address
+    /// add`). The limits that count per address count per player with it.
+    pub fn aliases(&self, address: &str) -> Result<Vec<String>, StoreError> {
+        let address = address.trim().to_ascii_lowercase();
+        let mut out = vec![address.clone()];
+        for id in self.games_of(&address)? {
+            let (record, meta) = (self.record(&id)?, self.meta(&id)?);
+            for seat in meta.seats_from(&record, &address) {
+                for a in meta.addresses_of(&record, seat) {
+                    if !out.contains(&a) {
+                        out.push(a);
+                    }
+                }
+            }
+        }
         Ok(out)
     }
 
@@ -1766,6 +1797,27 @@ impl GameMeta {
                 .other_addresses
                 .get(seat.index())
                 .is_some_and(|a| a.iter().any(|x| x.eq_ignore_ascii_case(from)))
+    }
+
+    /// The seats whose player may write from `from`, in seat order.
+    pub fn seats_from(&self, record: &GameRecord, from: &str) -> Vec<Seat> {
+        (0..record.setup.players.len())
+            .map(|i| Seat(i as u8))
+            .filter(|s| self.plays_from(record, *s, from))
+            .collect()
+    }
+
+    /// Every address `seat`'s player plays from: the seat's, then those
+    /// they confirmed, in lower case.
+    pub fn addresses_of(&self, record: &GameRecord, seat: Seat) -> Vec<String> {
+        let mut out = vec![self.address(record, seat).to_ascii_lowercase()];
+        for a in self.other_addresses.get(seat.index()).into_iter().flatten() {
+            let a = a.to_ascii_lowercase();
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+        out
     }
 
     /// Where `seat`'s mail goes now.

@@ -19,6 +19,7 @@ pub struct Got {
     pub to: String,
     pub subject: String,
     pub text: String,
+    pub html: String,
     pub message_id: String,
     pub in_reply_to: Option<String>,
     pub references: Vec<String>,
@@ -65,6 +66,7 @@ fn parse(bytes: &[u8]) -> Got {
             .to_string(),
         subject: m.subject().unwrap_or_default().to_string(),
         text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),
         message_id: m.message_id().unwrap_or_default().to_string(),
         in_reply_to: m.in_reply_to().as_text().map(str::to_string),
         references: ids(m.references()),
@@ -195,6 +197,13 @@ pub fn one(mails: &[Got], who: &str) -> Got {
     let got = to(mails, who);
     assert_eq!(got.len(), 1, "mails to {who}: {mails:#?}");
     got[0].clone()
+}
+
+/// One `process` cycle, whose one mail to `who` must say `saying`.
+pub fn answered(s: &Server, who: &str, saying: &str) -> Got {
+    let got = one(&s.process(), who);
+    assert!(got.text.contains(saying), "to {who}: {}", got.text);
+    got
 }
 
 const ALICE: &str = "alice@example.org";
@@ -620,6 +629,13 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
         );
     }
     assert!(readme.contains("**`say TEXT`**") && readme.contains("**`tell PLAYER\n  TEXT`**"));
+    // The moderators' commands (`watchable on` …), in README's table.
+    for (form, _) in stationmaster::daemon::moderator::FORMS {
+        assert!(
+            readme.contains(&format!("| `{form}`")) || readme.contains(&format!(" / `{form}`")),
+            "README lacks the moderator command `{form}`"
+        );
+    }
     for key in [
         "create",
         "creators",
@@ -636,17 +652,30 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
 /// rocket-1 made by alice, joined by bob (open), and started: each one's
 /// welcome.
 fn started(s: &mut Server) -> (Got, Got) {
+    let (alice, bob, _) = started_moderated(s);
+    (alice, bob)
+}
+
+/// rocket-1 made by alice, joined by bob (open), and started: each one's
+/// welcome, and alice's moderator's welcome.
+fn started_moderated(s: &mut Server) -> (Got, Got, Got) {
     let made = made(s, "new rocket open");
     s.deliver(BOB, "join", None, "join rocket-1");
     let _ = one(&s.process(), BOB);
     s.reply(ALICE, &made, "start");
     let sent = s.process();
-    let alice = to(&sent, ALICE)
-        .into_iter()
-        .find(|m| m.text.contains("Welcome to rocket-1"))
-        .expect("alice's welcome")
-        .clone();
-    (alice, one(&sent, BOB))
+    let alices = |what: &str| {
+        to(&sent, ALICE)
+            .into_iter()
+            .find(|m| m.text.contains(what) || m.subject.contains(what))
+            .unwrap_or_else(|| panic!("alice's {what}: {sent:#?}"))
+            .clone()
+    };
+    (
+        alices("Welcome to rocket-1"),
+        one(&sent, BOB),
+        alices("You moderate rocket-1"),
+    )
 }
 
 #[test]
@@ -836,6 +865,33 @@ fn each_player_chooses_how_much_mail_and_the_game_master_sets_the_default() {
     let (alice, bob) = started(&mut s);
     let (waiting, waiting_w, other, other_w) = who_waits(&s, alice, bob);
 
+    // The full report says which reports its reader gets, and the words
+    // to change it, in both parts.
+    assert!(
+        other_w
+            .text
+            .contains("You get `reports full`: a report with the map after every change.")
+            && other_w
+                .text
+                .contains("with `reports short` or `reports turn`."),
+        "{}",
+        other_w.text
+    );
+    assert!(
+        other_w.html.contains(
+            "You get <code>reports full</code>: a report with the map after every change."
+        ),
+        "{}",
+        other_w.html
+    );
+    assert!(
+        other_w
+            .html
+            .contains("<code>reports short</code> or <code>reports turn</code>"),
+        "{}",
+        other_w.html
+    );
+
     // `reports short`: a note from a moderator comes as a line, no map.
     s.reply(other, &other_w, "reports short");
     let answer = reply_to_sender(&s.process(), other);
@@ -843,6 +899,21 @@ fn each_player_chooses_how_much_mail_and_the_game_master_sets_the_default() {
         answer.text.contains("From now on you get `reports short`"),
         "{}",
         answer.text
+    );
+    assert!(
+        answer
+            .text
+            .contains("You get `reports short`: one line per change")
+            && answer.text.contains("`reports full` or `reports turn`"),
+        "{}",
+        answer.text
+    );
+    assert!(
+        answer
+            .html
+            .contains("<code>reports full</code> or <code>reports turn</code>"),
+        "{}",
+        answer.html
     );
     s.ok(&["mod", "rocket-1", "note", "play on, all"]);
     let sent = s.process();
@@ -958,7 +1029,7 @@ fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
 
 /// The confirmation code in an answer to `watch GAME` (or `address add`):
 /// the word after `line` on the line that begins with it.
-fn code_after(text: &str, line: &str) -> String {
+pub fn code_after(text: &str, line: &str) -> String {
     text.lines()
         .map(str::trim)
         .find_map(|l| l.strip_prefix(line))
@@ -1102,8 +1173,18 @@ fn an_export_carries_the_site_forming_games_addresses_preferences_and_observers(
         "--player",
         "dave=dave@example.net",
     ]);
-    let _ = a.process();
+    let bobs = one(&a.process(), BOB);
     s_watch(&mut a, "rocket-2");
+    // bob plays rocket-2 from a second address too.
+    const WORK: &str = "work@example.com";
+    a.reply(BOB, &bobs, &format!("address add {WORK}"));
+    let ask = one(&a.process(), WORK);
+    a.reply(
+        WORK,
+        &ask,
+        &format!("confirm {}", code_after(&ask.text, "confirm")),
+    );
+    answered(&a, WORK, "Confirmed");
     let backup = a.dir.path().join("backup.json");
     a.ok(&["export", backup.to_str().unwrap()]);
     let doc: serde_json::Value =
@@ -1131,12 +1212,10 @@ fn an_export_carries_the_site_forming_games_addresses_preferences_and_observers(
     let list = one(&b.process(), ALICE);
     assert!(list.text.contains("rocket-1"), "{}", list.text);
     b.reply(ALICE, &made, "invite carol@example.net");
-    let answer = one(&b.process(), ALICE);
-    assert!(
-        answer.text.contains("is invited already"),
-        "{}",
-        answer.text
-    );
+    answered(&b, ALICE, "is invited already");
+    // bob's second address is in the imported address index.
+    b.deliver(WORK, "games", None, "games");
+    answered(&b, WORK, "rocket-2 (Stephenson's Rocket), you are bob");
 }
 
 /// Carol watches `game`, confirming with the code she is mailed.
@@ -1175,10 +1254,11 @@ fn the_command_line_lists_and_shows_forming_games_without_their_keys() {
 
 #[test]
 fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
-    let mut s = Server::new("");
+    let mut s = Server::new("[site]\nforming_per_address = 1\n");
     let (alice, bob) = started(&mut s);
-    let (waiting, waiting_w, _, _) = who_waits(&s, alice, bob);
+    let (waiting, waiting_w, other, other_w) = who_waits(&s, alice, bob);
     const WORK: &str = "work@example.com";
+    let name = waiting.split('@').next().unwrap();
     // Before it is confirmed, the second address is an intruder.
     s.reply(WORK, &waiting_w, "map");
     let sent = s.process();
@@ -1209,14 +1289,65 @@ fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
     let answer = one(&s.process(), WORK);
     assert!(answer.text.contains("is not a code"), "{}", answer.text);
     s.reply(WORK, &ask, &format!("confirm {code}"));
-    let confirmed = one(&s.process(), WORK);
-    assert!(confirmed.text.contains("Confirmed"), "{}", confirmed.text);
+    let still = format!("the game's reports and messages still go to {waiting}");
+    answered(&s, WORK, &still);
 
-    // From there, with the key: orders are taken.
+    // A full address of the player's: `games` and `bump` from there find
+    // the game, and the answers come back there.
+    s.deliver(WORK, "games", None, "games");
+    answered(
+        &s,
+        WORK,
+        &format!("rocket-1 (Stephenson's Rocket), you are {name}"),
+    );
+    s.deliver(WORK, "bump", None, "bump");
+    let sent = s.process();
+    assert!(to(&sent, waiting).is_empty(), "{sent:#?}");
+    let bumped = to(&sent, WORK);
+    assert_eq!(bumped.len(), 2, "the answer and the report: {sent:#?}");
+    assert!(
+        bumped
+            .iter()
+            .any(|m| m.text.contains("as you asked with `bump`") && m.subject == waiting_w.subject)
+    );
+    // One seat a player, whichever address they write from; forming
+    // games and invitations count the player, not the address.
+    s.deliver(waiting, "another", None, "new linie1 open");
+    let _ = one(&s.process(), waiting);
+    s.deliver(WORK, "join", None, "join linie1-1");
+    answered(
+        &s,
+        WORK,
+        &format!("you have a seat in linie1-1 already, as {waiting}"),
+    );
+    s.deliver(WORK, "new", None, "new rocket");
+    answered(&s, WORK, "you have 1 game(s) forming already");
+    s.deliver(WORK, "stop", None, "no more invitations");
+    let _ = one(&s.process(), WORK);
+    s.deliver(other, "mine", None, "new rocket");
+    let made_by_other = one(&s.process(), other);
+    s.reply(other, &made_by_other, &format!("invite {waiting}"));
+    answered(&s, other, "asked this server for no invitations");
+    // The other player's key from there: refused, both owners alerted.
     let before = s.ok(&["log", "rocket-1"]).lines().count();
+    s.reply(WORK, &other_w, "map");
+    let sent = s.process();
+    assert!(to(&sent, WORK).is_empty(), "{sent:#?}");
+    assert!(
+        to(&sent, other)
+            .iter()
+            .any(|m| m.subject.contains("Someone tried to give orders as you")),
+        "{sent:#?}"
+    );
+    assert_eq!(s.ok(&["log", "rocket-1"]).lines().count(), before);
+
+    // From there, with the key: orders are taken; the answer comes back
+    // there, and nothing of it to the first address.
     s.reply(WORK, &waiting_w, "token london steel");
     let sent = s.process();
-    assert!(!sent.is_empty());
+    let answer = one(&sent, WORK);
+    assert!(answer.text.contains("Applied"), "{}", answer.text);
+    assert!(to(&sent, waiting).is_empty(), "{sent:#?}");
     assert!(s.ok(&["log", "rocket-1"]).lines().count() > before);
     // Removed: an intruder again.
     s.reply(waiting, &waiting_w, &format!("address remove {WORK}"));
@@ -1230,4 +1361,133 @@ fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
     s.reply(WORK, &waiting_w, "token london textiles");
     let _ = s.process();
     assert_eq!(s.ok(&["log", "rocket-1"]).lines().count(), before);
+    // And out of the address index: no game of theirs any more.
+    s.deliver(WORK, "games", None, "games");
+    let list = one(&s.process(), WORK);
+    assert!(list.text.contains("plays in no game here"), "{}", list.text);
+}
+
+#[test]
+fn a_moderator_opens_a_game_to_observers_and_closes_it_again() {
+    let mut s = Server::new("");
+    let (_, bob, moderating) = started_moderated(&mut s);
+    s.deliver(DAVE, "watch", None, "watch rocket-1");
+    answered(&s, DAVE, "rocket-1 is not watchable");
+    // Only a moderator: a player's `watchable on` is no command of theirs.
+    s.reply(BOB, &bob, "watchable on");
+    let _ = s.process();
+    s.reply(ALICE, &moderating, "watchable on");
+    let sent = s.process();
+    let answer = to(&sent, ALICE)
+        .into_iter()
+        .find(|m| m.subject.contains("You moderate"))
+        .expect("the answer")
+        .clone();
+    assert!(
+        answer.text.contains("rocket-1 is watchable"),
+        "{}",
+        answer.text
+    );
+    assert!(
+        one(&sent, BOB)
+            .text
+            .contains("A moderator made this game watchable"),
+        "everyone is told: {sent:#?}"
+    );
+    s_watch(&mut s, "rocket-1");
+    // Off: those who watch stop, and are told, once.
+    let out = s.ok(&["mod", "rocket-1", "watchable", "off"]);
+    assert!(out.contains("1 observer(s) no longer watch it"), "{out}");
+    let sent = s.process();
+    let told = one(&sent, CAROL);
+    assert!(
+        told.text
+            .contains("a moderator closed this game to observers"),
+        "{}",
+        told.text
+    );
+    assert!(
+        told.subject.contains("watched"),
+        "in her thread: {}",
+        told.subject
+    );
+    assert!(
+        one(&sent, BOB)
+            .text
+            .contains("closed this game to observers")
+    );
+    s.ok(&["mod", "rocket-1", "note", "quiet now"]);
+    assert!(to(&s.process(), CAROL).is_empty());
+    s.deliver(CAROL, "watch", None, "watch rocket-1");
+    answered(&s, CAROL, "rocket-1 is not watchable");
+    let again = s.sm(&["mod", "rocket-1", "watchable", "off"]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not watchable already"));
+}
+
+#[test]
+fn the_creator_makes_a_forming_game_watchable_or_not_before_the_start() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket open");
+    s.reply(ALICE, &made, "watchable on");
+    let answer = one(&s.process(), ALICE);
+    assert!(
+        answer.text.contains("rocket-1 is watchable")
+            && answer.text.contains("Watchable: once it runs"),
+        "{}",
+        answer.text
+    );
+    s.deliver(BOB, "join", None, "join rocket-1");
+    let seat = one(&s.process(), BOB);
+    let _ = s.process();
+    s.reply(BOB, &seat, "watchable off");
+    answered(&s, BOB, "only the creator of rocket-1");
+    s.reply(ALICE, &made, "watchable off");
+    let answer = one(&s.process(), ALICE);
+    assert!(
+        answer.text.contains("rocket-1 is not watchable") && !answer.text.contains("Watchable:"),
+        "{}",
+        answer.text
+    );
+    s.reply(ALICE, &made, "start");
+    let _ = s.process();
+    s.deliver(CAROL, "watch", None, "watch rocket-1");
+    answered(&s, CAROL, "rocket-1 is not watchable");
+}
+
+#[test]
+fn a_replaced_player_takes_the_addresses_they_added_with_them() {
+    let mut s = Server::new("");
+    let (_, bob) = started(&mut s);
+    const WORK: &str = "work@example.com";
+    s.reply(BOB, &bob, &format!("address add {WORK}"));
+    let ask = one(&s.process(), WORK);
+    s.reply(
+        WORK,
+        &ask,
+        &format!("confirm {}", code_after(&ask.text, "confirm")),
+    );
+    let _ = one(&s.process(), WORK);
+    s.deliver(WORK, "games", None, "games");
+    answered(&s, WORK, "rocket-1");
+
+    s.ok(&["mod", "rocket-1", "replace", "bob", "erin@example.net"]);
+    let sent = s.process();
+    let erin = to(&sent, "erin@example.net")
+        .into_iter()
+        .find(|m| m.text.contains("Welcome to rocket-1"))
+        .expect("erin's welcome")
+        .clone();
+    s.deliver(WORK, "games", None, "games");
+    let list = one(&s.process(), WORK);
+    assert!(list.text.contains("plays in no game here"), "{}", list.text);
+    // Not erin's either: with her key, an intruder's mail.
+    s.reply(WORK, &erin, "map");
+    let sent = s.process();
+    assert!(to(&sent, WORK).is_empty(), "{sent:#?}");
+    assert!(
+        one(&sent, "erin@example.net")
+            .subject
+            .contains("Someone tried to give orders as you")
+    );
 }

@@ -1,14 +1,18 @@
 //! End to end, against real servers: a game made, joined and started by
-//! mail alone (and, once it runs, the site commands that concern it),
+//! mail alone (and, once it runs, the site commands that concern it), and
+//! every other command of the server players run themselves (watch,
+//! unwatch, say, a second address, leave, `no more invitations`, and a
+//! forming game's expiry),
 //! through the loopback stack of `.ci/mailstack.sh` (OpenSMTPD in, Dovecot
 //! LMTP and IMAP), with the real `stationmaster` binary reading gm's INBOX
-//! over IMAP and sending over SMTP. Alice and bob read their INBOX over
-//! IMAP and answer with lettre over SMTP, as `tests/all/e2e.rs` does.
+//! over IMAP and sending over SMTP. Alice, bob, cecil and dave read their
+//! INBOX over IMAP and answer with lettre over SMTP, as `tests/all/e2e.rs`
+//! does.
 //!
 //! Without the stack (`SM_IMAP_PORT`, `SM_SMTP_PORT`) the test says
 //! `skipped: NAME: no mail stack …` and passes, unless `CI` or
-//! `SM_REQUIRE_STACK` is set. It has the stack to itself (`stack_alone`:
-//! its `process` reads all of gm's unseen mail). Mailboxes are shared
+//! `SM_REQUIRE_STACK` is set. Each test has the stack to itself
+//! (`stack_alone`: its `process` reads all of gm's unseen mail). Mailboxes are shared
 //! with other tests and earlier runs: only mail that arrived after the
 //! test began, and answers one of this run's mails (whose Message-IDs
 //! carry a per-run tag) or belongs to a thread that such an answer
@@ -26,6 +30,7 @@ use lettre::{Message, SmtpTransport, Transport};
 use mail_parser::MessageParser;
 use tempfile::TempDir;
 
+use crate::site::code_after;
 use crate::stack::stack_alone;
 
 const PROCESSOR: &str = "gm@example.test";
@@ -155,8 +160,8 @@ struct World {
     config: PathBuf,
     smtp: SmtpTransport,
     gm: Session,
-    alice: Mailbox,
-    bob: Mailbox,
+    /// alice, bob, cecil and dave's INBOXes.
+    boxes: Vec<(&'static str, Mailbox)>,
     /// In every Message-ID this run sends.
     run: String,
     /// The thread roots of this run: mail referring to one is ours.
@@ -194,8 +199,9 @@ impl World {
                 .timeout(Some(PATIENCE))
                 .build(),
             gm,
-            alice: Mailbox::open(imap, "alice"),
-            bob: Mailbox::open(imap, "bob"),
+            boxes: ["alice", "bob", "cecil", "dave"]
+                .map(|who| (who, Mailbox::open(imap, who)))
+                .into(),
             run: format!("site{}x{nanos}", std::process::id()),
             roots: Vec::new(),
             n: 0,
@@ -280,28 +286,29 @@ impl World {
                 .any(|r| self.roots.contains(r) || r.contains(&self.run))
             || (m.subject.contains("Invitation to") && m.text.contains("alice@example.test"))
             || m.subject.contains("You moderate rocket-1")
+            || m.subject.contains("Confirm this address for alice")
+            || m.subject.ends_with("Rocket, watched")
+    }
+
+    fn mailbox(&mut self, who: &str) -> &mut Mailbox {
+        self.boxes
+            .iter_mut()
+            .find(|(name, _)| *name == who)
+            .map(|(_, mb)| mb)
+            .unwrap_or_else(|| panic!("no mailbox {who}"))
     }
 
     /// Waits for `n` more mails of this run to `who` and takes them.
     fn take(&mut self, who: &str, n: usize, what: &str) -> Vec<Got> {
         let start = Instant::now();
         loop {
-            let mb = if who == "alice" {
-                &mut self.alice
-            } else {
-                &mut self.bob
-            };
+            let mb = self.mailbox(who);
             mb.poll();
             let (got, taken) = (mb.got.clone(), mb.taken);
             let mine: Vec<Got> = got.into_iter().filter(|m| self.ours(m)).collect();
             if mine.len() >= taken + n {
                 let new = mine[taken..taken + n].to_vec();
-                let mb = if who == "alice" {
-                    &mut self.alice
-                } else {
-                    &mut self.bob
-                };
-                mb.taken = taken + n;
+                self.mailbox(who).taken = taken + n;
                 return new;
             }
             assert!(
@@ -313,8 +320,16 @@ impl World {
         }
     }
 
+    /// Waits for the next mail of this run to `who`, which must say
+    /// `saying`, and takes it.
+    fn take_saying(&mut self, who: &str, what: &str, saying: &str) -> Got {
+        let got = self.take(who, 1, what).remove(0);
+        assert!(got.text.contains(saying), "{what}: {}", got.text);
+        got
+    }
+
     fn clean_up(&mut self) {
-        for mb in [&mut self.alice, &mut self.bob] {
+        for (_, mb) in &mut self.boxes {
             let uids: Vec<u32> = mb.got.iter().map(|m| m.uid).collect();
             mb.delete(&uids);
         }
@@ -484,5 +499,121 @@ fn a_game_made_invited_joined_and_started_over_imap_and_smtp() {
     assert!(!short.text.contains("You can"), "{}", short.text);
     let full = w.take(who, 1, "the awaited player's report").remove(0);
     assert!(full.text.contains("You can"), "{}", full.text);
+    w.clean_up();
+}
+
+#[test]
+fn watching_table_talk_a_second_address_leaving_and_expiry_over_imap_and_smtp() {
+    let Some(st) = stack_alone() else { return };
+    let mut w = World::new(st.imap, st.smtp);
+    w.sm(&["process"]);
+    const ALICE: &str = "alice@example.test";
+    const BOB: &str = "bob@example.test";
+    const CECIL: &str = "cecil@example.test";
+    const DAVE: &str = "dave@example.test";
+
+    // rocket-1, watchable, with deadlines far enough off that the expiry
+    // of the forming game below (a week on) leaves it alone.
+    let new = "new rocket open watchable turn 30d";
+    w.send(ALICE, PROCESSOR, "a game", None, new);
+    let made = w.take_saying("alice", "the answer to new", "You made rocket-1");
+    w.roots.push(made.message_id.clone());
+    w.send(BOB, PROCESSOR, "join", None, "join rocket-1");
+    let seat = w.take_saying("bob", "the answer to join", "You joined rocket-1");
+    w.roots.push(seat.message_id.clone());
+    w.take_saying("alice", "the news of bob", "joined rocket-1");
+    w.reply(ALICE, &made, "start");
+    let started = w.take("alice", 3, "the start");
+    let welcome = started
+        .iter()
+        .find(|m| m.text.contains("Welcome to rocket-1"))
+        .expect("alice's welcome")
+        .clone();
+    w.take_saying("bob", "bob's welcome", "Welcome to rocket-1");
+
+    // cecil watches, confirming with the code mailed to her.
+    w.send(CECIL, PROCESSOR, "watch", None, "watch rocket-1");
+    let asked = w.take_saying("cecil", "the code to watch", "To watch rocket-1");
+    let code = code_after(&asked.text, "watch rocket-1");
+    w.reply(CECIL, &asked, &format!("watch rocket-1 {code}"));
+    let watching = w.take("cecil", 2, "the answer to watch and the board");
+    let board = |m: &Got| m.subject.ends_with("watched") && m.text.contains("You watch this game");
+    assert!(watching.iter().any(board), "{watching:#?}");
+    assert!(
+        watching
+            .iter()
+            .any(|m| m.text.contains("You watch rocket-1")),
+        "{watching:#?}"
+    );
+
+    // say: to every player, in their threads.
+    w.reply(ALICE, &welcome, "say Hello all");
+    let said = w.take_saying("bob", "alice's word to all", "Hello all");
+    assert_eq!(said.subject, seat.subject);
+    w.take_saying("alice", "the answer to say", "Hello all");
+
+    // dave is alice's second address: asked, confirmed from there, used
+    // (the answers come back to dave), and removed.
+    w.reply(ALICE, &welcome, &format!("address add {DAVE}"));
+    w.take_saying("alice", "the answer to address add", "A mail went to dave");
+    let ask = w.take_saying("dave", "the confirmation", "asks to play from this address");
+    let code = code_after(&ask.text, "confirm");
+    w.reply(DAVE, &ask, &format!("confirm {code}"));
+    w.take_saying("dave", "the answer to confirm", "Confirmed: alice may play");
+    w.send(DAVE, PROCESSOR, "games", None, "games");
+    w.take_saying(
+        "dave",
+        "dave's games",
+        "rocket-1 (Stephenson's Rocket), you are alice",
+    );
+    w.reply(DAVE, &welcome, "map");
+    let report = w.take_saying("dave", "alice's report, at dave", "rocket-1:");
+    assert_eq!(report.subject, format!("Re: {}", welcome.subject));
+    w.reply(ALICE, &welcome, &format!("address remove {DAVE}"));
+    w.take_saying(
+        "alice",
+        "the answer to address remove",
+        "no longer one of your",
+    );
+
+    w.send(CECIL, PROCESSOR, "enough", None, "unwatch rocket-1");
+    w.take_saying(
+        "cecil",
+        "the answer to unwatch",
+        "You no longer watch rocket-1",
+    );
+
+    // A second forming game: bob refuses invitations, joins (it is open)
+    // and leaves before the start.
+    w.send(ALICE, PROCESSOR, "another", None, "new linie1 open");
+    let made = w.take_saying("alice", "the answer to new linie1", "You made linie1-1");
+    w.roots.push(made.message_id.clone());
+    w.reply(ALICE, &made, &format!("invite {BOB}"));
+    w.take_saying("alice", "the answer to invite", "Invited bob");
+    let invitation = w.take_saying("bob", "the invitation", "join linie1-1");
+    w.reply(BOB, &invitation, "no more invitations");
+    w.take_saying(
+        "bob",
+        "the answer to no more invitations",
+        "no more invitations",
+    );
+    w.reply(ALICE, &made, &format!("invite {BOB}"));
+    w.take_saying(
+        "alice",
+        "the refusal",
+        "asked this server for no invitations",
+    );
+    w.send(BOB, PROCESSOR, "join", None, "join linie1-1");
+    let seat = w.take_saying("bob", "the answer to join", "You joined linie1-1");
+    w.roots.push(seat.message_id.clone());
+    w.take_saying("alice", "the news of bob", "joined linie1-1");
+    w.reply(BOB, &seat, "leave");
+    w.take_saying("bob", "the answer to leave", "You left linie1-1");
+    w.take_saying("alice", "bob's leaving", "bob left linie1-1");
+
+    // Nobody starts it: a week on, it expires, and alice is told.
+    let later = (chrono::Utc::now() + chrono::Duration::days(8)).to_rfc3339();
+    w.sm(&["process", "--now", &later]);
+    w.take_saying("alice", "the expiry", "linie1-1 was not started by");
     w.clean_up();
 }

@@ -129,8 +129,9 @@ fn observer_thread(
 }
 
 /// A mail to observer `address`: `note`, what happened (`events`), the
-/// board and status as a spectator sees them (nobody's private
-/// information), and whom the game waits for.
+/// board (its picture too, where the game draws one) and status as a
+/// spectator sees them (nobody's private information), and whom the game
+/// waits for.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn observer_mail(
     ctx: &Ctx<'_>,
@@ -138,6 +139,7 @@ pub(crate) fn observer_mail(
     record: &GameRecord,
     meta: &GameMeta,
     game: &dyn AnyGame,
+    board: &report::Board,
     address: &str,
     events: &[String],
     note: &str,
@@ -150,11 +152,10 @@ pub(crate) fn observer_mail(
             text.push_str(&format!("  {e}\n"));
         }
     }
-    let map = game.render_map();
     let status = game.render_status(None);
     text.push_str(&format!(
         "\n{}\n",
-        crate::engine::page_text(&map.text, &status)
+        crate::engine::page_text(&board.map.text, &status)
     ));
     let waits = report::deadline_lines(game, meta, None, now);
     if !waits.is_empty() {
@@ -167,7 +168,19 @@ pub(crate) fn observer_mail(
         "\n-- \nStationmaster, for {id} ({}). You watch this game; reply `unwatch` to stop. Observers' mail is never read as orders.\n",
         crate::registry::title(&record.setup.kind)
     ));
-    observer_notice(ctx, id, record, address, text, now)
+    let thread = observer_thread(ctx, id, record, address);
+    let picture = board.picture(ctx, game);
+    let draft = Draft {
+        html: Some(report::notice_html_with_picture(
+            ctx,
+            &text,
+            None,
+            picture.as_ref().map(|(_, r)| r),
+        )?),
+        picture: picture.map(|(p, _)| p),
+        ..observer_draft(ctx, &thread, address, text)
+    };
+    super::compose_mail(ctx, &id.0, "watch", &draft, now)
 }
 
 /// A mail of `text` to observer `address` of game `id`, in their thread.
@@ -180,18 +193,25 @@ pub(crate) fn observer_notice(
     now: DateTime<Utc>,
 ) -> Result<OutMail, ServiceError> {
     let thread = observer_thread(ctx, id, record, address);
-    let (in_reply_to, references) = thread.threading(None);
     let draft = Draft {
+        html: Some(report::notice_html(ctx, &text, None)?),
+        ..observer_draft(ctx, &thread, address, text)
+    };
+    super::compose_mail(ctx, &id.0, "watch", &draft, now)
+}
+
+/// A text mail to observer `address` in `thread` (no HTML yet).
+fn observer_draft(ctx: &Ctx<'_>, thread: &report::Thread, address: &str, text: String) -> Draft {
+    let (in_reply_to, references) = thread.threading(None);
+    Draft {
         to: address.to_string(),
         subject: thread.subject(false),
-        html: Some(report::notice_html(ctx, &text, None)?),
         text,
         in_reply_to,
         references,
         reply_to: Some(ctx.config.mail.address.clone()),
         ..Draft::default()
-    };
-    super::compose_mail(ctx, &id.0, "watch", &draft, now)
+    }
 }
 
 /// A mail to each observer of game `id` after a change (`update`): what
@@ -203,6 +223,7 @@ pub(crate) fn to_observers(
     record: &GameRecord,
     update: &mut crate::store::GameUpdate,
     game: &dyn AnyGame,
+    board: &report::Board,
     now: DateTime<Utc>,
 ) -> Result<Vec<OutMail>, ServiceError> {
     let mut out = Vec::new();
@@ -255,6 +276,7 @@ pub(crate) fn to_observers(
             record,
             &update.meta,
             game,
+            board,
             &o.address,
             &events,
             &note,

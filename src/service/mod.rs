@@ -483,7 +483,9 @@ pub(crate) fn reports(
             *r = new_seq;
         }
     }
-    out.extend(delivery::to_observers(ctx, id, &record, update, game, now)?);
+    out.extend(delivery::to_observers(
+        ctx, id, &record, update, game, &map, now,
+    )?);
     // Orders that end the game: the moderators hear of it too (a finished
     // game takes no more orders, so this happens once).
     if !batch.applied.is_empty() && matches!(game.status(), crate::engine::Status::Finished(_)) {

@@ -586,6 +586,7 @@ struct NoticeContext<'a> {
     blocks: Vec<Block>,
     signature: &'a str,
     map_html: &'a str,
+    picture: Option<&'a PictureRef>,
 }
 
 /// The HTML part of a text-only mail, through `templates/notice.html`:
@@ -596,6 +597,17 @@ pub fn notice_html(
     ctx: &Ctx<'_>,
     text: &str,
     map_html: Option<&str>,
+) -> Result<String, ServiceError> {
+    notice_html_with_picture(ctx, text, map_html, None)
+}
+
+/// [`notice_html`] with the board's picture at the top (an observer's
+/// page).
+pub fn notice_html_with_picture(
+    ctx: &Ctx<'_>,
+    text: &str,
+    map_html: Option<&str>,
+    picture: Option<&PictureRef>,
 ) -> Result<String, ServiceError> {
     let (body, signature) = match text.rfind("\n-- \n") {
         Some(at) => (&text[..at], text[at + 5..].trim()),
@@ -622,6 +634,7 @@ pub fn notice_html(
             blocks,
             signature,
             map_html: map_html.unwrap_or(""),
+            picture,
         },
     )?)
 }

@@ -1389,6 +1389,7 @@ impl<'a, 'c> Session<'a, 'c> {
             &loaded.record,
             &meta,
             &*loaded.game,
+            &report::Board::new(ctx, &*loaded.game, &[]),
             &from,
             &[],
             "You watch this game from now on: after each change you get what happened and the board as every player sees it (nobody's private holdings). `unwatch` in reply stops it.",

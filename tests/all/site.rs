@@ -1077,12 +1077,19 @@ fn observers_watch_a_watchable_game_and_never_give_orders() {
         .clone();
     assert!(board.text.contains("You watch this game"), "{}", board.text);
     assert!(!board.text.contains("You can"), "no hints: {}", board.text);
+    // The board's picture above it, as in the players' reports.
+    assert!(
+        board.html.contains("<img src=\"cid:board."),
+        "{}",
+        board.html
+    );
 
     // After each change, what happened, as a spectator sees it.
     s.reply(waiting, &waiting_w, "token london steel");
     let sent = s.process();
     let seen = one(&sent, CAROL);
     assert!(seen.text.contains("token London steel"), "{}", seen.text);
+    assert!(seen.html.contains("<img src=\"cid:board."), "{}", seen.html);
     assert_eq!(seen.subject, board.subject, "in one thread");
     // An observer's mail is never an order.
     let log_len = |s: &Server| s.ok(&["log", "rocket-1"]).lines().count();

@@ -124,11 +124,41 @@ fn touched(g: &Rocket, last: &[Event]) -> BTreeSet<Hex> {
 
 /// Text at `(x, y)`, centred, over a white halo.
 fn label(out: &mut String, x: f64, y: f64, size: f64, colour: &str, text: &str) {
+    anchored_label(out, (x, y), "middle", size, colour, text);
+}
+
+/// Text over a white halo, anchored at `at` by its `anchor` (`start`,
+/// `middle` or `end`).
+fn anchored_label(
+    out: &mut String,
+    (x, y): (f64, f64),
+    anchor: &str,
+    size: f64,
+    colour: &str,
+    text: &str,
+) {
     let _ = writeln!(
         out,
-        "<text x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"{size}\" fill=\"{colour}\" text-anchor=\"middle\" {HALO}>{}</text>",
+        "<text x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"{size}\" fill=\"{colour}\" text-anchor=\"{anchor}\" {HALO}>{}</text>",
         escape_html(text)
     );
+}
+
+/// Where the name of the place on `hex` goes, `dy` below its centre: under
+/// it, or, where a place lies beside it in its row (Northampton and
+/// Bedford), pushed away from that one, so the two names never run into
+/// each other.
+fn name_at(b: &super::board::Board, hex: Hex, dy: f64) -> ((f64, f64), &'static str) {
+    let (x, y) = centre(hex);
+    let beside = |d: Dir| {
+        hex.step(d, b.columns, b.rows)
+            .is_some_and(|h| matches!(b.terrain(h), Terrain::Place(_)))
+    };
+    match (beside(Dir::W), beside(Dir::E)) {
+        (false, true) => ((x + R * 0.6, y + dy), "end"),
+        (true, false) => ((x - R * 0.6, y + dy), "start"),
+        _ => ((x, y + dy), "middle"),
+    }
 }
 
 /// A locomotive of line `l` (code `code`) at `(x, y)`: an arrow pointing
@@ -357,7 +387,8 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
                         escape_html(&codes[l.index()])
                     );
                 }
-                label(&mut places, x, y + 13.0, 8.5, PLACE, &p.name);
+                let (at, anchor) = name_at(b, p.hex, 13.0);
+                anchored_label(&mut places, at, anchor, 8.5, PLACE, &p.name);
             }
             PlaceKind::City(_) => {
                 let _ = writeln!(
@@ -366,7 +397,8 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
                     x - 6.0,
                     y - 12.0
                 );
-                label(&mut places, x, y + 7.0, 8.5, PLACE, &p.name);
+                let (at, anchor) = name_at(b, p.hex, 7.0);
+                anchored_label(&mut places, at, anchor, 8.5, PLACE, &p.name);
                 let left = g.city_tokens(super::PlaceId(i as u8));
                 let goods: Vec<String> = Good::ALL
                     .iter()
@@ -386,7 +418,8 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
                     "<circle cx=\"{x:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"#ffffff\" stroke=\"{PLACE}\" stroke-width=\"2\"/>",
                     y - 4.0
                 );
-                label(&mut places, x, y + 10.0, 8.5, PLACE, &p.name);
+                let (at, anchor) = name_at(b, p.hex, 10.0);
+                anchored_label(&mut places, at, anchor, 8.5, PLACE, &p.name);
             }
         }
     }

@@ -5,10 +5,11 @@
 //! PNG, as a report carries it (base64), with its (120 KB).
 //!
 //! Method:
-//! - Positions: random 4-player Rocket games (the policy of
-//!   `tests/all/rocket_playouts.rs`), each stopped at its 0th, 40th, 120th
+//! - Positions: random 4-player games of Rocket and of Linie 1 (the
+//!   policies of `tests/all/rocket_playouts.rs` and
+//!   `tests/all/linie1_playouts.rs`), each stopped at its 0th, 40th, 120th
 //!   order and at its end; the last order's events are marked, as in a
-//!   report.
+//!   report. Medians for each game and for both.
 //! - For each: the SVG drawn by `AnyGame::picture` and the PNG drawn by
 //!   `picture::draw` (what a change's reports pay once, where the change
 //!   moved something: `picture::png` keeps the last pictures whole), each timed
@@ -36,6 +37,7 @@ use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{AnyGame, Game, Seat, Status};
+use stationmaster::linie1::{Components, Linie1};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
 use stationmaster::registry::BoardSource;
@@ -49,28 +51,55 @@ const STOPS: [usize; 3] = [0, 40, 120];
 const REPEAT: usize = 10;
 const MAIL_ORDERS: usize = 40;
 
-/// A random game's positions at [`STOPS`] and at its end, each with the
-/// events of the order that led there.
-fn positions(seed: u64) -> Vec<(String, Rocket, Vec<serde_json::Value>)> {
-    let mut g = Rocket::new(
-        Board::embedded().expect("the shipped board"),
-        &common::setup(4, seed, ""),
-    )
-    .expect("a game");
+/// A random game of `kind`'s positions at [`STOPS`] and at its end, each
+/// with the events of the order that led there.
+fn positions(kind: &str, seed: u64) -> Vec<(String, Box<dyn AnyGame>, Vec<serde_json::Value>)> {
+    match kind {
+        "rocket" => {
+            let g = Rocket::new(
+                Board::embedded().expect("the shipped board"),
+                &common::setup(4, seed, ""),
+            )
+            .expect("a game");
+            played(g, seed, |g, rng, seat| {
+                let legal = g.legal_orders(seat);
+                legal[pick(rng, &legal)].clone()
+            })
+        }
+        _ => {
+            let g = Linie1::new(
+                Components::embedded().expect("the shipped components"),
+                &common::setup_of("linie1", 4, seed, ""),
+            )
+            .expect("a game");
+            played(g, seed, |g, rng, seat| {
+                let legal = g.legal_orders(seat);
+                legal[common::pick_linie1(rng, &legal)].clone()
+            })
+        }
+    }
+}
+
+/// `g` played by `choose` (from a seed's random numbers), stopped at
+/// [`STOPS`] and at its end.
+fn played<G: Game + Clone + 'static>(
+    mut g: G,
+    seed: u64,
+    choose: impl Fn(&G, &mut SplitMix64, Seat) -> G::Order,
+) -> Vec<(String, Box<dyn AnyGame>, Vec<serde_json::Value>)> {
     let mut rng = SplitMix64::new(seed);
-    let mut out = Vec::new();
+    let mut out: Vec<(String, Box<dyn AnyGame>, Vec<serde_json::Value>)> = Vec::new();
     let mut last = Vec::new();
     for n in 0.. {
         if STOPS.contains(&n) {
-            out.push((format!("order {n}"), g.clone(), last.clone()));
+            out.push((format!("order {n}"), Box::new(g.clone()), last.clone()));
         }
         let Status::Active(awaited) = Game::status(&g) else {
-            out.push((format!("end, order {n}"), g, last));
+            out.push((format!("end, order {n}"), Box::new(g), last));
             break;
         };
         let seat = awaited[0].seat;
-        let legal = g.legal_orders(seat);
-        let o = legal[pick(&mut rng, &legal)].clone();
+        let o = choose(&g, &mut rng, seat);
         last = g
             .apply(seat, &o)
             .expect("a legal order")
@@ -176,10 +205,8 @@ fn mails(pictures: bool, now: DateTime<Utc>) -> (f64, f64, f64, usize) {
 /// SVG drawn at once (the first picture of a board, or `show --png`)
 /// against the picture drawn with its fixed layers kept (every later one).
 fn breakdown() {
-    let (_, g, last) = positions(0).pop().expect("a position");
-    let picture = AnyGame::picture(&g, &last)
-        .expect("events read")
-        .expect("a picture");
+    let (_, g, last) = positions("rocket", 0).pop().expect("a position");
+    let picture = g.picture(&last).expect("events read").expect("a picture");
     let svg = picture.svg();
     let (whole, whole_cpu, _) =
         timed(|| stationmaster::picture::png_of_svg(&svg).expect("rendered"));
@@ -195,33 +222,38 @@ fn breakdown() {
 
 fn main() {
     println!(
-        "picture bench: {GAMES} random 4-player Rocket games at orders {STOPS:?} and their end; SVG and PNG each timed {REPEAT} times: wall time (median) and CPU time (mean; the figure, as other work shares the machine)"
+        "picture bench: {GAMES} random 4-player games of each kind at orders {STOPS:?} and their end; SVG and PNG each timed {REPEAT} times: wall time (median) and CPU time (mean; the figure, as other work shares the machine)"
     );
     let mut png_times = Vec::new();
     let mut largest = 0usize;
-    for seed in 0..GAMES {
-        for (what, g, last) in positions(seed) {
-            let (svg_time, _, picture) = timed(|| {
-                AnyGame::picture(&g, &last)
-                    .expect("events read")
-                    .expect("Rocket draws a picture")
-            });
-            let svg = picture.svg();
-            let (png_time, png_cpu, png) =
-                timed(|| stationmaster::picture::draw(&picture).expect("rendered"));
-            largest = largest.max(png.bytes.len());
-            png_times.push(png_cpu);
-            println!(
-                "  game {seed} {what:<16} SVG {:>5.2} ms {:>5.1} KB   PNG {}x{} {:>6.2} ms ({:>6.2} ms CPU) {:>5.1} KB",
-                ms(svg_time),
-                svg.len() as f64 / 1024.0,
-                png.width,
-                png.height,
-                ms(png_time),
-                ms(png_cpu),
-                png.bytes.len() as f64 / 1024.0
-            );
+    for kind in ["rocket", "linie1"] {
+        let mut times = Vec::new();
+        for seed in 0..GAMES {
+            for (what, g, last) in positions(kind, seed) {
+                let (svg_time, _, picture) = timed(|| {
+                    g.picture(&last)
+                        .expect("events read")
+                        .expect("the game draws a picture")
+                });
+                let svg = picture.svg();
+                let (png_time, png_cpu, png) =
+                    timed(|| stationmaster::picture::draw(&picture).expect("rendered"));
+                largest = largest.max(png.bytes.len());
+                times.push(png_cpu);
+                println!(
+                    "  {kind} {seed} {what:<16} SVG {:>5.2} ms {:>5.1} KB   PNG {}x{} {:>6.2} ms ({:>6.2} ms CPU) {:>5.1} KB",
+                    ms(svg_time),
+                    svg.len() as f64 / 1024.0,
+                    png.width,
+                    png.height,
+                    ms(png_time),
+                    ms(png_cpu),
+                    png.bytes.len() as f64 / 1024.0
+                );
+            }
         }
+        println!("  {kind}: median PNG {:.2} ms of CPU", ms(median(&times)));
+        png_times.extend(times);
     }
     breakdown();
     let now = DateTime::parse_from_rfc3339("2026-11-23T09:00:00Z")

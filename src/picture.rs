@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use resvg::{tiny_skia, usvg};
 
-use crate::engine::picture::{Layer, Picture};
+use crate::engine::picture::{Layer, Picture, Stamp};
 
 /// The width of a PNG, in pixels.
 pub const PNG_WIDTH: u32 = 600;
@@ -141,11 +141,27 @@ pub fn draw(picture: &Picture) -> Result<Png, PictureError> {
                 Some(c) => lay_over(c, &drawn),
             }
         } else {
-            let tree = parse(&picture.layer_svg(layer))?;
             let c = match &mut canvas {
                 Some(c) => c,
                 None => canvas.insert(blank(height, true)?),
             };
+            // The stamps placed on whole pixels are laid from their kept
+            // pixels; any other place is drawn with the layer.
+            let mut laid: Vec<(usize, usize)> = Vec::new();
+            for (k, stamp) in layer.stamps.iter().enumerate() {
+                let Some(pixels) = stamp_pixels(stamp, scale)? else {
+                    continue;
+                };
+                for (i, (_, x, y)) in stamp.at.iter().enumerate() {
+                    if let (Some(px), Some(py)) =
+                        (whole(*x as f32 * scale), whole(*y as f32 * scale))
+                    {
+                        lay_over_at(c, &pixels, px, py);
+                        laid.push((k, i));
+                    }
+                }
+            }
+            let tree = parse(&picture.layer_svg(layer, |at| !laid.contains(&at)))?;
             paint(&tree, scale, c);
         }
     }
@@ -206,9 +222,60 @@ fn paint(tree: &usvg::Tree, scale: f32, canvas: &mut tiny_skia::Pixmap) {
     );
 }
 
-/// How many fixed layers are kept: a few boards' worth (a Rocket board has
-/// two, a Linie 1 board one), some 1.8 MB each.
-const KEPT_LAYERS: usize = 8;
+/// `v` if it is a whole number (within float noise).
+fn whole(v: f32) -> Option<i32> {
+    let r = v.round();
+    ((v - r).abs() < 1e-3).then_some(r as i32)
+}
+
+/// A stamp's pixels at `scale`, drawn once and kept with the fixed layers;
+/// None where it does not come out a whole number of pixels wide and high
+/// (the layer draws it then).
+fn stamp_pixels(stamp: &Stamp, scale: f32) -> Result<Option<Arc<tiny_skia::Pixmap>>, PictureError> {
+    let (Some(w), Some(h)) = (
+        whole(stamp.width as f32 * scale),
+        whole(stamp.height as f32 * scale),
+    ) else {
+        return Ok(None);
+    };
+    let key = LayerKey {
+        svg: stamp.document(),
+        scale: scale.to_bits(),
+        height: stamp.height,
+        on_white: false,
+    };
+    if let Some(pixels) = recall(&KEPT, &key) {
+        return Ok(Some(pixels));
+    }
+    let mut pixmap = tiny_skia::Pixmap::new(w.max(1) as u32, h.max(1) as u32)
+        .ok_or(PictureError::Size(stamp.width as f32, stamp.height as f32))?;
+    paint(&parse(&key.svg)?, scale, &mut pixmap);
+    let pixels = Arc::new(pixmap);
+    keep_pixels(key, pixels.clone());
+    Ok(Some(pixels))
+}
+
+/// How many fixed layers and stamps are kept: a few boards' worth (a
+/// Rocket board has two layers, some 1.8 MB each; a Linie 1 board one,
+/// and a stamp for each kind of tile, 6 KB each: some 20 on a full board),
+/// and at most [`KEPT_BYTES`] of pixels.
+const KEPT_LAYERS: usize = 40;
+
+/// The most bytes of pixels kept: some six full boards.
+const KEPT_BYTES: usize = 12 << 20;
+
+/// `pixels` kept for `key` with the fixed layers and stamps, within
+/// [`KEPT_LAYERS`] and [`KEPT_BYTES`].
+fn keep_pixels(key: LayerKey, pixels: Arc<tiny_skia::Pixmap>) {
+    remember(&KEPT, key, pixels, KEPT_LAYERS);
+    let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    while kept.len() > 1 && kept.iter().map(|(_, p)| p.data().len()).sum::<usize>() > KEPT_BYTES {
+        kept.pop();
+    }
+}
+
+/// The fixed layers' and stamps' pixels, most recently used first.
+static KEPT: Mutex<Vec<(LayerKey, Arc<tiny_skia::Pixmap>)>> = Mutex::new(Vec::new());
 
 /// What a fixed layer is kept by: everything its pixels depend on.
 #[derive(PartialEq, Eq)]
@@ -228,9 +295,8 @@ fn fixed_layer(
     height: u32,
     on_white: bool,
 ) -> Result<Arc<tiny_skia::Pixmap>, PictureError> {
-    static KEPT: Mutex<Vec<(LayerKey, Arc<tiny_skia::Pixmap>)>> = Mutex::new(Vec::new());
     let key = LayerKey {
-        svg: picture.layer_svg(layer),
+        svg: picture.layer_svg(layer, |_| true),
         scale: scale.to_bits(),
         height,
         on_white,
@@ -242,7 +308,7 @@ fn fixed_layer(
     let mut pixmap = blank(height, on_white)?;
     paint(&tree, scale, &mut pixmap);
     let pixels = Arc::new(pixmap);
-    remember(&KEPT, key, pixels.clone(), KEPT_LAYERS);
+    keep_pixels(key, pixels.clone());
     Ok(pixels)
 }
 
@@ -251,11 +317,30 @@ fn fixed_layer(
 /// a layer of names (tiny-skia's `draw_pixmap` shades every pixel, a tenth
 /// of a picture's time).
 fn lay_over(canvas: &mut tiny_skia::Pixmap, layer: &tiny_skia::Pixmap) {
-    for (d, s) in canvas
-        .data_mut()
-        .chunks_exact_mut(4)
-        .zip(layer.data().chunks_exact(4))
-    {
+    over(canvas.data_mut(), layer.data());
+}
+
+/// `sprite` laid over `canvas` with its top-left corner at `(x, y)`,
+/// as [`lay_over`], clipped to the canvas.
+fn lay_over_at(canvas: &mut tiny_skia::Pixmap, sprite: &tiny_skia::Pixmap, x: i32, y: i32) {
+    let (cw, ch) = (canvas.width() as i32, canvas.height() as i32);
+    let (sw, sh) = (sprite.width() as i32, sprite.height() as i32);
+    let (x0, x1) = (x.max(0), (x + sw).min(cw));
+    if x0 >= x1 {
+        return;
+    }
+    let data = canvas.data_mut();
+    for row in y.max(0)..(y + sh).min(ch) {
+        let from = (((row - y) * sw + (x0 - x)) * 4) as usize;
+        let to = ((row * cw + x0) * 4) as usize;
+        let n = ((x1 - x0) * 4) as usize;
+        over(&mut data[to..to + n], &sprite.data()[from..from + n]);
+    }
+}
+
+/// Premultiplied RGBA `src` over `dst`, source-over.
+fn over(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
         match s[3] {
             0 => {}
             255 => d.copy_from_slice(s),

@@ -7,8 +7,10 @@
 //! through the middle, each curve a quarter circle round its corner), so a
 //! crossing and four curves differ at a glance, as on the cardboard. Each
 //! kind of tile lying on the board is drawn once in `<defs>` (its `id` is its
-//! paths, e.g. `NS-SW`) and placed with `<use>` (its `id` is its square,
-//! e.g. `C4`): a full board stays small and quick to build.
+//! paths, e.g. `NS-SW`, and `-trees` for one with trees) and placed with
+//! `<use>` (its `id` is its square, e.g. `C4`): a full board stays small and
+//! quick to build, and the PNG renderer draws each kind once (a
+//! [`Stamp`]).
 //!
 //! Colour is never the only cue (issue 14: readable by colour-blind
 //! players): a terminal is a loop with its line number in a circle, a tram a
@@ -25,16 +27,19 @@ use std::fmt::Write as _;
 use super::data::{Components, Edge, Paths, Square};
 use super::view::{PlayerView, View};
 use crate::engine::canvas::{css_colour, escape_html};
-use crate::engine::picture::{Layer, Picture};
+use crate::engine::picture::{Layer, Picture, Stamp};
 
 /// A square's side in pixels.
 const CELL: i32 = 44;
 /// Half of it: where a track end meets the side.
 const HALF: i32 = CELL / 2;
 /// Around the board: terminal loops, then the row and column labels.
-const MARGIN: i32 = 64;
+// MARGIN and HEADER make the board 660 wide with its squares on whole
+// pixels of the 600-pixel PNG (44 units, 40 pixels): a tile's pixels are
+// then the same wherever it lies, drawn once (engine::picture::Stamp).
+const MARGIN: i32 = 66;
 /// The title line above the board.
-const HEADER: i32 = 30;
+const HEADER: i32 = 33;
 /// Side margin of the title and the legend.
 const PAD: i32 = 12;
 /// One player's two lines in the legend.
@@ -111,7 +116,7 @@ pub fn board_picture(view: &View, board: &Components) -> Picture {
     labels(&mut printed, &p);
     key(&mut printed, view, players_bottom, width);
 
-    // The laid tiles, each kind once.
+    // The laid tiles: each kind a stamp, drawn once.
     let laid: Vec<(Square, Paths, bool)> = view
         .tiles
         .iter()
@@ -121,26 +126,28 @@ pub fn board_picture(view: &View, board: &Components) -> Picture {
             Some((s, paths, t.trees))
         })
         .collect();
-    let mut head = String::with_capacity(1_000 + 200 * laid.len());
-    let _ = write!(head, "<title>{}</title>\n<defs>\n", text(&view.board));
-    let mut kinds: Vec<Paths> = Vec::new();
-    for &(_, paths, trees) in &laid {
-        if !kinds.contains(&paths) {
-            kinds.push(paths);
-            tile_def(&mut head, paths, trees);
+    let mut tiles: Vec<Stamp> = Vec::new();
+    for &(s, paths, trees) in &laid {
+        let (x, y) = p.corner(s);
+        // A tile with trees looks different from one without.
+        let id = match trees {
+            true => format!("{}-trees", PathsId(paths)),
+            false => PathsId(paths).to_string(),
+        };
+        match tiles.iter_mut().find(|t| t.id == id) {
+            Some(t) => t.at.push((s.to_string(), x, y)),
+            None => tiles.push(Stamp {
+                id,
+                svg: tile_svg(paths, trees),
+                width: CELL as u32,
+                height: CELL as u32,
+                at: vec![(s.to_string(), x, y)],
+            }),
         }
     }
-    head.push_str("</defs>\n");
-    let mut played = String::with_capacity(4_000 + 90 * laid.len());
+    let head = format!("<title>{}</title>\n", text(&view.board));
+    let mut played = String::with_capacity(4_000);
     header(&mut played, view);
-    for &(s, paths, _) in &laid {
-        let (x, y) = p.corner(s);
-        let _ = writeln!(
-            played,
-            "<use id=\"{s}\" xlink:href=\"#{}\" x=\"{x}\" y=\"{y}\"/>",
-            PathsId(paths)
-        );
-    }
     stop_signs(&mut played, &p, board, view);
     trams(&mut played, &p, board, view);
     players(&mut played, view, board, board_bottom + 8);
@@ -148,7 +155,10 @@ pub fn board_picture(view: &View, board: &Components) -> Picture {
         width: width as u32,
         height: height as u32,
         head,
-        layers: vec![Layer::fixed(printed), Layer::changing(played)],
+        layers: vec![
+            Layer::fixed(printed),
+            Layer::changing(played).with_stamps(tiles),
+        ],
     }
 }
 
@@ -219,12 +229,12 @@ fn path_data(a: Edge, b: Edge) -> &'static str {
 /// A kind of tile as it lies: its plate, a hedge if it has trees, and its
 /// track, dark bed first and the light rails on top, so that where paths
 /// meet the rails run through.
-fn tile_def(out: &mut String, paths: Paths, trees: bool) {
+fn tile_svg(paths: Paths, trees: bool) -> String {
+    let mut out = String::with_capacity(400);
     let _ = write!(
         out,
-        "<g id=\"{}\"><rect x=\"1\" y=\"1\" width=\"42\" height=\"42\" rx=\"3\" fill=\"{TILE}\" \
-         stroke=\"{TILE_EDGE}\"/>",
-        PathsId(paths)
+        "<rect x=\"1\" y=\"1\" width=\"42\" height=\"42\" rx=\"3\" fill=\"{TILE}\" \
+         stroke=\"{TILE_EDGE}\"/>"
     );
     if trees {
         // Trees along the kerb: a ring of green dots inside the border.
@@ -239,11 +249,12 @@ fn tile_def(out: &mut String, paths: Paths, trees: bool) {
     for (a, b) in paths.pairs() {
         d.push_str(path_data(a, b));
     }
-    let _ = writeln!(
+    let _ = write!(
         out,
         "<path d=\"{d}\" fill=\"none\" stroke=\"{TRACK}\" stroke-width=\"9\"/>\
-         <path d=\"{d}\" fill=\"none\" stroke=\"{RAIL}\" stroke-width=\"2\"/></g>"
+         <path d=\"{d}\" fill=\"none\" stroke=\"{RAIL}\" stroke-width=\"2\"/>"
     );
+    out
 }
 
 /// The title line: whose turn and what for, or how the game ended.

@@ -166,7 +166,10 @@ fn every_laid_tile_is_drawn_where_it_lies_as_its_own_track() {
             .iter()
             .find(|u| u.attr("id") == Some(tile.square.as_str()))
             .unwrap_or_else(|| panic!("{} is not drawn", tile.square));
-        let kind = tile.paths.replace('+', "-");
+        let kind = match tile.trees {
+            true => format!("{}-trees", tile.paths.replace('+', "-")),
+            false => tile.paths.replace('+', "-"),
+        };
         assert_eq!(drawn.attr("xlink:href"), Some(format!("#{kind}").as_str()));
         // The drawing of that kind of tile: one stroke a path, bed and rails.
         let def = root

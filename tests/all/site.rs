@@ -6,7 +6,8 @@
 //! `invite`, `join`, `leave`, `start`, the `[site]` policy (who may make
 //! games, how many forming games per address), the expiry of a game
 //! nobody starts, `no more invitations`, and that no stranger can make
-//! the server mail a third party twice unasked.
+//! the server mail a third party twice unasked: an address not proved
+//! gets one mail, ever, until it replies with the code of that mail.
 
 use assert_cmd::Command;
 use chrono::{DateTime, Duration, Utc};
@@ -433,6 +434,13 @@ fn a_game_made_joined_and_started_by_mail() {
         1,
         "erin's first mail unasked: {sent:#?}"
     );
+    // Erin answers her moderator's welcome with her key: from then on she
+    // is answered as anyone who has asked, though she plays nowhere.
+    let erins = one(&sent, ERIN);
+    s.reply(ERIN, &erins, "thanks");
+    let _ = s.process();
+    s.deliver(ERIN, "games", None, "games");
+    answered(&s, ERIN, "plays in no game here");
     // Carol, invited but too late, answers her invitation: she is told the
     // game runs.
     s.reply(CAROL, &carols, "join");

@@ -415,7 +415,7 @@ pub fn standing(
     if vouched(ctx, inc) {
         return Ok(Standing::Vouched);
     }
-    if contact.unasked.is_some() {
+    if contact.unasked.is_some() && contact.answerable {
         return Ok(Standing::Silent(format!(
             "{from} has had its one mail from this server and has not answered it with its code"
         )));
@@ -445,6 +445,7 @@ pub fn first_mail(
 ) -> Result<String, ServiceError> {
     let code = super::new_token()?;
     contact.unasked = Some(now);
+    contact.answerable = true;
     contact.pending.retain(|p| p.what != Pending::REPLY);
     contact.pending.push(Pending {
         what: Pending::REPLY.to_string(),
@@ -503,7 +504,9 @@ pub fn may_mail_unasked(
             "{address} has had a mail from this server that they did not ask for, and has not answered; this server mails nobody twice unasked. They can reply to that mail themselves"
         )));
     }
+    // Its mail carries a key or a code: answering it proves the address.
     contact.unasked = Some(now);
+    contact.answerable = true;
     Ok(Ok(Some(contact)))
 }
 

@@ -165,6 +165,12 @@ pub struct Contact {
     /// it gets until it proves itself.
     #[serde(default)]
     pub unasked: Option<DateTime<Utc>>,
+    /// That mail could be answered to prove the address (it carried a
+    /// code or a key). False in records written before such mails carried
+    /// codes (an invitation then did not): such an address gets one
+    /// answer with a code.
+    #[serde(default)]
+    pub answerable: bool,
     /// When it first answered one of our mails with its key or a code we
     /// sent it: from then on it has asked for mail from us.
     #[serde(default)]

@@ -1354,6 +1354,36 @@ fn an_export_carries_the_site_forming_games_addresses_preferences_and_observers(
     answered(&b, WORK, "rocket-2 (Stephenson's Rocket), you are bob");
 }
 
+#[test]
+fn an_address_invited_before_invitations_carried_codes_gets_one_answer_with_one() {
+    // Carol's record as a Stationmaster before codes left it: invited,
+    // with nothing she could answer to prove herself.
+    let mut a = Server::new("");
+    let made = made(&mut a, "new rocket");
+    a.reply(ALICE, &made, &format!("invite {CAROL}"));
+    let _ = a.process();
+    let mut doc: serde_json::Value = serde_json::from_str(&a.ok(&["export", "-"])).unwrap();
+    let carol = doc["contacts"][CAROL]
+        .as_object_mut()
+        .expect("carol's record");
+    carol.remove("answerable");
+    carol.remove("pending");
+    let old = a.dir.path().join("old.json");
+    std::fs::write(&old, doc.to_string()).unwrap();
+    let mut b = Server::new("");
+    b.now += Duration::minutes(1);
+    b.ok(&["import", old.to_str().unwrap()]);
+    // Her mail gets one answer, with a code; nothing more until she
+    // replies to it.
+    b.deliver(CAROL, "join", None, "join rocket-1");
+    let first = one(&b.process(), CAROL);
+    assert!(first.subject.starts_with("[code "), "{}", first.subject);
+    b.deliver(CAROL, "join", None, "join rocket-1");
+    assert!(b.process().is_empty());
+    b.reply(CAROL, &first, "");
+    answered(&b, CAROL, "You joined rocket-1");
+}
+
 /// Carol, new here, watches `game`: her first mail holds it, her reply
 /// to the answer does it.
 fn s_watch(s: &mut Server, game: &str) {

@@ -182,7 +182,7 @@ pub(super) fn handle(
         && let (Some(k), Some(t)) = (mod_key, &inc.token)
         && k.eq_ignore_ascii_case(t)
     {
-        return moderate(ctx, &inc, mid, &id, &from, now);
+        return moderate(ctx, &inc, mid, &id, &from, now).and_then(|h| proved(ctx, &from, h, now));
     }
     // A moderator's key from an address that is not that moderator's.
     if let Some(t) = &inc.token
@@ -249,7 +249,37 @@ pub(super) fn handle(
             );
         }
     };
-    authenticated(ctx, &inc, mid, &id, seat, now)
+    authenticated(ctx, &inc, mid, &id, seat, now).and_then(|h| proved(ctx, &from, h, now))
+}
+
+/// A mail with its key proves its sender: from then on it has asked for
+/// mail from us (see [`site::standing`]).
+fn proved(
+    ctx: &Ctx<'_>,
+    from: &str,
+    mut handled: Handled,
+    now: DateTime<Utc>,
+) -> Result<Handled, DaemonError> {
+    let Some(change) = &mut handled.change else {
+        return Ok(handled);
+    };
+    match change
+        .contacts
+        .iter_mut()
+        .find(|(a, _)| a.eq_ignore_ascii_case(from))
+    {
+        Some((_, contact)) => {
+            contact.proved.get_or_insert(now);
+        }
+        None => {
+            let mut contact = ctx.store.contact(from)?;
+            if contact.proved.is_none() {
+                contact.proved = Some(now);
+                change.contacts.push((from.to_ascii_lowercase(), contact));
+            }
+        }
+    }
+    Ok(handled)
 }
 
 /// Whom a mail in forming game `f`'s thread wrongs, and why, if it uses
@@ -325,6 +355,8 @@ struct HelpContext<'a> {
     example_kind: &'static str,
     /// What a player may write in a game's thread besides orders.
     player_commands: Vec<&'static str>,
+    /// To an address not proved, its one mail: how to go on.
+    first: Option<String>,
 }
 
 /// One site command for the help reply.
@@ -334,7 +366,9 @@ struct SiteForm {
     what: &'static str,
 }
 
-/// The short help reply, at most one per address per interval.
+/// The short help reply: at most one per address per interval, and to an
+/// address not proved only its one mail, with a code (see
+/// [`site::standing`]).
 fn help(
     ctx: &Ctx<'_>,
     inc: &Incoming,
@@ -343,8 +377,24 @@ fn help(
     reason: &str,
     now: DateTime<Utc>,
 ) -> Result<Handled, DaemonError> {
+    let mut contact = ctx.store.contact(from)?;
+    let first = match site::standing(ctx, inc, from, &contact, now)? {
+        site::Standing::Silent(why) => {
+            tracing::warn!(%from, "not answered: {why}");
+            return Ok(receipt_only(
+                mid,
+                inc.game.clone(),
+                now,
+                &format!("{reason} Not answered: {why}"),
+            ));
+        }
+        site::Standing::First => true,
+        // (A proving mail goes to the site commands.)
+        _ => false,
+    };
     let interval = chrono::Duration::hours(ctx.config.daemon.help_interval_hours as i64);
-    if let Some(last) = ctx.store.help_sent(from)?
+    if !first
+        && let Some(last) = ctx.store.help_sent(from)?
         && now - last < interval
     {
         return Ok(receipt_only(
@@ -363,6 +413,11 @@ fn help(
             &format!("{reason} Not answered: the help replies of this hour are used up"),
         ));
     }
+    let code = if first {
+        Some(site::first_mail(&mut contact, Vec::new(), now)?)
+    } else {
+        None
+    };
     // From the address index: no game is read.
     let games: Vec<String> = ctx
         .store
@@ -391,16 +446,15 @@ fn help(
                 .map(|(form, _)| *form)
                 .filter(|f| !matches!(*f, "?" | "report" | "status") && !f.starts_with("log"))
                 .collect(),
+            first: code.as_deref().map(|c| site::first_mail_note(ctx, from, c)),
         },
     )?;
-    let mail = answer(
-        ctx,
-        inc,
-        from,
-        report::reply_subject(&subject_or(inc, "your mail")),
-        text,
-        now,
-    )?;
+    let subject = subject_or(inc, "your mail");
+    let subject = match &code {
+        Some(c) => site::first_mail_subject(&subject, c),
+        None => report::reply_subject(&subject),
+    };
+    let mail = answer(ctx, inc, from, subject, text, now)?;
     let mut handled = receipt_only(
         mid,
         inc.game.clone(),
@@ -409,7 +463,11 @@ fn help(
     );
     if let Some(change) = &mut handled.change {
         change.outbox.push(mail);
-        change.help_sent.push((from.to_string(), now));
+        if code.is_some() {
+            change.contacts.push((from.to_ascii_lowercase(), contact));
+        } else {
+            change.help_sent.push((from.to_string(), now));
+        }
         change.tally.push(("help".to_string(), now));
     }
     Ok(handled)

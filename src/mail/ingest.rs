@@ -110,6 +110,10 @@ pub struct Incoming {
     /// or the `game` line, else from a plus-address recipient (To, Cc, or
     /// the delivery headers `Delivered-To`/`X-Original-To`) of the same game.
     pub token: Option<String>,
+    /// The code of a subject tag `[code CODE]` (`[a-z0-9]{6,32}`,
+    /// lowercased): the server's one mail to an address it does not know
+    /// yet carries it, and a reply with it shows the mail reached it.
+    pub code: Option<String>,
     /// The player's own lines of text, wherever they wrote them: quotes with
     /// their attributions and header blocks, forwarded blocks, signatures,
     /// client lines ("Sent from my iPhone") and blank lines taken out,
@@ -252,6 +256,7 @@ fn parse_message(raw: &[u8]) -> Result<Incoming, IngestError> {
     };
     let (body, truncated) = truncate(lines);
 
+    let code = code_tag(&subject);
     let (mut game, mut token) = match subject_tag(&subject).or(body_tag) {
         Some((g, t)) => (Some(g), t),
         None => (None, None),
@@ -295,6 +300,7 @@ fn parse_message(raw: &[u8]) -> Result<Incoming, IngestError> {
         subject,
         game,
         token,
+        code,
         body,
         attachments,
         truncated,
@@ -540,6 +546,19 @@ fn subject_tag(subject: &str) -> Option<(String, Option<String>)> {
         }
     }
     None
+}
+
+/// The code of the first subject tag `[code CODE]`, lowercased.
+fn code_tag(subject: &str) -> Option<String> {
+    subject.split('[').skip(1).find_map(|part| {
+        let (inner, _) = part.split_once(']')?;
+        match inner.split_whitespace().collect::<Vec<_>>().as_slice() {
+            [word, code] if word.eq_ignore_ascii_case("code") && is_token(code) => {
+                Some(code.to_ascii_lowercase())
+            }
+            _ => None,
+        }
+    })
 }
 
 /// A body line `game GAME-ID` or `game GAME-ID TOKEN` (any case, an optional
@@ -1188,6 +1207,12 @@ mod tests {
         assert_eq!(game_line("Game: rocket-7"), Some(("rocket-7".into(), None)));
         assert_eq!(game_line("gamer rocket-7"), None);
         assert_eq!(game_line("game"), None);
+        assert_eq!(
+            code_tag("Re: [SPAM] [code K7p2xq9m3a] Re: help"),
+            Some("k7p2xq9m3a".into())
+        );
+        assert_eq!(code_tag("[code review] [code]"), Some("review".into()));
+        assert_eq!(code_tag("[code ab] [rocket-1 k7p2xq9m]"), None);
     }
 
     #[test]

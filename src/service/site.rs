@@ -7,11 +7,23 @@
 //! forming game nobody starts expires (see [`expire`]).
 //!
 //! Nothing a stranger can send makes the server mail a third party more
-//! than once unasked: an invitation is the one mail an address gets
-//! before it has asked for any ([`crate::store::Contact`]), it says how to
-//! refuse more (`no more invitations`), and an address that has not yet
-//! answered one of our mails with its key gets at most one answer per
-//! `[daemon] help_interval_hours`, shared with the help reply.
+//! than once unasked, since anyone can write any From. An address that
+//! has not proved itself (never answered one of our mails with its key or
+//! a code we sent it, never confirmed anything, plays in no game: see
+//! [`crate::store::Contact`]) gets one mail from the server, ever, until
+//! it does: an invitation, an address confirmation, or the answer to the
+//! first mail that bore its address, whatever that mail asked (`help`,
+//! `games`, `new`, `join`, `watch`, words that are no command). That mail
+//! carries a code in its subject tag, `[code CODE]`, and says "reply to
+//! this mail to go on": a reply with the code proves the address, and the
+//! `new`, `join` and `watch` of its first mail, held until then, are done
+//! ([`standing`]). Later mail from an address not proved is kept (a
+//! receipt, a log line) and not answered. An invitation says how to refuse
+//! more (`no more invitations`). Where the operator's own mail server
+//! vouches for the From (`[inbound] trust_authentication_results`, and
+//! its `dmarc=pass`), the sender is the party itself and is answered at
+//! most once per `[daemon] help_interval_hours`, shared with the help
+//! reply, as a proved address is helped.
 
 use chrono::{DateTime, Utc};
 
@@ -22,7 +34,7 @@ use crate::engine::{GameEntry, PlayerSetup, Setup};
 use crate::mail::OutMail;
 use crate::mail::compose::Draft;
 use crate::mail::ingest::Incoming;
-use crate::store::{Change, Contact, Forming, FormingSeat, GameId, Receipt};
+use crate::store::{Change, Contact, Forming, FormingSeat, GameId, Pending, Receipt};
 
 /// `bump` sends an address's reports again at most once in this many hours.
 pub const BUMP_HOURS: i64 = 1;
@@ -63,12 +75,12 @@ pub const FORMS: &[(&str, &str)] = &[
     ("watchable off", "(the same) nobody may watch it"),
     (
         "watch GAME",
-        "get the spectator's report of GAME (made `watchable`) after each change, and its archive at the end; an address new here confirms with the code it is mailed",
+        "get the spectator's report of GAME (made `watchable`) after each change, and its archive at the end",
     ),
     ("unwatch GAME", "no more mail about GAME"),
     (
         "confirm CODE",
-        "(from the address a player added with `address add`) yes, that player may play from here",
+        "(in reply to a mail with a code) from the address a player added with `address add`: yes, that player may play from here; to the one mail this server sends an address it does not know yet: yes, it is me",
     ),
     ("help", "this list"),
 ];
@@ -267,6 +279,15 @@ struct Session<'a, 'c> {
     update: Option<crate::store::GameUpdate>,
     /// The address index of that game: an address confirmed (`confirm`).
     index: Vec<(String, bool)>,
+    /// The lines to read: the mail's, or those its first mail held.
+    body: Vec<String>,
+    /// This answer is the one mail to an address not proved: the
+    /// commands it holds.
+    first: Option<Vec<String>>,
+    /// The code of that mail, for its subject.
+    code: Option<String>,
+    /// The sender proves itself with this mail, which carries this code.
+    proved: Option<String>,
 }
 
 /// A mail to the server's own address without a game tag: its site
@@ -279,7 +300,15 @@ pub fn untagged(
     now: DateTime<Utc>,
 ) -> Result<Option<Outcome>, ServiceError> {
     if !has_command(&inc.body) {
-        return Ok(None);
+        // A reply that proves the sender with its code, and nothing else:
+        // the commands its first mail held, or a word of thanks.
+        let contact = ctx.store.contact(from)?;
+        if !matches!(
+            standing(ctx, inc, from, &contact, now)?,
+            Standing::Proved { .. }
+        ) {
+            return Ok(None);
+        }
     }
     let mut session = Session::new(ctx, inc, from, None, now);
     session.run(mid).map(Some)
@@ -315,8 +344,134 @@ fn receipt(
     )
 }
 
+/// How far the server may answer a mail from an address without a key,
+/// by what it knows of the address (see the module doc).
+#[derive(Debug)]
+pub enum Standing {
+    /// It has asked for mail from us: it proved itself before, or plays
+    /// here.
+    Asked,
+    /// It proves itself with this mail, which carries the code of the one
+    /// mail we sent it: `contact` as it is to be written, `held` the
+    /// commands of its first mail, kept until now.
+    Proved {
+        /// Its record, proved, the code spent.
+        contact: Contact,
+        /// The `new`, `join` or `watch` lines held.
+        held: Vec<String>,
+        /// The code it carried back.
+        code: String,
+    },
+    /// The operator's mail server vouches for its From: answered at most
+    /// once per `[daemon] help_interval_hours`.
+    Vouched,
+    /// Not proved and not yet mailed: this answer is its one mail, with a
+    /// code (see [`first_mail`]).
+    First,
+    /// Not proved, and its one mail spent: not answered, for this reason.
+    Silent(String),
+}
+
+/// The standing of `from`, whose record is `contact`, as mail `inc` shows
+/// it (see [`Standing`]).
+pub fn standing(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    from: &str,
+    contact: &Contact,
+    now: DateTime<Utc>,
+) -> Result<Standing, ServiceError> {
+    if has_asked(ctx, from, contact)? {
+        return Ok(Standing::Asked);
+    }
+    // The code in the subject tag `[code CODE]`, in an invitation's tag
+    // `[GAME CODE]`, or written `confirm CODE`.
+    let confirmed = inc.body.iter().filter_map(|l| match parse(l.trim()) {
+        Some(Ok(SiteCommand::Confirm(code))) => Some(code),
+        _ => None,
+    });
+    let codes: Vec<String> = inc
+        .code
+        .iter()
+        .chain(inc.token.iter())
+        .cloned()
+        .chain(confirmed)
+        .collect();
+    if let Some(p) = contact
+        .pending
+        .iter()
+        .find(|p| p.what == Pending::REPLY && codes.contains(&p.code))
+    {
+        let (held, code) = (p.lines.clone(), p.code.clone());
+        let mut contact = contact.clone();
+        contact.proved = Some(now);
+        contact.pending.retain(|q| q.what != Pending::REPLY);
+        return Ok(Standing::Proved {
+            contact,
+            held,
+            code,
+        });
+    }
+    if vouched(ctx, inc) {
+        return Ok(Standing::Vouched);
+    }
+    if contact.unasked.is_some() && contact.answerable {
+        return Ok(Standing::Silent(format!(
+            "{from} has had its one mail from this server and has not answered it with its code"
+        )));
+    }
+    Ok(Standing::First)
+}
+
+/// True if the operator's own mail server (`[inbound]
+/// trust_authentication_results`) found the mail's From genuine: its
+/// `dmarc=pass` (DMARC ties the From's domain to SPF or DKIM). Mail it
+/// found failing never comes this far.
+fn vouched(ctx: &Ctx<'_>, inc: &Incoming) -> bool {
+    let server = ctx.config.inbound.trust_authentication_results.trim();
+    !server.is_empty()
+        && inc.authentication_results.iter().any(|r| {
+            r.server.eq_ignore_ascii_case(server) && r.method == "dmarc" && r.result == "pass"
+        })
+}
+
+/// Spends the one mail an address not proved gets: `contact` records it,
+/// with a new code that a reply carries back and the commands `held`
+/// until then. The code.
+pub fn first_mail(
+    contact: &mut Contact,
+    held: Vec<String>,
+    now: DateTime<Utc>,
+) -> Result<String, ServiceError> {
+    let code = super::new_token()?;
+    contact.unasked = Some(now);
+    contact.answerable = true;
+    contact.pending.retain(|p| p.what != Pending::REPLY);
+    contact.pending.push(Pending {
+        what: Pending::REPLY.to_string(),
+        code: code.clone(),
+        at: now,
+        lines: held,
+    });
+    Ok(code)
+}
+
+/// What the one answer to an address not proved says about going on.
+pub fn first_mail_note(ctx: &Ctx<'_>, from: &str, code: &str) -> String {
+    format!(
+        "This server has not heard from {from} before, so it answers this once: reply to this mail to go on. The reply carries the code in this mail's subject, [code {code}], which shows that it comes from whoever got this mail (if your mail program drops it, write `confirm {code}` in the reply). Until a reply comes, nothing more from {from} is answered, so nobody can make this server write to an address that did not ask. If you did not write to {}, do nothing: you get no more mail from it.",
+        ctx.config.mail.address
+    )
+}
+
+/// The subject of the one answer to an address not proved: a reply to
+/// `subject` with the code's tag.
+pub fn first_mail_subject(subject: &str, code: &str) -> String {
+    format!("[code {code}] {}", report::reply_subject(subject))
+}
+
 /// True if `address` has shown it wants mail from us: it answered one of
-/// our mails with its key, or plays in a game here.
+/// our mails with its key or a code we sent it, or plays in a game here.
 fn has_asked(ctx: &Ctx<'_>, address: &str, contact: &Contact) -> Result<bool, ServiceError> {
     Ok(contact.proved.is_some() || !ctx.store.games_of(address)?.is_empty())
 }
@@ -346,11 +501,12 @@ pub fn may_mail_unasked(
     }
     if contact.unasked.is_some() {
         return Ok(Err(format!(
-            "{address} has had a mail from this server that they did not ask for, and has not answered; this server mails nobody twice unasked. They can write to {} themselves",
-            ctx.config.mail.address
+            "{address} has had a mail from this server that they did not ask for, and has not answered; this server mails nobody twice unasked. They can reply to that mail themselves"
         )));
     }
+    // Its mail carries a key or a code: answering it proves the address.
     contact.unasked = Some(now);
+    contact.answerable = true;
     Ok(Ok(Some(contact)))
 }
 
@@ -521,6 +677,10 @@ impl<'a, 'c> Session<'a, 'c> {
             bumped: None,
             update: None,
             index: Vec::new(),
+            body: inc.body.clone(),
+            first: None,
+            code: None,
+            proved: None,
         }
     }
 
@@ -573,49 +733,76 @@ impl<'a, 'c> Session<'a, 'c> {
         let refused = self.authenticate().err();
         let proved_now = self.seat.is_some() || self.confirms_pending()?;
         let game_label = self.forming.as_ref().map(|f| f.id.clone());
-        // An address that has not answered with its key gets one answer
-        // per help interval, shared with the help reply.
-        let mut contact = self.contact(&self.from.clone())?;
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
         if proved_now && contact.proved.is_none() {
             contact.proved = Some(self.now);
-            let from = self.from.clone();
             self.set_contact(&from, contact.clone());
         }
-        let limited = !proved_now && !has_asked(self.ctx, &self.from, &contact)?;
-        if limited {
-            let interval =
-                chrono::Duration::hours(self.ctx.config.daemon.help_interval_hours as i64);
-            let recently = self
-                .ctx
-                .store
-                .help_sent(&self.from)?
-                .is_some_and(|last| self.now - last < interval);
-            let full = self.ctx.store.hourly_count("help", self.now)?
-                >= u64::from(self.ctx.config.limits.help_per_hour);
-            if recently || full {
-                let why = if recently {
-                    format!(
-                        "{} was answered lately and has not yet answered with a key",
-                        self.from
-                    )
-                } else {
-                    "the help replies of this hour are used up".to_string()
-                };
-                tracing::warn!(from = %self.from, "site commands not read: {why}");
-                return Ok(Outcome {
-                    change: Change {
-                        receipt: Some(receipt(
-                            mid,
-                            game_label.as_ref(),
-                            &format!("site commands not read, not answered: {why}"),
-                            self.now,
-                        )),
-                        ..Change::default()
-                    },
-                    summary: format!("not answered: {why}"),
-                    started: false,
-                });
+        let standing = if proved_now {
+            Standing::Asked
+        } else {
+            standing(self.ctx, self.inc, &from, &contact, self.now)?
+        };
+        // What the sender's standing lets it have: see the module doc.
+        let limited = matches!(standing, Standing::Vouched);
+        let why_not = match standing {
+            Standing::Silent(why) => Some(why),
+            Standing::Proved {
+                contact,
+                held,
+                code,
+            } => {
+                self.set_contact(&from, contact);
+                if !has_command(&self.body) {
+                    self.body = held;
+                }
+                self.proved = Some(code);
+                None
             }
+            Standing::First => {
+                self.first = Some(Vec::new());
+                None
+            }
+            Standing::Asked | Standing::Vouched => None,
+        };
+        let interval = chrono::Duration::hours(self.ctx.config.daemon.help_interval_hours as i64);
+        let why_not = match why_not {
+            Some(why) => Some(why),
+            None if limited
+                && self
+                    .ctx
+                    .store
+                    .help_sent(&from)?
+                    .is_some_and(|last| self.now - last < interval) =>
+            {
+                Some(format!(
+                    "{from} was answered lately and has not yet proved itself"
+                ))
+            }
+            None if (limited || self.first.is_some())
+                && self.ctx.store.hourly_count("help", self.now)?
+                    >= u64::from(self.ctx.config.limits.help_per_hour) =>
+            {
+                Some("the help replies of this hour are used up".to_string())
+            }
+            None => None,
+        };
+        if let Some(why) = why_not {
+            tracing::warn!(from = %from, "not answered: {why}");
+            return Ok(Outcome {
+                change: Change {
+                    receipt: Some(receipt(
+                        mid,
+                        game_label.as_ref(),
+                        &format!("site commands not read, not answered: {why}"),
+                        self.now,
+                    )),
+                    ..Change::default()
+                },
+                summary: format!("not answered: {why}"),
+                started: false,
+            });
         }
         let vocabulary = vocabulary();
         let mut not_read = Vec::new();
@@ -624,15 +811,26 @@ impl<'a, 'c> Session<'a, 'c> {
                 "Nothing was done: {why}. Reply to a mail you got about the game, from your own address."
             ));
         } else {
-            for line in self
-                .inc
-                .body
-                .iter()
-                .map(|l| l.trim())
-                .filter(|l| !l.is_empty())
-            {
+            let body = self.body.clone();
+            for line in body.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
                 if vocabulary.read(line) == Reading::Chatter && parse(line).is_none() {
                     not_read.push(format!("  {line}"));
+                    continue;
+                }
+                // What would bring more mail to an address not proved
+                // waits for its reply with the code.
+                if let (Some(held), Some(Ok(c))) = (&mut self.first, parse(line))
+                    && matches!(
+                        c,
+                        SiteCommand::New { .. }
+                            | SiteCommand::Join { .. }
+                            | SiteCommand::Watch { .. }
+                    )
+                {
+                    held.push(line.to_string());
+                    self.out.push(format!(
+                        "> {line}\n  held: done when you reply to this mail (see below)"
+                    ));
                     continue;
                 }
                 let result = match parse(line) {
@@ -651,7 +849,12 @@ impl<'a, 'c> Session<'a, 'c> {
                 }
             }
         }
-        if self.out.is_empty() {
+        if self.out.is_empty() && self.proved.is_some() {
+            self.out.push(format!(
+                "Thank you: {} is known here now, and this server answers its mail. `help` lists what you can send.",
+                self.from
+            ));
+        } else if self.out.is_empty() {
             self.out
                 .push("Your mail had no command in it; `help` lists them.".to_string());
         }
@@ -660,6 +863,13 @@ impl<'a, 'c> Session<'a, 'c> {
                 "Not read as commands (no command begins so):\n{}",
                 not_read.join("\n")
             ));
+        }
+        if let Some(held) = self.first.take() {
+            let mut contact = self.contact(&from)?;
+            let code = first_mail(&mut contact, held, self.now)?;
+            self.set_contact(&from, contact);
+            self.out.push(first_mail_note(self.ctx, &from, &code));
+            self.code = Some(code);
         }
         self.finish(mid, limited)
     }
@@ -700,6 +910,8 @@ impl<'a, 'c> Session<'a, 'c> {
         }
         if limited {
             change.help_sent.push((self.from.clone(), self.now));
+        }
+        if limited || self.code.is_some() {
             change.tally.push(("help".to_string(), self.now));
         }
         let game = self.forming.as_ref().map(|f| f.id.clone());
@@ -748,7 +960,10 @@ impl<'a, 'c> Session<'a, 'c> {
             };
             let draft = Draft {
                 to: self.from.clone(),
-                subject: report::reply_subject(&subject),
+                subject: match &self.code {
+                    Some(code) => first_mail_subject(&subject, code),
+                    None => report::reply_subject(&subject),
+                },
                 text,
                 html,
                 in_reply_to: parent,
@@ -1068,22 +1283,24 @@ impl<'a, 'c> Session<'a, 'c> {
                 f.id
             )));
         }
-        let asked = has_asked(ctx, address, &contact)?;
-        if !asked {
+        // The one mail to an address not proved carries a code in its tag:
+        // the reply (`join`) proves it.
+        let mut code = None;
+        if !has_asked(ctx, address, &contact)? {
             if contact.unasked.is_some() {
                 return Err(Refusal::Player(format!(
-                    "{address} has had a mail from this server that they did not ask for, and has not answered; this server mails nobody twice unasked. Tell them to write `join {}` to {} themselves",
-                    f.id, ctx.config.mail.address
+                    "{address} has had a mail from this server that they did not ask for, and has not answered it; this server mails nobody twice unasked. Tell them to reply to that mail with the line `join {}`",
+                    f.id
                 )));
             }
-            contact.unasked = Some(self.now);
+            code = Some(first_mail(&mut contact, Vec::new(), self.now)?);
             self.set_contact(address, contact);
         }
         f.invited.push(address.to_ascii_lowercase());
         let creator = &f.seats[0];
         let title = crate::registry::title(&f.kind);
         let text = format!(
-            "Hello,\n\n{} ({}) invites you to a game of {title}, {}, played by mail on Stationmaster at {}.\n\n{}\n\nTo take a seat, reply to this mail with the line\n\n  join {}\n\n(or `join {} as NAME` to choose your name in the game). If you do not want to play, do nothing: this invitation is the only mail you get from this server unless you write to it.\n\nTo get no invitations from this server ever again, reply with the line\n\n  no more invitations\n\n-- \nStationmaster ({}). You were invited by {}.\n",
+            "Hello,\n\n{} ({}) invites you to a game of {title}, {}, played by mail on Stationmaster at {}.\n\n{}\n\nTo take a seat, reply to this mail with the line\n\n  join {}\n\n(or `join {} as NAME` to choose your name in the game). If you do not want to play, do nothing: this invitation is the only mail you get from this server unless you answer it.\n\nTo get no invitations from this server ever again, reply with the line\n\n  no more invitations\n\n-- \nStationmaster ({}). You were invited by {}.\n",
             creator.name,
             creator.address,
             f.id,
@@ -1096,7 +1313,13 @@ impl<'a, 'c> Session<'a, 'c> {
         );
         let draft = Draft {
             to: address.to_string(),
-            subject: format!("[{}] Invitation to {title} from {}", f.id, creator.name),
+            subject: match &code {
+                Some(code) => format!(
+                    "[{} {code}] Invitation to {title} from {}",
+                    f.id, creator.name
+                ),
+                None => format!("[{}] Invitation to {title} from {}", f.id, creator.name),
+            },
             html: Some(report::notice_html(ctx, &text, None)?),
             text,
             ..Draft::default()
@@ -1264,7 +1487,10 @@ impl<'a, 'c> Session<'a, 'c> {
                 .pending
                 .iter()
                 .any(|p| p.what == format!("watch {game}") && p.code == code),
-            Some(Ok(SiteCommand::Confirm(code))) => contact.pending.iter().any(|p| p.code == code),
+            Some(Ok(SiteCommand::Confirm(code))) => contact
+                .pending
+                .iter()
+                .any(|p| p.code == code && p.what != Pending::REPLY),
             _ => false,
         });
         if confirmed && contact.proved.is_none() {
@@ -1358,6 +1584,7 @@ impl<'a, 'c> Session<'a, 'c> {
                 what: what.clone(),
                 code: code.clone(),
                 at: self.now,
+                lines: Vec::new(),
             });
             self.set_contact(&from, contact);
             return Ok(format!(
@@ -1418,6 +1645,9 @@ impl<'a, 'c> Session<'a, 'c> {
             .find(|p| p.code == code && p.what.starts_with("address "))
             .cloned()
         else {
+            if self.proved.as_deref() == Some(code) {
+                return Ok(format!("Thank you: {from} is known here now."));
+            }
             return Err(Refusal::Player(format!(
                 "`{code}` is not a code this server mailed to {from}"
             )));
@@ -1696,11 +1926,12 @@ pub fn address_command(
         what,
         code: code.clone(),
         at: now,
+        lines: Vec::new(),
     });
     let name = &record.setup.players[seat.index()].name;
     let title = crate::registry::title(&record.setup.kind);
     let text = format!(
-        "Hello,\n\n{name} ({by}), who plays {id} ({title}) by mail on Stationmaster at {}, asks to play from this address too.\n\nIf that is you, reply to this mail with the line\n\n  confirm {code}\n\nIf it is not, do nothing: this is the only mail you get from this server unless you write to it. To refuse all such mail from this server, reply with the line\n\n  no more invitations\n\n-- \nStationmaster ({}).\n",
+        "Hello,\n\n{name} ({by}), who plays {id} ({title}) by mail on Stationmaster at {}, asks to play from this address too.\n\nIf that is you, reply to this mail with the line\n\n  confirm {code}\n\nIf it is not, do nothing: this is the only mail you get from this server unless you answer it. To refuse all such mail from this server, reply with the line\n\n  no more invitations\n\n-- \nStationmaster ({}).\n",
         ctx.config.mail.address, ctx.config.mail.address
     );
     let draft = Draft {

@@ -64,6 +64,16 @@ pub struct Pending {
     pub code: String,
     /// When it was asked.
     pub at: DateTime<Utc>,
+    /// The commands held until the code comes back (the `new`, `join`
+    /// or `watch` of an address's first mail, see [`Contact::unasked`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<String>,
+}
+
+impl Pending {
+    /// The `what` of the code that the one mail to an address not yet
+    /// proved carries in its subject tag: a reply with it proves it.
+    pub const REPLY: &'static str = "reply";
 }
 
 /// How much mail a player gets about a game (`reports MODE`).
@@ -149,12 +159,20 @@ impl Forming {
 /// sends makes it mail a third party more than once unasked.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contact {
-    /// When it was first mailed without having asked for it (an
-    /// invitation, an address confirmation): the one such mail it gets.
+    /// When it was first mailed before it had proved that it asks for
+    /// mail from us: an invitation, an address confirmation, or the
+    /// answer to the first mail that bore its address. The one such mail
+    /// it gets until it proves itself.
     #[serde(default)]
     pub unasked: Option<DateTime<Utc>>,
-    /// When it first answered one of our mails with its key: from then on
-    /// it has asked for mail from us.
+    /// That mail could be answered to prove the address (it carried a
+    /// code or a key). False in records written before such mails carried
+    /// codes (an invitation then did not): such an address gets one
+    /// answer with a code.
+    #[serde(default)]
+    pub answerable: bool,
+    /// When it first answered one of our mails with its key or a code we
+    /// sent it: from then on it has asked for mail from us.
     #[serde(default)]
     pub proved: Option<DateTime<Utc>>,
     /// It asked for no more invitations (`no more invitations`).

@@ -34,7 +34,7 @@ struct World {
 }
 
 /// A received mail, parsed back with mail-parser.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Got {
     to: String,
     subject: String,
@@ -587,6 +587,52 @@ fn mail_my_server_marked_as_forged_gets_no_reply() {
 }
 
 #[test]
+fn mail_my_server_vouches_for_is_answered_as_its_senders_own_once_a_day() {
+    let mut config = config();
+    config.inbound.trust_authentication_results = "mx.example.org".into();
+    let mut w = World::configured(config);
+    let pass = "Authentication-Results: mx.example.org; spf=pass smtp.mailfrom=example.net; dkim=pass header.d=example.net; dmarc=pass header.from=example.net\r\n";
+    let ask = |w: &mut World, from: &str, headers: &str, body: &str| -> Vec<Got> {
+        let raw = w.raw(from, "hello", headers, body);
+        w.inbox.push(raw);
+        w.process().into_iter().filter(|m| m.to == from).collect()
+    };
+    // The From is the party itself: answered without a code, and its
+    // `new` is done at once.
+    let mails = ask(&mut w, "newcomer@example.net", pass, "how do I play?");
+    assert_eq!(mails.len(), 1);
+    assert!(
+        !mails[0].subject.contains("[code") && !mails[0].text.contains("go on"),
+        "{:#?}",
+        mails[0]
+    );
+    assert!(
+        ask(&mut w, "newcomer@example.net", pass, "?").is_empty(),
+        "once a day"
+    );
+    w.now += Duration::hours(25);
+    let mails = ask(&mut w, "newcomer@example.net", pass, "new rocket");
+    assert_eq!(mails.len(), 1);
+    assert!(
+        mails[0].text.contains("You made rocket-2"),
+        "{}",
+        mails[0].text
+    );
+    // Only a pass of the operator's own server counts: another's is a
+    // stranger's mail, which gets one mail with a code, and nothing more.
+    let evil = "Authentication-Results: evil.example; dmarc=pass\r\n";
+    let mails = ask(&mut w, "other@example.net", evil, "hi");
+    assert_eq!(mails.len(), 1);
+    assert!(
+        mails[0].subject.starts_with("[code "),
+        "{}",
+        mails[0].subject
+    );
+    w.now += Duration::hours(25);
+    assert!(ask(&mut w, "other@example.net", evil, "hi").is_empty());
+}
+
+#[test]
 fn automatic_mail_is_never_answered() {
     let mut w = World::new();
     let token = w.tokens[0].clone();
@@ -625,7 +671,7 @@ fn automatic_mail_is_never_answered() {
 }
 
 #[test]
-fn mail_that_names_no_game_gets_one_short_help_reply_a_day() {
+fn mail_that_names_no_game_gets_one_answer_until_its_sender_replies_then_one_a_day() {
     let mut w = World::new();
     let raw = w.raw("stranger@example.net", "hello", "", "how do I play?");
     w.inbox.push(raw);
@@ -633,7 +679,8 @@ fn mail_that_names_no_game_gets_one_short_help_reply_a_day() {
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0].to, "stranger@example.net");
     assert!(
-        mails[0].text.contains("Your mail named no game."),
+        mails[0].text.contains("Your mail named no game.")
+            && mails[0].text.contains("reply to this mail to go on"),
         "{}",
         mails[0].text
     );
@@ -641,35 +688,75 @@ fn mail_that_names_no_game_gets_one_short_help_reply_a_day() {
         mails[0].in_reply_to.as_deref(),
         Some(format!("t{}@example.org", w.n).as_str())
     );
-
-    let raw = w.raw("stranger@example.net", "hello again", "", "?");
-    w.inbox.push(raw);
-    assert!(w.process().is_empty(), "rate-limited");
-    w.now += Duration::hours(25);
-    let raw = w.raw("stranger@example.net", "[rocket-9] hello", "", "?");
-    w.inbox.push(raw);
-    // (A day on, bob also gets his 24-hour reminder.)
-    let mails: Vec<Got> = w
-        .process()
-        .into_iter()
-        .filter(|m| m.to == "stranger@example.net")
-        .collect();
-    assert_eq!(mails.len(), 1);
-    assert!(
-        mails[0].text.contains("There is no game rocket-9 here."),
-        "{}",
-        mails[0].text
-    );
-
-    // A player who writes without a game tag hears which games are theirs.
+    let first = mails[0].clone();
+    assert!(first.subject.starts_with("[code "), "{}", first.subject);
+    // A player who writes without a game tag hears which games are
+    // theirs, without a code: a player has asked for mail.
     let raw = w.raw("alice@example.org", "hi", "", "what now?");
     w.inbox.push(raw);
     let mails = w.process();
     assert!(
-        mails[0].text.contains("Your games here: rocket-1"),
+        mails[0].text.contains("Your games here: rocket-1") && !mails[0].subject.contains("[code"),
+        "{:#?}",
+        mails[0]
+    );
+
+    // Whatever comes from that address later, on any day, is kept and not
+    // answered: a forged sender makes the server write one mail in all.
+    for body in ["?", "help", "games", "new rocket"] {
+        let raw = w.raw("stranger@example.net", "[rocket-9] hello again", "", body);
+        w.inbox.push(raw);
+        let to_them: Vec<Got> = w
+            .process()
+            .into_iter()
+            .filter(|m| m.to == "stranger@example.net")
+            .collect();
+        assert!(to_them.is_empty(), "{body}: {to_them:#?}");
+        w.now += Duration::hours(25);
+    }
+    // A reply to that mail carries its code back: the address has proved
+    // itself, and is answered from then on. (Days went by: the game's
+    // mails to its players are left aside.)
+    let theirs = |w: &mut World| -> Vec<Got> {
+        w.process()
+            .into_iter()
+            .filter(|m| m.to == "stranger@example.net")
+            .collect()
+    };
+    let raw = w.raw(
+        "stranger@example.net",
+        &format!("Re: {}", first.subject),
+        "",
+        "thanks",
+    );
+    w.inbox.push(raw);
+    let mails = theirs(&mut w);
+    assert_eq!(mails.len(), 1, "{mails:#?}");
+    assert!(
+        mails[0].text.contains("is known here now"),
         "{}",
         mails[0].text
     );
+    // Its help: at most one a day, as anyone's.
+    let raw = w.raw("stranger@example.net", "[rocket-9] hello", "", "?");
+    w.inbox.push(raw);
+    let mails = theirs(&mut w);
+    assert_eq!(mails.len(), 1);
+    assert!(
+        mails[0].text.contains("There is no game rocket-9 here.")
+            && !mails[0].text.contains("go on"),
+        "{}",
+        mails[0].text
+    );
+    assert!(!mails[0].subject.contains("[code"), "{}", mails[0].subject);
+    let raw = w.raw("stranger@example.net", "hello again", "", "?");
+    w.inbox.push(raw);
+    assert!(theirs(&mut w).is_empty(), "rate-limited");
+    w.now += Duration::hours(25);
+    let raw = w.raw("stranger@example.net", "hello again", "", "?");
+    w.inbox.push(raw);
+    let to_them = theirs(&mut w).len();
+    assert_eq!(to_them, 1, "a day on");
 }
 
 #[test]
@@ -1568,7 +1655,11 @@ fn issue_11_every_kind_of_mail_has_a_text_and_an_html_part() {
         let raw = w.raw("stranger@example.org", "Re: Re: hello", "", "what is this?");
         w.inbox.push(raw);
     });
-    assert_eq!(m[0].subject, "Re: hello", "one Re: on the short help");
+    assert!(
+        m[0].subject.starts_with("[code ") && m[0].subject.ends_with("] Re: hello"),
+        "one Re: on the short help, and the code of a first mail: {}",
+        m[0].subject
+    );
     step("short help", m);
     // The clock: a reminder, a late notice.
     w.now += Duration::hours(25);

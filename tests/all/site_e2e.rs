@@ -277,6 +277,16 @@ impl World {
         self.send(from, &to, &subject, Some(parent), body);
     }
 
+    /// `from` (mailbox `who`), new here, writes `body` to the server: its
+    /// one answer must carry a code and say to reply; the reply, with
+    /// nothing written, does what the first mail held.
+    fn newcomer(&mut self, from: &str, who: &str, body: &str) {
+        self.send(from, PROCESSOR, "hello", None, body);
+        let first = self.take_saying(who, "the one answer", "reply to this mail to go on");
+        assert!(first.subject.starts_with("[code "), "{}", first.subject);
+        self.reply(from, &first, "");
+    }
+
     fn ours(&self, m: &Got) -> bool {
         m.in_reply_to
             .as_deref()
@@ -357,11 +367,9 @@ fn a_game_made_invited_joined_and_started_over_imap_and_smtp() {
     // Mail left unseen in gm's INBOX is handled before anything of ours.
     w.sm(&["process"]);
 
-    w.send(
+    w.newcomer(
         "alice@example.test",
-        PROCESSOR,
-        "a game",
-        None,
+        "alice",
         "new rocket open_money turn 72h",
     );
     let made = w.take("alice", 1, "the answer to new").remove(0);
@@ -515,10 +523,10 @@ fn watching_table_talk_a_second_address_leaving_and_expiry_over_imap_and_smtp() 
     // rocket-1, watchable, with deadlines far enough off that the expiry
     // of the forming game below (a week on) leaves it alone.
     let new = "new rocket open watchable turn 30d";
-    w.send(ALICE, PROCESSOR, "a game", None, new);
+    w.newcomer(ALICE, "alice", new);
     let made = w.take_saying("alice", "the answer to new", "You made rocket-1");
     w.roots.push(made.message_id.clone());
-    w.send(BOB, PROCESSOR, "join", None, "join rocket-1");
+    w.newcomer(BOB, "bob", "join rocket-1");
     let seat = w.take_saying("bob", "the answer to join", "You joined rocket-1");
     w.roots.push(seat.message_id.clone());
     w.take_saying("alice", "the news of bob", "joined rocket-1");
@@ -531,11 +539,9 @@ fn watching_table_talk_a_second_address_leaving_and_expiry_over_imap_and_smtp() 
         .clone();
     w.take_saying("bob", "bob's welcome", "Welcome to rocket-1");
 
-    // cecil watches, confirming with the code mailed to her.
-    w.send(CECIL, PROCESSOR, "watch", None, "watch rocket-1");
-    let asked = w.take_saying("cecil", "the code to watch", "To watch rocket-1");
-    let code = code_after(&asked.text, "watch rocket-1");
-    w.reply(CECIL, &asked, &format!("watch rocket-1 {code}"));
+    // cecil, new here, watches once she has replied to the server's one
+    // answer.
+    w.newcomer(CECIL, "cecil", "watch rocket-1");
     let watching = w.take("cecil", 2, "the answer to watch and the board");
     let board = |m: &Got| m.subject.ends_with("watched") && m.text.contains("You watch this game");
     assert!(watching.iter().any(board), "{watching:#?}");

@@ -257,7 +257,8 @@ fn stamp_pixels(stamp: &Stamp, scale: f32) -> Result<Option<Arc<tiny_skia::Pixma
 
 /// How many fixed layers and stamps are kept: a few boards' worth (a
 /// Rocket board has two layers, some 1.8 MB each; a Linie 1 board one,
-/// and a stamp for each kind of tile, 6 KB each: some 20 on a full board),
+/// and a stamp for each kind of tile as it lies, 6 KB each: a few dozen
+/// at most),
 /// and at most [`KEPT_BYTES`] of pixels.
 const KEPT_LAYERS: usize = 40;
 
@@ -461,6 +462,36 @@ fn indexed(rgba: &[u8]) -> (Vec<u8>, Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stamp_is_laid_where_it_lands_and_clipped_at_the_edges() {
+        let mut canvas = tiny_skia::Pixmap::new(6, 5).unwrap();
+        canvas.fill(tiny_skia::Color::WHITE);
+        let mut sprite = tiny_skia::Pixmap::new(3, 3).unwrap();
+        sprite.fill(tiny_skia::Color::BLACK);
+        let black = |c: &tiny_skia::Pixmap| -> Vec<(u32, u32)> {
+            (0..c.height())
+                .flat_map(|y| (0..c.width()).map(move |x| (x, y)))
+                .filter(|&(x, y)| c.pixel(x, y).is_some_and(|p| p.red() == 0))
+                .collect()
+        };
+        // Over the top-left corner: only its bottom-right 2 x 2 lands.
+        lay_over_at(&mut canvas, &sprite, -1, -1);
+        assert_eq!(black(&canvas), [(0, 0), (1, 0), (0, 1), (1, 1)]);
+        // Over the bottom-right corner.
+        lay_over_at(&mut canvas, &sprite, 5, 4);
+        assert_eq!(black(&canvas).last(), Some(&(5, 4)));
+        assert_eq!(black(&canvas).len(), 5);
+        // Wholly outside: nothing.
+        lay_over_at(&mut canvas, &sprite, -3, 9);
+        lay_over_at(&mut canvas, &sprite, 7, 0);
+        assert_eq!(black(&canvas).len(), 5);
+        // Half see-through over white: grey, rounded.
+        let mut half = tiny_skia::Pixmap::new(1, 1).unwrap();
+        half.fill(tiny_skia::Color::from_rgba8(0, 0, 0, 128));
+        lay_over_at(&mut canvas, &half, 3, 2);
+        assert_eq!(canvas.pixel(3, 2).map(|p| p.red()), Some(127));
+    }
 
     #[test]
     fn a_picture_with_text_renders_to_an_indexed_png_of_the_set_width() {

@@ -754,9 +754,24 @@ impl<'a, 'c> Session<'a, 'c> {
                 code,
             } => {
                 self.set_contact(&from, contact);
-                if !has_command(&self.body) {
-                    self.body = held;
-                }
+                // The held lines run first, then whatever the reply says
+                // besides the `confirm` of this very code (which the held
+                // lines answer).
+                let body = std::mem::take(&mut self.body);
+                let own: Vec<String> = body
+                    .iter()
+                    .filter(|l| {
+                        !matches!(parse(l.trim()), Some(Ok(SiteCommand::Confirm(c))) if c.eq_ignore_ascii_case(&code))
+                    })
+                    .cloned()
+                    .collect();
+                self.body = if held.is_empty() {
+                    body
+                } else if has_command(&own) {
+                    held.into_iter().chain(own).collect()
+                } else {
+                    held
+                };
                 self.proved = Some(code);
                 None
             }
@@ -790,6 +805,18 @@ impl<'a, 'c> Session<'a, 'c> {
         };
         if let Some(why) = why_not {
             tracing::warn!(from = %from, "not answered: {why}");
+            // A refusal of more mail is kept even unanswered: it can only
+            // mean less mail for the address.
+            let refuses = self
+                .body
+                .iter()
+                .any(|l| matches!(parse(l.trim()), Some(Ok(SiteCommand::NoMoreInvitations))));
+            let mut contacts = Vec::new();
+            if refuses {
+                let mut contact = self.contact(&from)?;
+                contact.no_invitations = true;
+                contacts.push((from.to_ascii_lowercase(), contact));
+            }
             return Ok(Outcome {
                 change: Change {
                     receipt: Some(receipt(
@@ -798,6 +825,7 @@ impl<'a, 'c> Session<'a, 'c> {
                         &format!("site commands not read, not answered: {why}"),
                         self.now,
                     )),
+                    contacts,
                     ..Change::default()
                 },
                 summary: format!("not answered: {why}"),

@@ -384,11 +384,15 @@ fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
     let mut g = common::game_with(&ABC, ANDI, &[]);
     let events = common::lswr_into_gwr(&mut g);
     let linie1 = common::linie1_with_route(&common::linie1_game(&ABC, 7, &[]));
+    let empty = common::linie1_game(&ABC, 7, &[]);
     let pictures = [
         picture(&common::game(&ABC), &[]),
         picture(&g, &events),
         Game::picture(&linie1, &linie1.view(None), &[]).expect("Linie 1 draws its board"),
+        // No tile laid: nothing stamped, only the bottom layer kept.
+        Game::picture(&empty, &empty.view(None), &[]).expect("Linie 1 draws its board"),
     ];
+    assert!(pictures[3].layers.iter().all(|l| l.stamps.is_empty()));
     for p in &pictures {
         let layered = stationmaster::picture::png(p).expect("rendered");
         // Drawn again from the kept layers: the same PNG.

@@ -720,6 +720,13 @@ fn a_newcomer_replies_to_its_one_answer_and_goes_on() {
             .text
             .contains("gina (gina@example.net) joined")
     );
+    // A held `new` and a reply that lost its tag: `confirm CODE` alone
+    // still does what was held.
+    s.deliver(ERIN, "start one", None, "new rocket");
+    let first = one(&s.process(), ERIN);
+    let tag = first.subject[6..first.subject.find(']').unwrap()].to_string();
+    s.deliver(ERIN, "lost tag", None, &format!("confirm {tag}"));
+    answered(&s, ERIN, "You made rocket-2");
 }
 
 #[test]
@@ -1499,6 +1506,19 @@ fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
     let made_by_other = one(&s.process(), other);
     s.reply(other, &made_by_other, &format!("invite {waiting}"));
     answered(&s, other, "asked this server for no invitations");
+    // `no more invitations` in reply to a confirmation mail, as that mail
+    // says: kept, though not answered (the address has had its one mail).
+    const SPARE: &str = "spare@example.net";
+    s.reply(waiting, &waiting_w, &format!("address add {SPARE}"));
+    let ask = one(&s.process(), SPARE);
+    s.reply(SPARE, &ask, "no more invitations");
+    assert!(to(&s.process(), SPARE).is_empty());
+    let export: serde_json::Value = serde_json::from_str(&s.ok(&["export", "-"])).unwrap();
+    assert_eq!(
+        export["contacts"][SPARE]["no_invitations"],
+        serde_json::Value::Bool(true),
+        "{export}"
+    );
     // The other player's key from there: refused, both owners alerted.
     let before = s.ok(&["log", "rocket-1"]).lines().count();
     s.reply(WORK, &other_w, "map");

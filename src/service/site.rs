@@ -1888,8 +1888,19 @@ pub fn address_command(
         list.retain(|a| !a.eq_ignore_ascii_case(&address));
         let mut contact = ctx.store.contact(&address)?;
         let what = format!("address {} {}", id.0, seat.0);
-        if contact.pending.iter().any(|p| p.what == what) {
-            contact.pending.retain(|p| p.what != what);
+        if let Some(p) = contact.pending.iter().find(|p| p.what == what).cloned() {
+            contact.pending.retain(|q| q.what != what);
+            // The confirmation was the one mail to an address not proved:
+            // its code still proves the address (nothing more), or it
+            // could never be answered again.
+            if contact.proved.is_none() && !contact.pending.iter().any(|q| q.what == Pending::REPLY)
+            {
+                contact.pending.push(Pending {
+                    what: Pending::REPLY.to_string(),
+                    lines: Vec::new(),
+                    ..p
+                });
+            }
             change.contacts.push((address.clone(), contact));
         } else if before == list.len() {
             return Ok(format!(

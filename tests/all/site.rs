@@ -1519,6 +1519,15 @@ fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
         serde_json::Value::Bool(true),
         "{export}"
     );
+    // Taken back before it is confirmed: the mail's code still shows the
+    // address is whoever got it, so it is not locked out for good.
+    let code = code_after(&ask.text, "confirm");
+    s.reply(waiting, &waiting_w, &format!("address remove {SPARE}"));
+    let _ = s.process();
+    s.reply(SPARE, &ask, &format!("confirm {code}"));
+    answered(&s, SPARE, "is known here now");
+    s.deliver(SPARE, "help", None, "help");
+    answered(&s, SPARE, "`help`");
     // The other player's key from there: refused, both owners alerted.
     let before = s.ok(&["log", "rocket-1"]).lines().count();
     s.reply(WORK, &other_w, "map");

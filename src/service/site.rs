@@ -1280,14 +1280,11 @@ impl<'a, 'c> Session<'a, 'c> {
                 "that is this server's own address".to_string(),
             ));
         }
-        // The invitee's other addresses count as theirs.
+        // The invitee's other addresses count as theirs (which one is not
+        // told: that is the invitee's business).
         let aliases = ctx.store.aliases(address)?;
-        if let Some(a) = aliases.iter().find(|a| f.seat_of(a).is_some()) {
-            return Err(Refusal::Player(if *a == address {
-                format!("{address} has a seat already")
-            } else {
-                format!("{address} has a seat already, as {a}")
-            }));
+        if aliases.iter().any(|a| f.seat_of(a).is_some()) {
+            return Err(Refusal::Player(format!("{address} has a seat already")));
         }
         if f.invited.iter().any(|a| a.eq_ignore_ascii_case(address)) {
             return Err(Refusal::Player(format!(

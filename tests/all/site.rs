@@ -1491,12 +1491,22 @@ fn a_player_adds_a_second_address_confirmed_from_there_and_removes_it() {
     // One seat a player, whichever address they write from; forming
     // games and invitations count the player, not the address.
     s.deliver(waiting, "another", None, "new linie1 open");
-    let _ = one(&s.process(), waiting);
+    let linie1 = one(&s.process(), waiting);
     s.deliver(WORK, "join", None, "join linie1-1");
     answered(
         &s,
         WORK,
         &format!("you have a seat in linie1-1 already, as {waiting}"),
+    );
+    // Invited at the other address: seated already, and which address
+    // holds the seat is not told to whoever invites.
+    s.reply(waiting, &linie1, &format!("invite {WORK}"));
+    let told = one(&s.process(), waiting);
+    assert!(
+        told.text.contains(&format!("{WORK} has a seat already"))
+            && !told.text.contains(&format!("already, as {waiting}")),
+        "{}",
+        told.text
     );
     s.deliver(WORK, "new", None, "new rocket");
     answered(&s, WORK, "you have 1 game(s) forming already");

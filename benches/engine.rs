@@ -23,11 +23,14 @@
 //! ruling 1: a round of passes, or nobody able to lay, start or move):
 //! that game, every tile on the board, is the figure. A second set of
 //! games gives seat 1 a finished route at the start (through the snapshot,
-//! as `tests/all/linie1_playouts.rs` does), so a trip is started and driven by
+//! with `tests/support/linie1_route.rs`, as the playout tests do), so a trip is started and driven by
 //! the same random policy; it is printed beside it. A third pass times
 //! `legal_orders` and `apply` separately, by phase, to show what dominates.
 
 mod common;
+// Linie 1 with a route built, shared with the tests.
+#[path = "../tests/support/linie1_route.rs"]
+mod linie1_route;
 
 use std::time::{Duration, Instant};
 
@@ -112,61 +115,6 @@ fn l1_new(seed: u64) -> Linie1 {
         &common::setup_of("linie1", 4, seed, ""),
     )
     .expect("a 4-player game")
-}
-
-/// `g` with seat 1's route already built (line 1, stops K and A, along
-/// row 10 and up column K), arranged through the snapshot with every tile
-/// taken from the supply: the arrangement of `tests/all/linie1_playouts.rs`.
-fn l1_with_route(g: &Linie1) -> Linie1 {
-    use linie1::{Edge, Paths, Square};
-    const ROUTE: &[(&str, &str)] = &[
-        ("A10", "WE"),
-        ("B10", "WE"),
-        ("C10", "WE"),
-        ("D10", "WE"),
-        ("E10", "WE"),
-        ("F10", "WE"),
-        ("G10", "WE"),
-        ("H10", "WE"),
-        ("I10", "WE"),
-        ("J10", "WE"),
-        ("K10", "WN"),
-        ("K9", "NS"),
-        ("K8", "NS"),
-        ("K7", "SE"),
-        ("L7", "WE"),
-    ];
-    let d = g.data().clone();
-    let mut v = serde_json::to_value(g).expect("a game serialises");
-    let route = v["players"][0]["route"].as_u64().expect("a route") as usize;
-    let mine = v["players"][0]["line"].clone();
-    for p in v["players"].as_array_mut().expect("players") {
-        if p["line"] == 1 {
-            p["line"] = mine.clone();
-        }
-    }
-    v["players"][0]["line"] = 1.into();
-    let letter = |c| d.building_by_letter(c).expect("a building").index();
-    let stops = d.routes[route].stops();
-    let row: Vec<usize> = [letter('K'), letter('A'), letter('D')][..stops].to_vec();
-    v["data"]["routes"][route]["rows"][1] = serde_json::json!(row);
-    for (s, p) in ROUTE {
-        let s = Square::parse(s).expect("a square");
-        let paths = Paths::parse(p).expect("paths");
-        let t = d.tile_with_paths(paths).expect("a tile").index();
-        v["cells"][d.index(s)] = serde_json::json!({"tile": t, "paths": paths.0});
-        let n = v["supply"][t].as_u64().expect("a count");
-        v["supply"][t] = (n - 1).into();
-        for e in Edge::ALL {
-            if let Some(n) = d.step(s, e)
-                && let Some(b) = d.building_at(n)
-                && v["stop_signs"][b.index()].is_null()
-            {
-                v["stop_signs"][b.index()] = serde_json::json!({"row": s.row, "col": s.col});
-            }
-        }
-    }
-    serde_json::from_value(v).expect("the arranged game reads back")
 }
 
 /// What one Linie 1 game measured.
@@ -305,7 +253,7 @@ fn linie1_bench() -> (Duration, Duration) {
         "  per step: awaiting() -> legal_orders(seat) -> pick (start if possible, else form first) -> apply"
     );
     let fresh: Vec<Linie1> = (0..4).map(l1_new).collect();
-    let routed: Vec<Linie1> = fresh.iter().map(l1_with_route).collect();
+    let routed: Vec<Linie1> = fresh.iter().map(linie1_route::linie1_with_route).collect();
     for seed in 0..L1_WARMUP_GAMES {
         l1_play(&fresh[(seed % 4) as usize], seed, None);
     }

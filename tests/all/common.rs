@@ -11,7 +11,7 @@
 
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, PlayerSetup, RuleError, Seat, Setup};
-use stationmaster::linie1::{Components, Linie1, Order, Paths, Square};
+use stationmaster::linie1::{Components, Linie1, Order};
 use stationmaster::rocket::{
     Board, Event, Good, Hex, LineId, LineStatus, PaymentCause, PlaceId, Rocket,
 };
@@ -74,62 +74,10 @@ pub fn linie1_pick(rng: &mut SplitMix64, legal: &[Order]) -> Order {
     of_kind[rng.below(of_kind.len())].clone()
 }
 
-/// Line 2's whole route from terminal 2W along row 10 to K10, north to K7
-/// and east into terminal 2E: square and paths of each tile.
-pub const LINIE1_ROUTE: &[(&str, &str)] = &[
-    ("A10", "WE"),
-    ("B10", "WE"),
-    ("C10", "WE"),
-    ("D10", "WE"),
-    ("E10", "WE"),
-    ("F10", "WE"),
-    ("G10", "WE"),
-    ("H10", "WE"),
-    ("I10", "WE"),
-    ("J10", "WE"),
-    ("K10", "WN"),
-    ("K9", "NS"),
-    ("K8", "NS"),
-    ("K7", "SE"),
-    ("L7", "WE"),
-];
-
-/// Seat 1 on line 2 with stops K and A, and [`LINIE1_ROUTE`] built,
-/// arranged through the snapshot with every tile taken from the supply.
-pub fn linie1_with_route(g: &Linie1) -> Linie1 {
-    let d = g.data().clone();
-    let mut v = serde_json::to_value(g).unwrap();
-    let route = v["players"][0]["route"].as_u64().unwrap() as usize;
-    let mine = v["players"][0]["line"].clone();
-    for p in v["players"].as_array_mut().unwrap() {
-        if p["line"] == 1 {
-            p["line"] = mine.clone();
-        }
-    }
-    v["players"][0]["line"] = 1.into();
-    let k = d.building_by_letter('K').unwrap().index();
-    let a = d.building_by_letter('A').unwrap().index();
-    let stops = d.routes[route].stops();
-    let row: Vec<usize> = [k, a, d.building_by_letter('D').unwrap().index()][..stops].to_vec();
-    v["data"]["routes"][route]["rows"][1] = serde_json::json!(row);
-    for (s, p) in LINIE1_ROUTE {
-        let s = Square::parse(s).unwrap();
-        let paths = Paths::parse(p).unwrap();
-        let t = d.tile_with_paths(paths).unwrap().index();
-        v["cells"][d.index(s)] = serde_json::json!({"tile": t, "paths": paths.0});
-        let n = v["supply"][t].as_u64().unwrap();
-        v["supply"][t] = (n - 1).into();
-        for e in stationmaster::linie1::Edge::ALL {
-            if let Some(n) = d.step(s, e)
-                && let Some(b) = d.building_at(n)
-                && v["stop_signs"][b.index()].is_null()
-            {
-                v["stop_signs"][b.index()] = serde_json::json!({"row": s.row, "col": s.col});
-            }
-        }
-    }
-    serde_json::from_value(v).unwrap()
-}
+// The arranged Linie 1 route, shared with `benches/engine.rs`.
+#[path = "../support/linie1_route.rs"]
+mod linie1_route;
+pub use linie1_route::{LINIE1_ROUTE, linie1_with_route};
 
 /// A new game on the shipped board in which `first` is the starting player
 /// (the seed chooses the starting player, so we look for a seed that does).

@@ -138,12 +138,12 @@ pub fn draw(picture: &Picture) -> Result<Png, PictureError> {
             match &mut canvas {
                 // The bottom layer, drawn on white: the canvas itself.
                 None => canvas = Some((*drawn).clone()),
-                Some(c) => lay_over(c, &drawn),
+                Some(c) => lay_over_at(c, &drawn, 0, 0),
             }
         } else {
             let c = match &mut canvas {
                 Some(c) => c,
-                None => canvas.insert(blank(height, true)?),
+                None => canvas.insert(blank(PNG_WIDTH, height, true)?),
             };
             // The stamps placed on whole pixels are laid from their kept
             // pixels; any other place is drawn with the layer.
@@ -167,7 +167,7 @@ pub fn draw(picture: &Picture) -> Result<Png, PictureError> {
     }
     let canvas = match canvas {
         Some(c) => c,
-        None => blank(height, true)?,
+        None => blank(PNG_WIDTH, height, true)?,
     };
     encode(&canvas)
 }
@@ -180,7 +180,7 @@ pub fn png_of_svg(svg: &str) -> Result<Png, PictureError> {
     let tree = parse(svg)?;
     let size = tree.size();
     let (scale, height) = fit(size.width(), size.height())?;
-    let mut canvas = blank(height, true)?;
+    let mut canvas = blank(PNG_WIDTH, height, true)?;
     paint(&tree, scale, &mut canvas);
     encode(&canvas)
 }
@@ -204,10 +204,10 @@ fn parse(svg: &str) -> Result<usvg::Tree, PictureError> {
     usvg::Tree::from_str(svg, &options).map_err(|e| PictureError::Svg(e.to_string()))
 }
 
-/// A canvas [`PNG_WIDTH`] by `height`, white or transparent.
-fn blank(height: u32, white: bool) -> Result<tiny_skia::Pixmap, PictureError> {
-    let mut pixmap = tiny_skia::Pixmap::new(PNG_WIDTH, height)
-        .ok_or(PictureError::Size(PNG_WIDTH as f32, height as f32))?;
+/// A canvas `width` by `height` pixels, white or transparent.
+fn blank(width: u32, height: u32, white: bool) -> Result<tiny_skia::Pixmap, PictureError> {
+    let mut pixmap = tiny_skia::Pixmap::new(width, height)
+        .ok_or(PictureError::Size(width as f32, height as f32))?;
     if white {
         pixmap.fill(tiny_skia::Color::WHITE);
     }
@@ -238,28 +238,19 @@ fn stamp_pixels(stamp: &Stamp, scale: f32) -> Result<Option<Arc<tiny_skia::Pixma
     ) else {
         return Ok(None);
     };
-    let key = LayerKey {
+    kept_pixels(LayerKey {
         svg: stamp.document(),
         scale: scale.to_bits(),
-        height: stamp.height,
+        size: (w.max(1) as u32, h.max(1) as u32),
         on_white: false,
-    };
-    if let Some(pixels) = recall(&KEPT, &key) {
-        return Ok(Some(pixels));
-    }
-    let mut pixmap = tiny_skia::Pixmap::new(w.max(1) as u32, h.max(1) as u32)
-        .ok_or(PictureError::Size(stamp.width as f32, stamp.height as f32))?;
-    paint(&parse(&key.svg)?, scale, &mut pixmap);
-    let pixels = Arc::new(pixmap);
-    keep_pixels(key, pixels.clone());
-    Ok(Some(pixels))
+    })
+    .map(Some)
 }
 
-/// How many fixed layers and stamps are kept: a few boards' worth (a
-/// Rocket board has two layers, some 1.8 MB each; a Linie 1 board one,
-/// and a stamp for each kind of tile as it lies, 6 KB each: a few dozen
-/// at most),
-/// and at most [`KEPT_BYTES`] of pixels.
+/// How many fixed layers and stamps are kept, within [`KEPT_BYTES`]: a
+/// few boards' worth (a Rocket board has two layers, some 1.8 MB each; a
+/// Linie 1 board one, and a stamp for each kind of tile as it lies, 6 KB
+/// each, a few dozen at most).
 const KEPT_LAYERS: usize = 40;
 
 /// The most bytes of pixels kept: some six full boards.
@@ -278,17 +269,22 @@ fn keep_pixels(key: LayerKey, pixels: Arc<tiny_skia::Pixmap>) {
 /// The fixed layers' and stamps' pixels, most recently used first.
 static KEPT: Mutex<Vec<(LayerKey, Arc<tiny_skia::Pixmap>)>> = Mutex::new(Vec::new());
 
-/// What a fixed layer is kept by: everything its pixels depend on.
+/// What a fixed layer or a stamp is kept by: everything its pixels depend
+/// on.
 #[derive(PartialEq, Eq)]
 struct LayerKey {
+    /// The standalone document drawn.
     svg: String,
+    /// The scale's bits.
     scale: u32,
-    height: u32,
+    /// Its size in pixels.
+    size: (u32, u32),
+    /// Drawn on white (the bottom layer), else on nothing.
     on_white: bool,
 }
 
 /// A fixed layer's pixels, drawn on white (the bottom layer) or on
-/// nothing, from the kept ones or drawn now and kept.
+/// nothing.
 fn fixed_layer(
     picture: &Picture,
     layer: &Layer,
@@ -296,33 +292,31 @@ fn fixed_layer(
     height: u32,
     on_white: bool,
 ) -> Result<Arc<tiny_skia::Pixmap>, PictureError> {
-    let key = LayerKey {
+    kept_pixels(LayerKey {
         svg: picture.layer_svg(layer, |_| true),
         scale: scale.to_bits(),
-        height,
+        size: (PNG_WIDTH, height),
         on_white,
-    };
+    })
+}
+
+/// The pixels `key` describes, from the kept ones, or drawn now and kept.
+fn kept_pixels(key: LayerKey) -> Result<Arc<tiny_skia::Pixmap>, PictureError> {
     if let Some(pixels) = recall(&KEPT, &key) {
         return Ok(pixels);
     }
-    let tree = parse(&key.svg)?;
-    let mut pixmap = blank(height, on_white)?;
-    paint(&tree, scale, &mut pixmap);
+    let mut pixmap = blank(key.size.0, key.size.1, key.on_white)?;
+    paint(&parse(&key.svg)?, f32::from_bits(key.scale), &mut pixmap);
     let pixels = Arc::new(pixmap);
     keep_pixels(key, pixels.clone());
     Ok(pixels)
 }
 
-/// `layer` laid over `canvas` (both premultiplied RGBA, the same size):
-/// source-over, pixel by pixel, skipping the clear ones, which are most of
-/// a layer of names (tiny-skia's `draw_pixmap` shades every pixel, a tenth
-/// of a picture's time).
-fn lay_over(canvas: &mut tiny_skia::Pixmap, layer: &tiny_skia::Pixmap) {
-    over(canvas.data_mut(), layer.data());
-}
-
-/// `sprite` laid over `canvas` with its top-left corner at `(x, y)`,
-/// as [`lay_over`], clipped to the canvas.
+/// `sprite` laid over `canvas` (both premultiplied RGBA) with its top-left
+/// corner at `(x, y)`, clipped to the canvas: source-over, pixel by pixel,
+/// skipping the clear ones, which are most of a layer of names
+/// (tiny-skia's `draw_pixmap` shades every pixel, a tenth of a picture's
+/// time).
 fn lay_over_at(canvas: &mut tiny_skia::Pixmap, sprite: &tiny_skia::Pixmap, x: i32, y: i32) {
     let (cw, ch) = (canvas.width() as i32, canvas.height() as i32);
     let (sw, sh) = (sprite.width() as i32, sprite.height() as i32);

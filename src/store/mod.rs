@@ -801,9 +801,22 @@ const CACHE_BYTES: u64 = 8 * 1024 * 1024;
 /// opened uncompressed.
 /// sled itself, opened on `path` with the settings of [`Store::open`]
 /// (compression as the database was made), for tests and tools that look
-/// under the store; without the crash guards of [`recovery`].
+/// under the store; without the crash guards of [`recovery`]. A lock is
+/// waited for up to [`OWN_LOCK_PATIENCE`], as [`Store::open`] waits for its
+/// own (a child started meanwhile may hold it for a moment).
 pub fn open_raw(path: impl AsRef<Path>) -> Result<sled::Db, sled::Error> {
-    open_sled(path.as_ref())
+    let started = std::time::Instant::now();
+    loop {
+        match open_sled(path.as_ref()) {
+            Err(sled::Error::Io(io))
+                if io.to_string().contains("could not acquire lock")
+                    && started.elapsed() < OWN_LOCK_PATIENCE =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            opened => return opened,
+        }
+    }
 }
 
 fn open_sled(path: &Path) -> Result<sled::Db, sled::Error> {

@@ -480,17 +480,6 @@ const GROWTH_AT: [usize; 3] = [10, 100, 200];
 /// Games of each kind in [`growth`] (`SM_BENCH_GROWTH_GAMES` to change).
 const GROWTH_GAMES: usize = 16;
 
-/// CPU time of the calling thread so far, to the nanosecond (Linux's
-/// `/proc/thread-self/schedstat`): the thread that handles the mail. (The
-/// process's figure, in `/proc/self/stat`, counts 10 ms ticks, too coarse
-/// for a wave of 16 mails.)
-fn thread_cpu() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .map_or(Duration::ZERO, Duration::from_nanos)
-}
-
 /// Random orders for game `g` of `kind` to its end (at most `max`).
 fn planned_game(kind: &str, g: usize, max: usize) -> (Setup, Vec<(Seat, String)>) {
     let setup = common::setup_of(kind, PLAYERS, 1000 + g as u64, &format!("{kind}{g}-"));
@@ -569,10 +558,10 @@ fn growth(dir: &Path, config: &Config, now: DateTime<Utc>) -> f64 {
                 let (seat, line) = &orders[k];
                 inbox.push(order_mail(setup, k, &ids[g], &keys[g], *seat, line).bytes);
             }
-            let before = thread_cpu();
+            let before = common::thread_cpu();
             let r = stationmaster(&mut d, now);
             assert_eq!(r.fetched, planned.len());
-            let cpu = thread_cpu() - before;
+            let cpu = common::thread_cpu() - before;
             let sent = outbox.take();
             let bytes: usize = sent.iter().map(|m| m.bytes.len()).sum();
             per_wave.push((r.fetched, cpu, bytes));

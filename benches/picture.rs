@@ -220,12 +220,71 @@ fn breakdown() {
     );
 }
 
+/// A game's pictures change by change, as the daemon draws them
+/// (`picture::png`, each from the game's picture before, only the bands
+/// the change touched drawn again): [`GAMES`] random 4-player games of
+/// `kind` played to their end, the CPU time of each picture (the board's
+/// first included), and the PNGs' largest size.
+fn change_by_change(kind: &str) -> (Vec<Duration>, usize) {
+    let mut times = Vec::new();
+    let mut largest = 0;
+    let before = stationmaster::picture::counts();
+    for seed in 100..100 + GAMES {
+        let mut g = stationmaster::registry::new_game(
+            &common::setup_of(kind, 4, seed, ""),
+            &BoardSource::embedded(),
+        )
+        .expect("a game");
+        let mut rng = SplitMix64::new(seed);
+        let mut last = Vec::new();
+        loop {
+            let picture = g.picture(&last).expect("events read").expect("a picture");
+            let cpu = common::thread_cpu();
+            let png = stationmaster::picture::png(&picture).expect("rendered");
+            times.push(common::thread_cpu() - cpu);
+            largest = largest.max(png.bytes.len());
+            let Status::Active(awaited) = g.status() else {
+                break;
+            };
+            let seat = awaited[0].seat;
+            let legal = g.legal_order_lines(seat);
+            let line = legal[rng.below(legal.len())].clone();
+            last = g.apply_line(seat, &line).expect("a legal order").events;
+        }
+    }
+    let after = stationmaster::picture::counts();
+    let bands = after.bands - before.bands;
+    println!(
+        "  {kind}, change by change: {} pictures ({} drawn anew, {} from the one before); {} of {bands} bands drawn ({:.1} %); CPU a picture median {:.2} ms, mean {:.2} ms, 90th percentile {:.2} ms; largest PNG {:.1} KB",
+        times.len(),
+        after.anew - before.anew,
+        after.from_another - before.from_another,
+        after.bands_drawn - before.bands_drawn,
+        100.0 * (after.bands_drawn - before.bands_drawn) as f64 / bands.max(1) as f64,
+        ms(median(&times)),
+        ms(times.iter().sum::<Duration>()) / times.len().max(1) as f64,
+        ms(common::quantile(&times, 0.9)),
+        largest as f64 / 1024.0
+    );
+    (times, largest)
+}
+
 fn main() {
     println!(
         "picture bench: {GAMES} random 4-player games of each kind at orders {STOPS:?} and their end; SVG and PNG each timed {REPEAT} times: wall time (median) and CPU time (mean; the figure, as other work shares the machine)"
     );
-    let mut png_times = Vec::new();
+    // What every change's reports pay: the figure.
+    let mut change_times = Vec::new();
     let mut largest = 0usize;
+    for kind in ["rocket", "linie1"] {
+        let (times, most) = change_by_change(kind);
+        change_times.extend(times);
+        largest = largest.max(most);
+    }
+    if std::env::var_os("SM_BENCH_CHANGES_ONLY").is_some() {
+        return;
+    }
+    let mut png_times = Vec::new();
     for kind in ["rocket", "linie1"] {
         let mut times = Vec::new();
         for seed in 0..GAMES {

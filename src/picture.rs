@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use resvg::{tiny_skia, usvg};
 
-use crate::engine::picture::{Layer, Picture, Stamp};
+use crate::engine::picture::{Picture, Stamp};
 
 /// The width of a PNG, in pixels.
 pub const PNG_WIDTH: u32 = 600;
@@ -73,117 +73,118 @@ fn fonts() -> Arc<usvg::fontdb::Database> {
 }
 
 /// `picture` rendered [`PNG_WIDTH`] pixels wide, on white, as a report
-/// carries it. Each fixed layer is drawn once and kept, so what a change
-/// costs is drawing what changed; and the last pictures are kept whole,
-/// for a report sent again (`bump`, a moderator's resend) and a change that
-/// moves nothing on the board after one that moved nothing either.
+/// carries it, drawn from the picture before it where one is kept.
+///
+/// A PNG's rows are compressed in bands of [`BAND`] rows, each on its own,
+/// and what each picture was made of is kept ([`Drawn`]): its pieces (each
+/// fixed layer, each stamp placed, each line of a changing layer) with the
+/// rows each covers, its palette, its compressed bands. A new picture starts
+/// from the kept one it shares most pieces with (the game's last, as a rule:
+/// a change moves a few pieces), draws again only the bands that a piece
+/// added, removed or reordered covers, and takes every other band as it was.
+/// A picture the same as a kept one costs nothing to draw (a report sent
+/// again).
 pub fn png(picture: &Picture) -> Result<Png, PictureError> {
-    static RENDERED: Mutex<Vec<(Whole, Png)>> = Mutex::new(Vec::new());
-    let svg = picture.svg();
-    let key = Whole {
-        hash: {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            svg.hash(&mut h);
-            h.finish()
-        },
-        svg,
+    let (scale, height) = fit(picture.width as f32, picture.height as f32)?;
+    let mut pieces = pieces(picture, scale, height)?;
+    let base = base_for(&pieces, scale, height);
+    let redrawn = match &base {
+        Some(base) => redrawn(&mut pieces, base, scale, height)?,
+        None => None,
     };
-    if let Some(png) = recall(&RENDERED, &key) {
-        return Ok(png);
-    }
-    let png = draw(picture)?;
-    remember(&RENDERED, key, png.clone(), KEPT_PICTURES);
+    let from_another = redrawn.is_some();
+    let drawn = match redrawn {
+        Some(drawn) => drawn,
+        None => drawn_anew(&mut pieces, scale, height)?,
+    };
+    COUNTS.note(&drawn, from_another);
+    let png = drawn.png();
+    keep_drawn(drawn);
     Ok(png)
 }
 
-/// A whole picture as [`png`] keeps it: its SVG, and a hash of it to tell
-/// most others apart at once.
-#[derive(PartialEq, Eq)]
-struct Whole {
-    hash: u64,
-    svg: String,
-}
-
-/// How many whole pictures are kept: some 50 KB each.
-const KEPT_PICTURES: usize = 16;
-
-/// The value kept for `key`, if kept, made the most recently used.
-fn recall<K: PartialEq, V: Clone>(kept: &Mutex<Vec<(K, V)>>, key: &K) -> Option<V> {
-    let mut kept = kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let i = kept.iter().position(|(k, _)| k == key)?;
-    let found = kept.remove(i);
-    let value = found.1.clone();
-    kept.insert(0, found);
-    Some(value)
-}
-
-/// `value` kept for `key`, the least recently used let go beyond `room`.
-fn remember<K, V>(kept: &Mutex<Vec<(K, V)>>, key: K, value: V, room: usize) {
-    let mut kept = kept.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    kept.insert(0, (key, value));
-    kept.truncate(room);
-}
-
-/// `picture` drawn as [`png`] draws a picture it has not kept: its layers
-/// in order on white, each fixed one from those kept (what a change that
-/// moves something costs; the picture bench times it).
+/// `picture` drawn as [`png`] draws a picture with nothing kept to start
+/// from (a board's first picture in this process): every band, from the
+/// kept fixed layers and stamps. The picture bench times it beside
+/// [`png`].
 pub fn draw(picture: &Picture) -> Result<Png, PictureError> {
     let (scale, height) = fit(picture.width as f32, picture.height as f32)?;
-    let mut canvas: Option<tiny_skia::Pixmap> = None;
-    for layer in &picture.layers {
-        if layer.fixed {
-            let on_white = canvas.is_none();
-            let drawn = fixed_layer(picture, layer, scale, height, on_white)?;
-            match &mut canvas {
-                // The bottom layer, drawn on white: the canvas itself.
-                None => canvas = Some((*drawn).clone()),
-                Some(c) => lay_over_at(c, &drawn, 0, 0),
-            }
-        } else {
-            let c = match &mut canvas {
-                Some(c) => c,
-                None => canvas.insert(blank(PNG_WIDTH, height, true)?),
-            };
-            // The stamps placed on whole pixels are laid from their kept
-            // pixels; any other place is drawn with the layer.
-            let mut laid: Vec<(usize, usize)> = Vec::new();
-            for (k, stamp) in layer.stamps.iter().enumerate() {
-                let Some(pixels) = stamp_pixels(stamp, scale)? else {
-                    continue;
-                };
-                for (i, (_, x, y)) in stamp.at.iter().enumerate() {
-                    if let (Some(px), Some(py)) =
-                        (whole(*x as f32 * scale), whole(*y as f32 * scale))
-                    {
-                        lay_over_at(c, &pixels, px, py);
-                        laid.push((k, i));
-                    }
-                }
-            }
-            let tree = parse(&picture.layer_svg(layer, |at| !laid.contains(&at)))?;
-            paint(&tree, scale, c);
-        }
-    }
-    let canvas = match canvas {
-        Some(c) => c,
-        None => blank(PNG_WIDTH, height, true)?,
-    };
-    encode(&canvas)
+    let mut pieces = pieces(picture, scale, height)?;
+    Ok(drawn_anew(&mut pieces, scale, height)?.png())
 }
 
 /// A whole SVG document rendered as [`png`] renders a picture, without
-/// keeping anything (`show --png`). A picture's own layers rendered by
-/// [`png`] give the same pixels, but where a fixed layer lies over a
-/// changing one (a rounding in the last bit of a colour).
+/// keeping anything (`show --png`). A picture's own pieces rendered by
+/// [`png`] give the same pixels, but where a kept layer or stamp lies over
+/// another piece (a rounding in the last bit of a colour), and where a band
+/// drawn again meets a colour the picture's palette had no room for.
 pub fn png_of_svg(svg: &str) -> Result<Png, PictureError> {
     let tree = parse(svg)?;
     let size = tree.size();
     let (scale, height) = fit(size.width(), size.height())?;
     let mut canvas = blank(PNG_WIDTH, height, true)?;
-    paint(&tree, scale, &mut canvas);
-    encode(&canvas)
+    paint(&tree, scale, 0, &mut canvas);
+    let (palette, indices) = Palette::of(canvas.data());
+    let bands = (0..height.div_ceil(BAND))
+        .map(|b| Band::of(&indices, b, height).map(Arc::new))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(assemble(height, &palette, &bands))
 }
+
+/// How [`png`] drew its pictures in this process (the picture bench
+/// prints them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Pictures drawn with nothing to start from.
+    pub anew: u64,
+    /// Pictures drawn from a kept one.
+    pub from_another: u64,
+    /// Bands drawn, in all.
+    pub bands_drawn: u64,
+    /// Bands in all the pictures.
+    pub bands: u64,
+}
+
+/// [`Counts`] so far.
+pub fn counts() -> Counts {
+    let load = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
+    Counts {
+        anew: load(&COUNTS.anew),
+        from_another: load(&COUNTS.from_another),
+        bands_drawn: load(&COUNTS.bands_drawn),
+        bands: load(&COUNTS.bands),
+    }
+}
+
+struct Counting {
+    anew: std::sync::atomic::AtomicU64,
+    from_another: std::sync::atomic::AtomicU64,
+    bands_drawn: std::sync::atomic::AtomicU64,
+    bands: std::sync::atomic::AtomicU64,
+}
+
+static COUNTS: Counting = Counting {
+    anew: std::sync::atomic::AtomicU64::new(0),
+    from_another: std::sync::atomic::AtomicU64::new(0),
+    bands_drawn: std::sync::atomic::AtomicU64::new(0),
+    bands: std::sync::atomic::AtomicU64::new(0),
+};
+
+impl Counting {
+    fn note(&self, drawn: &Drawn, from_another: bool) {
+        use std::sync::atomic::Ordering::Relaxed;
+        match from_another {
+            true => self.from_another.fetch_add(1, Relaxed),
+            false => self.anew.fetch_add(1, Relaxed),
+        };
+        self.bands_drawn.fetch_add(drawn.bands_drawn, Relaxed);
+        self.bands.fetch_add(drawn.bands.len() as u64, Relaxed);
+    }
+}
+
+/// Rows of pixels compressed together, on their own: the least a picture
+/// draws again.
+const BAND: u32 = 16;
 
 /// The scale and height in pixels of a picture `width` by `height`.
 fn fit(width: f32, height: f32) -> Result<(f32, u32), PictureError> {
@@ -214,10 +215,12 @@ fn blank(width: u32, height: u32, white: bool) -> Result<tiny_skia::Pixmap, Pict
     Ok(pixmap)
 }
 
-fn paint(tree: &usvg::Tree, scale: f32, canvas: &mut tiny_skia::Pixmap) {
+/// `tree` drawn at `scale` onto `canvas`, whose top row is the picture's
+/// row `top`.
+fn paint(tree: &usvg::Tree, scale: f32, top: u32, canvas: &mut tiny_skia::Pixmap) {
     resvg::render(
         tree,
-        tiny_skia::Transform::from_scale(scale, scale),
+        tiny_skia::Transform::from_scale(scale, scale).post_translate(0.0, -(top as f32)),
         &mut canvas.as_mut(),
     );
 }
@@ -228,9 +231,444 @@ fn whole(v: f32) -> Option<i32> {
     ((v - r).abs() < 1e-3).then_some(r as i32)
 }
 
+/// What a picture is painted from, in order: each fixed layer, each stamp
+/// placed on whole pixels, and each line of a changing layer (with the
+/// stamps placed elsewhere), with what tells it from every other piece.
+struct Piece {
+    /// Its kind, layer and content, hashed.
+    key: u64,
+    /// The rows of pixels it may touch, `[top, bottom)`; None for a line
+    /// until it is looked up or read.
+    rows: Option<(u32, u32)>,
+    what: What,
+}
+
+enum What {
+    /// A fixed layer: its pixels kept, the bottom one drawn on white.
+    Fixed(Arc<tiny_skia::Pixmap>),
+    /// A stamp's kept pixels, with its top-left corner here.
+    Stamp(Arc<tiny_skia::Pixmap>, i32, i32),
+    /// One line of a changing layer: a standalone document (with the
+    /// picture's head) and, once read, its tree.
+    Line(String, Option<Arc<usvg::Tree>>),
+}
+
+/// `picture` as pieces, in the order they are painted.
+fn pieces(picture: &Picture, scale: f32, height: u32) -> Result<Vec<Piece>, PictureError> {
+    let open = picture.open();
+    let head_key = hash(&picture.head);
+    let mut pieces = Vec::new();
+    for (n, layer) in picture.layers.iter().enumerate() {
+        if layer.fixed {
+            let on_white = pieces.is_empty();
+            let svg = picture.layer_svg(layer, |_| true);
+            let key = hash(&(n, on_white, &svg));
+            pieces.push(Piece {
+                key,
+                rows: Some((0, height)),
+                what: What::Fixed(fixed_layer(svg, scale, height, on_white)?),
+            });
+            continue;
+        }
+        let document = |body: &str| format!("{open}{}{body}</svg>\n", picture.head);
+        for stamp in &layer.stamps {
+            let pixels = stamp_pixels(stamp, scale)?;
+            for (id, x, y) in &stamp.at {
+                let at = (whole(*x as f32 * scale), whole(*y as f32 * scale));
+                match (&pixels, at) {
+                    (Some(pixels), (Some(px), Some(py))) => {
+                        let top = py.clamp(0, height as i32) as u32;
+                        let bottom = (py + pixels.height() as i32).clamp(0, height as i32) as u32;
+                        pieces.push(Piece {
+                            key: hash(&(n, &stamp.id, &stamp.svg, px, py)),
+                            rows: Some((top, bottom)),
+                            what: What::Stamp(pixels.clone(), px, py),
+                        });
+                    }
+                    _ => {
+                        let body = format!(
+                            "<defs>\n{}</defs>\n{}",
+                            stamp.def(),
+                            stamp.placed(id, *x, *y)
+                        );
+                        pieces.push(Piece {
+                            key: hash(&(n, head_key, &body)),
+                            rows: None,
+                            what: What::Line(document(&body), None),
+                        });
+                    }
+                }
+            }
+        }
+        for line in layer.svg.lines().filter(|l| !l.trim().is_empty()) {
+            pieces.push(Piece {
+                key: hash(&(n, head_key, line)),
+                rows: None,
+                what: What::Line(document(&format!("{line}\n")), None),
+            });
+        }
+    }
+    Ok(pieces)
+}
+
+fn hash(value: &impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    value.hash(&mut h);
+    h.finish()
+}
+
+impl Piece {
+    /// Its rows, reading it if nobody knows them.
+    fn rows(&mut self, scale: f32, height: u32) -> Result<(u32, u32), PictureError> {
+        if let Some(rows) = self.rows {
+            return Ok(rows);
+        }
+        let (tree, rows) = self.tree(scale, height)?;
+        self.what = match std::mem::replace(&mut self.what, What::Line(String::new(), None)) {
+            What::Line(svg, _) => What::Line(svg, Some(tree)),
+            other => other,
+        };
+        self.rows = Some(rows);
+        Ok(rows)
+    }
+
+    /// A line's tree and rows, from those read before or read now.
+    fn tree(&self, scale: f32, height: u32) -> Result<Read, PictureError> {
+        let What::Line(svg, tree) = &self.what else {
+            return Err(PictureError::Svg("a kept piece has no tree".into()));
+        };
+        if let (Some(tree), Some(rows)) = (tree, self.rows) {
+            return Ok((tree.clone(), rows));
+        }
+        let key = (self.key, scale.to_bits(), height);
+        if let Some(found) = TREES.recall(&key) {
+            return Ok(found);
+        }
+        let tree = Arc::new(parse(svg)?);
+        // Anti-aliasing reaches past the outline: two rows' margin.
+        let rows = match tree.root().abs_layer_bounding_box() {
+            b if tree.root().has_children() => (
+                ((b.top() * scale).floor() as i64 - 2).clamp(0, i64::from(height)) as u32,
+                ((b.bottom() * scale).ceil() as i64 + 2).clamp(0, i64::from(height)) as u32,
+            ),
+            _ => (0, 0),
+        };
+        TREES.keep(key, (tree.clone(), rows));
+        Ok((tree, rows))
+    }
+
+    /// Painted onto `canvas`, whose top row is the picture's row `top`.
+    fn paint(
+        &mut self,
+        canvas: &mut tiny_skia::Pixmap,
+        top: u32,
+        bottom_layer: bool,
+        scale: f32,
+        height: u32,
+    ) -> Result<(), PictureError> {
+        match &self.what {
+            What::Fixed(pixels) if bottom_layer => {
+                let row = (PNG_WIDTH * 4) as usize;
+                let from = top as usize * row;
+                let n = canvas.data().len().min(pixels.data().len() - from);
+                canvas.data_mut()[..n].copy_from_slice(&pixels.data()[from..from + n]);
+            }
+            What::Fixed(pixels) => lay_over_at(canvas, pixels, 0, -(top as i32)),
+            What::Stamp(pixels, x, y) => lay_over_at(canvas, pixels, *x, *y - top as i32),
+            What::Line(..) => {
+                let (tree, _) = self.tree(scale, height)?;
+                paint(&tree, scale, top, canvas);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The rows `[top, bottom)` of the picture `pieces` paint, on white.
+fn paint_rows(
+    pieces: &mut [Piece],
+    top: u32,
+    bottom: u32,
+    scale: f32,
+    height: u32,
+) -> Result<tiny_skia::Pixmap, PictureError> {
+    let mut canvas = blank(PNG_WIDTH, bottom - top, true)?;
+    for (i, piece) in pieces.iter_mut().enumerate() {
+        let (from, to) = piece.rows(scale, height)?;
+        if from < bottom && to > top {
+            piece.paint(&mut canvas, top, i == 0, scale, height)?;
+        }
+    }
+    Ok(canvas)
+}
+
+/// A picture with nothing to start from: every band painted, the palette
+/// made from all of it.
+fn drawn_anew(pieces: &mut [Piece], scale: f32, height: u32) -> Result<Drawn, PictureError> {
+    let canvas = paint_rows(pieces, 0, height, scale, height)?;
+    let (palette, indices) = Palette::of(canvas.data());
+    let bands = (0..height.div_ceil(BAND))
+        .map(|b| Band::of(&indices, b, height).map(Arc::new))
+        .collect::<Result<Vec<_>, _>>()?;
+    let n = bands.len() as u64;
+    Drawn::new(pieces, scale, height, Arc::new(palette), bands, n)
+}
+
+/// A picture drawn from `base`: the bands a piece added, removed or moved
+/// in the order covers painted again, the others taken as they were. None
+/// where the palette has no room for a colour the bands drawn need
+/// ([`Palette::indices`]): the picture is drawn anew then, with a palette
+/// of its own.
+fn redrawn(
+    pieces: &mut [Piece],
+    base: &Drawn,
+    scale: f32,
+    height: u32,
+) -> Result<Option<Drawn>, PictureError> {
+    let bands = height.div_ceil(BAND) as usize;
+    let mut dirty = vec![false; bands];
+    let mut mark = |(top, bottom): (u32, u32)| {
+        if bottom > top {
+            for b in (top / BAND)..=((bottom - 1) / BAND) {
+                dirty[b as usize] = true;
+            }
+        }
+    };
+    // How many more times each key is in the base than here.
+    let mut count: HashMap<u64, i32, Keys> = HashMap::default();
+    for (key, _) in &base.pieces {
+        *count.entry(*key).or_default() += 1;
+    }
+    for piece in pieces.iter() {
+        *count.entry(piece.key).or_default() -= 1;
+    }
+    // A piece that stays takes its rows from the base.
+    for piece in pieces.iter_mut() {
+        if piece.rows.is_none()
+            && let Some(rows) = base.rows.get(&piece.key)
+        {
+            piece.rows = Some(*rows);
+        }
+    }
+    for (key, rows) in &base.pieces {
+        if count.get(key).is_some_and(|c| *c != 0) {
+            mark(*rows);
+        }
+    }
+    let mut kept_here: Vec<(u64, (u32, u32))> = Vec::with_capacity(pieces.len());
+    for piece in pieces.iter_mut() {
+        let rows = piece.rows(scale, height)?;
+        if count.get(&piece.key).is_some_and(|c| *c != 0) {
+            mark(rows);
+        } else {
+            kept_here.push((piece.key, rows));
+        }
+    }
+    // The pieces both have, in another order: where they differ, both.
+    let kept_there = base
+        .pieces
+        .iter()
+        .filter(|(key, _)| count.get(key).is_some_and(|c| *c == 0));
+    for (a, b) in kept_there.zip(&kept_here) {
+        if a.0 != b.0 {
+            mark(a.1);
+            mark(b.1);
+        }
+    }
+    let mut palette = base.palette.clone();
+    let mut out = base.bands.clone();
+    let mut b = 0;
+    while b < bands {
+        if !dirty[b] {
+            b += 1;
+            continue;
+        }
+        let first = b;
+        while b < bands && dirty[b] {
+            b += 1;
+        }
+        let (top, bottom) = (first as u32 * BAND, (b as u32 * BAND).min(height));
+        let canvas = paint_rows(pieces, top, bottom, scale, height)?;
+        let Some(indices) = Arc::make_mut(&mut palette).indices(canvas.data()) else {
+            return Ok(None);
+        };
+        for (k, slot) in out.iter_mut().enumerate().take(b).skip(first) {
+            *slot = Arc::new(Band::of_rows(
+                &indices,
+                k as u32 * BAND - top,
+                ((k as u32 + 1) * BAND).min(height) - top,
+            )?);
+        }
+    }
+    let n = dirty.iter().filter(|d| **d).count() as u64;
+    Drawn::new(pieces, scale, height, palette, out, n).map(Some)
+}
+
+/// What a drawn picture leaves for the next ([`png`]).
+struct Drawn {
+    scale: u32,
+    height: u32,
+    /// Its pieces' keys and rows, in order.
+    pieces: Vec<(u64, (u32, u32))>,
+    /// The same, to look up.
+    rows: HashMap<u64, (u32, u32), Keys>,
+    palette: Arc<Palette>,
+    bands: Vec<Arc<Band>>,
+    /// How many of its bands were drawn for it.
+    bands_drawn: u64,
+}
+
+impl Drawn {
+    fn new(
+        pieces: &mut [Piece],
+        scale: f32,
+        height: u32,
+        palette: Arc<Palette>,
+        bands: Vec<Arc<Band>>,
+        bands_drawn: u64,
+    ) -> Result<Drawn, PictureError> {
+        let mut list = Vec::with_capacity(pieces.len());
+        for piece in pieces.iter_mut() {
+            list.push((piece.key, piece.rows(scale, height)?));
+        }
+        Ok(Drawn {
+            scale: scale.to_bits(),
+            height,
+            rows: list.iter().copied().collect(),
+            pieces: list,
+            palette,
+            bands,
+            bands_drawn,
+        })
+    }
+
+    fn png(&self) -> Png {
+        assemble(self.height, &self.palette, &self.bands)
+    }
+
+    /// About what it holds, in bytes.
+    fn bytes(&self) -> usize {
+        self.pieces.len() * 48
+            + self.palette.index.len() * 8
+            + self.bands.iter().map(|b| b.deflated.len()).sum::<usize>()
+    }
+}
+
+/// The kept pictures, most recently drawn first, within [`DRAWN_BYTES`].
+static DRAWN: Mutex<Vec<Arc<Drawn>>> = Mutex::new(Vec::new());
+
+/// The most bytes of drawn pictures kept: the last pictures of some 150
+/// boards (a picture's bands are some 50 KB).
+const DRAWN_BYTES: usize = 8 << 20;
+
+fn keep_drawn(drawn: Drawn) {
+    let mut kept = DRAWN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    kept.insert(0, Arc::new(drawn));
+    let mut total = 0;
+    let keep = kept
+        .iter()
+        .take_while(|d| {
+            total += d.bytes();
+            total <= DRAWN_BYTES
+        })
+        .count();
+    kept.truncate(keep.max(1));
+}
+
+/// The kept picture sharing most pieces with `pieces`, of the same size.
+fn base_for(pieces: &[Piece], scale: f32, height: u32) -> Option<Arc<Drawn>> {
+    let kept = DRAWN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    kept.iter()
+        .filter(|d| d.scale == scale.to_bits() && d.height == height)
+        .map(|d| {
+            let shared = pieces
+                .iter()
+                .filter(|p| d.rows.contains_key(&p.key))
+                .count();
+            // Pieces in one and not the other.
+            (
+                pieces.len() + d.pieces.len() - 2 * shared.min(d.pieces.len()),
+                d,
+            )
+        })
+        .min_by_key(|(differ, _)| *differ)
+        .filter(|(differ, _)| *differ < pieces.len())
+        .map(|(_, d)| d.clone())
+}
+
+/// A line's tree and rows, read once for a while: a few thousand lines
+/// (a Rocket board's changing layers have some two hundred).
+static TREES: Recent<(u64, u32, u32), Read> = Recent::new(4096);
+
+/// A line read: its tree, and the rows of pixels it may touch.
+type Read = (Arc<usvg::Tree>, (u32, u32));
+
+/// Values kept by key, the least recently used let go beyond a number.
+struct Recent<K, V> {
+    room: usize,
+    kept: Mutex<Option<Ticked<K, V>>>,
+}
+
+/// Values, each with the tick it was last used at, and the tick now.
+struct Ticked<K, V> {
+    now: u64,
+    map: HashMap<K, (u64, V)>,
+}
+
+impl<K: std::hash::Hash + Eq + Clone, V: Clone> Recent<K, V> {
+    const fn new(room: usize) -> Self {
+        Recent {
+            room,
+            kept: Mutex::new(None),
+        }
+    }
+
+    fn recall(&self, key: &K) -> Option<V> {
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let kept = kept.as_mut()?;
+        kept.now += 1;
+        let entry = kept.map.get_mut(key)?;
+        entry.0 = kept.now;
+        Some(entry.1.clone())
+    }
+
+    fn keep(&self, key: K, value: V) {
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let kept = kept.get_or_insert_with(|| Ticked {
+            now: 0,
+            map: HashMap::new(),
+        });
+        kept.now += 1;
+        if kept.map.len() >= self.room {
+            // Let the older half go.
+            let mut ticks: Vec<u64> = kept.map.values().map(|(t, _)| *t).collect();
+            ticks.sort_unstable();
+            let cut = ticks[ticks.len() / 2];
+            kept.map.retain(|_, (t, _)| *t > cut);
+        }
+        kept.map.insert(key, (kept.now, value));
+    }
+}
+
+/// Hashing for keys that are hashes already.
+#[derive(Clone, Copy, Default)]
+struct Keys;
+
+impl std::hash::BuildHasher for Keys {
+    type Hasher = ColourHasher;
+    fn build_hasher(&self) -> ColourHasher {
+        ColourHasher(0)
+    }
+}
+
 /// A stamp's pixels at `scale`, drawn once and kept with the fixed layers;
 /// None where it does not come out a whole number of pixels wide and high
-/// (the layer draws it then).
+/// (it is drawn as a line then).
 fn stamp_pixels(stamp: &Stamp, scale: f32) -> Result<Option<Arc<tiny_skia::Pixmap>>, PictureError> {
     let (Some(w), Some(h)) = (
         whole(stamp.width as f32 * scale),
@@ -256,16 +694,6 @@ const KEPT_LAYERS: usize = 40;
 /// The most bytes of pixels kept: some six full boards.
 const KEPT_BYTES: usize = 12 << 20;
 
-/// `pixels` kept for `key` with the fixed layers and stamps, within
-/// [`KEPT_LAYERS`] and [`KEPT_BYTES`].
-fn keep_pixels(key: LayerKey, pixels: Arc<tiny_skia::Pixmap>) {
-    remember(&KEPT, key, pixels, KEPT_LAYERS);
-    let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    while kept.len() > 1 && kept.iter().map(|(_, p)| p.data().len()).sum::<usize>() > KEPT_BYTES {
-        kept.pop();
-    }
-}
-
 /// The fixed layers' and stamps' pixels, most recently used first.
 static KEPT: Mutex<Vec<(LayerKey, Arc<tiny_skia::Pixmap>)>> = Mutex::new(Vec::new());
 
@@ -283,32 +711,43 @@ struct LayerKey {
     on_white: bool,
 }
 
-/// A fixed layer's pixels, drawn on white (the bottom layer) or on
-/// nothing.
+/// A fixed layer's pixels (its standalone document `svg`), drawn on white
+/// (the bottom layer) or on nothing.
 fn fixed_layer(
-    picture: &Picture,
-    layer: &Layer,
+    svg: String,
     scale: f32,
     height: u32,
     on_white: bool,
 ) -> Result<Arc<tiny_skia::Pixmap>, PictureError> {
     kept_pixels(LayerKey {
-        svg: picture.layer_svg(layer, |_| true),
+        svg,
         scale: scale.to_bits(),
         size: (PNG_WIDTH, height),
         on_white,
     })
 }
 
-/// The pixels `key` describes, from the kept ones, or drawn now and kept.
+/// The pixels `key` describes, from the kept ones, or drawn now and kept,
+/// the least recently used let go beyond [`KEPT_LAYERS`] and
+/// [`KEPT_BYTES`].
 fn kept_pixels(key: LayerKey) -> Result<Arc<tiny_skia::Pixmap>, PictureError> {
-    if let Some(pixels) = recall(&KEPT, &key) {
+    let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(i) = kept.iter().position(|(k, _)| *k == key) {
+        let found = kept.remove(i);
+        let pixels = found.1.clone();
+        kept.insert(0, found);
         return Ok(pixels);
     }
+    drop(kept);
     let mut pixmap = blank(key.size.0, key.size.1, key.on_white)?;
-    paint(&parse(&key.svg)?, f32::from_bits(key.scale), &mut pixmap);
+    paint(&parse(&key.svg)?, f32::from_bits(key.scale), 0, &mut pixmap);
     let pixels = Arc::new(pixmap);
-    keep_pixels(key, pixels.clone());
+    let mut kept = KEPT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    kept.insert(0, (key, pixels.clone()));
+    kept.truncate(KEPT_LAYERS);
+    while kept.len() > 1 && kept.iter().map(|(_, p)| p.data().len()).sum::<usize>() > KEPT_BYTES {
+        kept.pop();
+    }
     Ok(pixels)
 }
 
@@ -351,30 +790,6 @@ fn over(dst: &mut [u8], src: &[u8]) {
     }
 }
 
-/// `canvas` (opaque) as an indexed PNG.
-fn encode(canvas: &tiny_skia::Pixmap) -> Result<Png, PictureError> {
-    let (width, height) = (canvas.width(), canvas.height());
-    let (palette, indices) = indexed(canvas.data());
-    let mut bytes = Vec::with_capacity(64 * 1024);
-    let mut encoder = png::Encoder::new(&mut bytes, width, height);
-    encoder.set_color(png::ColorType::Indexed);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_palette(palette);
-    // zlib's level 3: a PNG 4 % larger than at its default (6), in two
-    // thirds of the time.
-    encoder.set_deflate_compression(png::DeflateCompression::Level(3));
-    encoder.set_filter(png::Filter::NoFilter);
-    encoder
-        .write_header()
-        .and_then(|mut w| w.write_image_data(&indices))
-        .map_err(|e| PictureError::Png(e.to_string()))?;
-    Ok(Png {
-        bytes,
-        width,
-        height,
-    })
-}
-
 /// Hashing for colours: one multiplication (the standard hasher's
 /// resistance to chosen keys is not needed for our own pixels, and it was
 /// most of the time the palette took).
@@ -402,55 +817,267 @@ impl std::hash::Hasher for ColourHasher {
     fn write_u32(&mut self, n: u32) {
         self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
 
-/// Opaque RGBA pixels as a palette of at most 256 colours (RGB triples)
-/// and an index a pixel: the 256 most used colours, each other colour
-/// mapped to the nearest of them. Deterministic: ties go to the lower
-/// colour value.
-fn indexed(rgba: &[u8]) -> (Vec<u8>, Vec<u8>) {
-    let colour = |p: &[u8]| u32::from_be_bytes([0, p[0], p[1], p[2]]);
-    // Read as runs of one colour: most pixels repeat the one before.
-    let mut runs: Vec<(u32, u32)> = Vec::with_capacity(rgba.len() / 32);
-    for p in rgba.chunks_exact(4) {
-        let c = colour(p);
-        match runs.last_mut() {
-            Some((rc, n)) if *rc == c => *n += 1,
-            _ => runs.push((c, 1)),
-        }
-    }
-    let mut counts: HashMap<u32, u32, Colours> = HashMap::default();
-    for (c, n) in &runs {
-        *counts.entry(*c).or_default() += n;
-    }
-    let mut by_use: Vec<(u32, u32)> = counts.into_iter().collect();
-    by_use.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let kept: Vec<u32> = by_use.iter().take(256).map(|(c, _)| *c).collect();
-    let rgb = |c: u32| [(c >> 16) as u8, (c >> 8) as u8, c as u8];
-    let mut index: HashMap<u32, u8, Colours> = kept
+/// An opaque pixel's colour, `0x00RRGGBB`.
+fn colour(p: &[u8]) -> u32 {
+    u32::from_be_bytes([0, p[0], p[1], p[2]])
+}
+
+/// An indexed PNG's palette: at most 256 colours, and the index every
+/// colour met so far is written with.
+#[derive(Clone)]
+struct Palette {
+    colours: Vec<u32>,
+    /// Each colour met: its index.
+    index: HashMap<u32, u8, Colours>,
+}
+
+/// The palette's room left, where a picture has more colours than it
+/// holds, for the colours of the pictures drawn from it.
+const SPARE: usize = 32;
+
+/// A colour this many pixels of the bands drawn again have is a colour of
+/// its own in the palette, not the nearest: a new piece's fill, not the
+/// shades of its edges (a station is some 100 pixels, a piece of track
+/// more).
+const SOLID: u32 = 64;
+
+/// A colour fewer pixels of the bands drawn again have is drawn in the
+/// nearest where that is near ([`far`]), keeping the palette's room for
+/// more.
+const FEW: u32 = 8;
+
+/// Whether colours `a` and `b` are far apart: by more than 32 in any of
+/// red, green and blue.
+fn far(a: u32, b: u32) -> bool {
+    [16, 8, 0]
         .iter()
-        .enumerate()
-        .map(|(i, c)| (*c, i as u8))
-        .collect();
-    for (c, _) in by_use.iter().skip(256) {
-        let [r, g, b] = rgb(*c).map(i32::from);
-        let nearest = kept
+        .any(|s| ((a >> s) as u8).abs_diff((b >> s) as u8) > 32)
+}
+
+impl Palette {
+    /// Opaque RGBA pixels as a palette and an index a pixel: the 256 most
+    /// used colours, each other colour mapped to the nearest of them.
+    /// Deterministic: ties go to the lower colour value.
+    fn of(rgba: &[u8]) -> (Palette, Vec<u8>) {
+        // Read as runs of one colour: most pixels repeat the one before.
+        let mut runs: Vec<(u32, u32)> = Vec::with_capacity(rgba.len() / 32);
+        for p in rgba.chunks_exact(4) {
+            let c = colour(p);
+            match runs.last_mut() {
+                Some((rc, n)) if *rc == c => *n += 1,
+                _ => runs.push((c, 1)),
+            }
+        }
+        let mut counts: HashMap<u32, u32, Colours> = HashMap::default();
+        for (c, n) in &runs {
+            *counts.entry(*c).or_default() += n;
+        }
+        let mut by_use: Vec<(u32, u32)> = counts.into_iter().collect();
+        by_use.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        // Where there are more colours than room, some room is left for
+        // those the pictures drawn from this one bring.
+        let room = if by_use.len() > 256 { 256 - SPARE } else { 256 };
+        let mut palette = Palette {
+            colours: by_use.iter().take(room).map(|(c, _)| *c).collect(),
+            index: HashMap::default(),
+        };
+        for (i, c) in palette.colours.iter().enumerate() {
+            palette.index.insert(*c, i as u8);
+        }
+        for (c, _) in by_use.iter().skip(room) {
+            let nearest = palette.nearest(*c);
+            palette.index.insert(*c, nearest);
+        }
+        let mut indices = Vec::with_capacity(rgba.len() / 4);
+        for (c, n) in &runs {
+            let i = palette.index.get(c).copied().unwrap_or(0);
+            indices.resize(indices.len() + *n as usize, i);
+        }
+        (palette, indices)
+    }
+
+    /// Opaque RGBA pixels as indices into this palette, where it has room
+    /// for every colour of [`SOLID`] pixels or more. A new colour of
+    /// [`FEW`] pixels or more, or far from every colour of the palette,
+    /// takes room while there is some; the others are drawn in the
+    /// nearest. Such a colour the palette drew in the nearest before
+    /// gets its own index now; the pixels drawn before keep theirs.
+    fn indices(&mut self, rgba: &[u8]) -> Option<Vec<u8>> {
+        let mut runs: Vec<(u32, u32)> = Vec::with_capacity(rgba.len() / 32);
+        for p in rgba.chunks_exact(4) {
+            let c = colour(p);
+            match runs.last_mut() {
+                Some((rc, n)) if *rc == c => *n += 1,
+                _ => runs.push((c, 1)),
+            }
+        }
+        let mut counts: HashMap<u32, u32, Colours> = HashMap::default();
+        for (c, n) in &runs {
+            *counts.entry(*c).or_default() += n;
+        }
+        let mut new: Vec<(u32, u32)> = counts
+            .into_iter()
+            .filter(|(c, _)| {
+                self.index
+                    .get(c)
+                    .is_none_or(|i| self.colours.get(usize::from(*i)) != Some(c))
+            })
+            .collect();
+        // The most used first, then by colour: the same every time.
+        new.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (c, n) in new {
+            let nearest = match self.index.get(&c) {
+                Some(i) => *i,
+                None => self.nearest(c),
+            };
+            let is_far = far(
+                c,
+                self.colours.get(usize::from(nearest)).copied().unwrap_or(0),
+            );
+            if self.colours.len() < 256 && (n >= FEW || is_far) {
+                self.colours.push(c);
+                self.index.insert(c, (self.colours.len() - 1) as u8);
+            } else if n >= SOLID {
+                return None;
+            } else {
+                self.index.insert(c, nearest);
+            }
+        }
+        let mut indices = Vec::with_capacity(rgba.len() / 4);
+        for (c, n) in &runs {
+            let i = self.index.get(c).copied().unwrap_or(0);
+            indices.resize(indices.len() + *n as usize, i);
+        }
+        Some(indices)
+    }
+
+    /// The index of the palette's colour nearest `c`.
+    fn nearest(&self, c: u32) -> u8 {
+        let rgb = |c: u32| [(c >> 16) as u8, (c >> 8) as u8, c as u8].map(i32::from);
+        let [r, g, b] = rgb(c);
+        self.colours
             .iter()
             .enumerate()
             .min_by_key(|(_, k)| {
-                let [kr, kg, kb] = rgb(**k).map(i32::from);
+                let [kr, kg, kb] = rgb(**k);
                 (r - kr).pow(2) + (g - kg).pow(2) + (b - kb).pow(2)
             })
-            .map_or(0, |(i, _)| i as u8);
-        index.insert(*c, nearest);
+            .map_or(0, |(i, _)| i as u8)
     }
-    let palette: Vec<u8> = kept.iter().flat_map(|c| rgb(*c)).collect();
-    let mut indices = Vec::with_capacity(rgba.len() / 4);
-    for (c, n) in &runs {
-        let i = index.get(c).copied().unwrap_or(0);
-        indices.resize(indices.len() + *n as usize, i);
+}
+
+/// Rows of a PNG's image data (each a filter byte, 0, and its indices),
+/// compressed on their own: a deflate stream's blocks ending on a byte
+/// (a sync flush), which any other bands' may follow.
+struct Band {
+    deflated: Vec<u8>,
+    /// The Adler-32 of the rows uncompressed, and their length.
+    adler: u32,
+    len: u32,
+}
+
+impl Band {
+    /// Band `b` of a picture `height` rows high, of its indices.
+    fn of(indices: &[u8], b: u32, height: u32) -> Result<Band, PictureError> {
+        Band::of_rows(indices, b * BAND, ((b + 1) * BAND).min(height))
     }
-    (palette, indices)
+
+    /// Rows `[top, bottom)` of `indices`.
+    fn of_rows(indices: &[u8], top: u32, bottom: u32) -> Result<Band, PictureError> {
+        let w = PNG_WIDTH as usize;
+        let mut raw = Vec::with_capacity((w + 1) * (bottom - top) as usize);
+        for row in top as usize..bottom as usize {
+            raw.push(0);
+            raw.extend_from_slice(&indices[row * w..(row + 1) * w]);
+        }
+        thread_local! {
+            static DEFLATE: std::cell::RefCell<flate2::Compress> =
+                std::cell::RefCell::new(flate2::Compress::new(flate2::Compression::new(3), false));
+        }
+        let deflated = DEFLATE.with(|d| -> Result<Vec<u8>, PictureError> {
+            let mut d = d.borrow_mut();
+            d.reset();
+            let mut out = Vec::with_capacity(raw.len() / 4 + 64);
+            loop {
+                let done = d.total_in() as usize;
+                d.compress_vec(&raw[done..], &mut out, flate2::FlushCompress::Sync)
+                    .map_err(|e| PictureError::Png(e.to_string()))?;
+                // Flushed when it stops short of the room it had.
+                if d.total_in() as usize == raw.len() && out.len() < out.capacity() {
+                    return Ok(out);
+                }
+                out.reserve(out.capacity().max(1024));
+            }
+        })?;
+        Ok(Band {
+            deflated,
+            adler: adler2::adler32_slice(&raw),
+            len: raw.len() as u32,
+        })
+    }
+}
+
+/// The Adler-32 of two byte strings one after the other, from theirs and
+/// the second's length (zlib's `adler32_combine`).
+fn adler_combine(first: u32, second: u32, second_len: u32) -> u32 {
+    const BASE: u64 = 65_521;
+    let rem = u64::from(second_len) % BASE;
+    let mut sum1 = u64::from(first & 0xffff);
+    let mut sum2 = (rem * sum1) % BASE;
+    sum1 += u64::from(second & 0xffff) + BASE - 1;
+    sum2 += u64::from(first >> 16) + u64::from(second >> 16) + BASE - rem;
+    ((sum1 % BASE) | ((sum2 % BASE) << 16)) as u32
+}
+
+/// The PNG file: an indexed image `height` rows of [`PNG_WIDTH`], its
+/// `bands` one zlib stream.
+fn assemble(height: u32, palette: &Palette, bands: &[Arc<Band>]) -> Png {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let crc = crc32fast::hash(&out[start..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    let size: usize = bands.iter().map(|b| b.deflated.len()).sum();
+    let mut bytes = Vec::with_capacity(size + 1024);
+    bytes.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    let mut header = Vec::with_capacity(13);
+    header.extend_from_slice(&PNG_WIDTH.to_be_bytes());
+    header.extend_from_slice(&height.to_be_bytes());
+    // 8 bits, indexed colour, deflate, no filtering method, no interlace.
+    header.extend_from_slice(&[8, 3, 0, 0, 0]);
+    chunk(&mut bytes, b"IHDR", &header);
+    let plte: Vec<u8> = palette
+        .colours
+        .iter()
+        .flat_map(|c| [(c >> 16) as u8, (c >> 8) as u8, *c as u8])
+        .collect();
+    chunk(&mut bytes, b"PLTE", &plte);
+    // zlib: a header (deflate, a 32 KB window, check bits), the bands, an
+    // empty last block, the Adler-32 of it all.
+    let mut data = Vec::with_capacity(size + 8);
+    data.extend_from_slice(&[0x78, 0x5e]);
+    let mut adler = 1;
+    for band in bands {
+        data.extend_from_slice(&band.deflated);
+        adler = adler_combine(adler, band.adler, band.len);
+    }
+    data.extend_from_slice(&[0x03, 0x00]);
+    data.extend_from_slice(&adler.to_be_bytes());
+    chunk(&mut bytes, b"IDAT", &data);
+    chunk(&mut bytes, b"IEND", &[]);
+    Png {
+        bytes,
+        width: PNG_WIDTH,
+        height,
+    }
 }
 
 #[cfg(test)]

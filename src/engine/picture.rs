@@ -13,6 +13,13 @@
 //! 1's tiles, a hundred of a dozen kinds on a full board). The renderer
 //! draws each stamp once and lays its pixels wherever it is placed on a
 //! whole pixel.
+//!
+//! A changing layer is read a line at a time: each line of its
+//! [`Layer::svg`] is one or more whole elements, drawn on its own (with
+//! [`Picture::head`]). The renderer keeps what each line covers and draws
+//! again only where lines came, went or changed since the game's last
+//! picture; so a piece that moves is best a line of its own (a tile's
+//! track, not a line's whole track in one path).
 
 /// A board's picture: [`Picture::svg`] is the standalone document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +42,8 @@ pub struct Layer {
     /// it refers to nothing in [`Picture::head`], and is painted as a whole
     /// (the renderer keeps it as pixels).
     pub fixed: bool,
-    /// The elements, over the stamps.
+    /// The elements, over the stamps: in a changing layer, each line whole
+    /// elements (the renderer draws a line at a time).
     pub svg: String,
     /// Drawings placed many times, under the elements.
     pub stamps: Vec<Stamp>,

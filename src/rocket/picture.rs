@@ -207,25 +207,31 @@ fn station(out: &mut String, x: f64, y: f64, seat: Seat) {
 /// legend.
 fn track_sample(out: &mut String, x1: f64, y: f64, x2: f64, colour: &str, k: usize) {
     let d = format!("M{x1:.1},{y:.1} H{x2:.1}");
-    track_path(out, &d, colour, k);
+    track_path(out, &[d], colour, k);
 }
 
-/// Track along path `d` in `colour`, with line pattern `k` over it.
-fn track_path(out: &mut String, d: &str, colour: &str, k: usize) {
-    let _ = writeln!(
-        out,
-        "<path d=\"{d}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"5\" stroke-linecap=\"round\"/>"
-    );
+/// Track along the paths `ds` (a tile's each) in `colour`, with line
+/// pattern `k` over it: a line of SVG a path, so that a tile laid is
+/// drawn alone (`engine::picture`), the pattern over all of the track.
+fn track_path(out: &mut String, ds: &[String], colour: &str, k: usize) {
+    for d in ds {
+        let _ = writeln!(
+            out,
+            "<path d=\"{d}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"5\" stroke-linecap=\"round\"/>"
+        );
+    }
     if let Some(pattern) = TRACK_PATTERNS[k % TRACK_PATTERNS.len()] {
         let dash = if pattern == "none" {
             String::new()
         } else {
             format!(" stroke-dasharray=\"{pattern}\"")
         };
-        let _ = writeln!(
-            out,
-            "<path d=\"{d}\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"1.3\"{dash}/>"
-        );
+        for d in ds {
+            let _ = writeln!(
+                out,
+                "<path d=\"{d}\" fill=\"none\" stroke=\"#ffffff\" stroke-width=\"1.3\"{dash}/>"
+            );
+        }
     }
 }
 
@@ -330,9 +336,10 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
     let stations_top = legend_symbols(g, &codes, grid_bottom + 12.0, &mut out);
     let ground = Layer::fixed(std::mem::take(&mut out));
 
-    // Track: one path a line, each tile from the side it was entered by
-    // to the side it leaves by, curving through the centre.
-    let mut track: Vec<String> = vec![String::new(); b.lines.len()];
+    // Track: a path a tile (a line of SVG each, so a tile laid is all a
+    // picture draws again), from the side it was entered by to the side it
+    // leaves by, curving through the centre.
+    let mut track: Vec<Vec<String>> = vec![Vec::new(); b.lines.len()];
     let mut joints = String::new();
     for i in 0..b.hex_count() {
         let hex = b.hex_at(i);
@@ -343,13 +350,10 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
             Some(tile) => {
                 let (x1, y1) = side(x, y, tile.from);
                 let (x2, y2) = side(x, y, tile.to);
-                let _ = write!(
-                    track[l.index()],
-                    "M{x1:.1},{y1:.1} Q{x:.1},{y:.1} {x2:.1},{y2:.1} "
-                );
+                track[l.index()].push(format!("M{x1:.1},{y1:.1} Q{x:.1},{y:.1} {x2:.1},{y2:.1}"));
             }
             None => {
-                let _ = write!(
+                let _ = writeln!(
                     joints,
                     "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{}\"/>",
                     colour(l)
@@ -358,15 +362,9 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
         }
     }
     for l in b.line_ids() {
-        let d = track[l.index()].trim_end();
-        if !d.is_empty() {
-            track_path(&mut out, d, colour(l), l.index());
-        }
+        track_path(&mut out, &track[l.index()], colour(l), l.index());
     }
-    if !joints.is_empty() {
-        out.push_str(&joints);
-        out.push('\n');
-    }
+    out.push_str(&joints);
 
     // Places: starting towns as rings with their line's code (until the
     // locomotive leaves), cities as squares with the goods they have left,

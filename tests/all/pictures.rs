@@ -375,10 +375,96 @@ fn pixels_of(shot: &[u8], rows: u32, rgb: [u8; 3]) -> usize {
         .count()
 }
 
-/// A report's PNG is drawn a layer at a time, each fixed layer (the land,
+/// How many pixels of PNGs `a` and `b` (the same size) differ, and by how
+/// much at most in a channel.
+fn pixels_apart(a: &[u8], b: &[u8]) -> (usize, usize, u8) {
+    let (wa, a) = rgb_pixels(a);
+    let (wb, b) = rgb_pixels(b);
+    assert_eq!((wa, a.len()), (wb, b.len()), "the same size");
+    let mut differ = 0;
+    let mut most = 0;
+    for (x, y) in a.iter().zip(&b) {
+        let by = (0..3).map(|i| x[i].abs_diff(y[i])).max().unwrap_or(0);
+        if by > 0 {
+            differ += 1;
+            most = most.max(by);
+        }
+    }
+    (differ, a.len(), most)
+}
+
+/// How many pixels of PNGs `a` and `b` differ by more than `by` in a
+/// channel.
+fn pixels_apart_by(a: &[u8], b: &[u8], by: u8) -> usize {
+    let (_, a) = rgb_pixels(a);
+    let (_, b) = rgb_pixels(b);
+    a.iter()
+        .zip(&b)
+        .filter(|(x, y)| (0..3).any(|i| x[i].abs_diff(y[i]) > by))
+        .count()
+}
+
+/// The most pixels of PNGs `a` and `b` that differ by more than `by` in a
+/// channel within one square of 16 by 16 pixels.
+fn densest_patch(a: &[u8], b: &[u8], by: u8) -> usize {
+    let (width, a) = rgb_pixels(a);
+    let (_, b) = rgb_pixels(b);
+    let mut patches: std::collections::HashMap<(usize, usize), usize> = Default::default();
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        if (0..3).any(|c| x[c].abs_diff(y[c]) > by) {
+            let (col, row) = (i % width as usize, i / width as usize);
+            *patches.entry((col / 16, row / 16)).or_default() += 1;
+        }
+    }
+    patches.values().copied().max().unwrap_or(0)
+}
+
+/// `drawn` shows what the whole SVG drawn at once shows (`show --png`, a
+/// browser). Both are indexed, each with a palette of its own (256 colours
+/// at most, a rare colour drawn in the nearest): a kept layer's or a
+/// stamp's edges, rounded apart, may tip a rare colour to a near one (in
+/// 1 % of the pixels at most, by 40 at most in a channel). A picture drawn
+/// from another keeps that one's palette, and a colour it has no room for
+/// is drawn in the nearest: a shade or two (in 1 % of the pixels at most by
+/// more than 8), now and then a speck of an edge further off (by more than
+/// 80: a few pixels, scattered). A band not drawn again that should have
+/// been shows a piece where it was, or none where it is: a patch of such
+/// pixels (16 or more in a square of 16 by 16).
+fn assert_shows_the_whole(
+    drawn: &stationmaster::picture::Png,
+    p: &Picture,
+    how: &str,
+    from_another: bool,
+) {
+    let whole = stationmaster::picture::png_of_svg(&p.svg()).expect("rendered");
+    assert_eq!((drawn.width, drawn.height), (whole.width, whole.height));
+    let (differ, of, most) = pixels_apart(&drawn.bytes, &whole.bytes);
+    if std::env::var_os("SM_DUMP").is_some() && differ > 0 {
+        std::fs::write("/tmp/drawn.png", &drawn.bytes).ok();
+        std::fs::write("/tmp/whole.png", &whole.bytes).ok();
+        std::fs::write("/tmp/whole.svg", p.svg()).ok();
+    }
+    let far = pixels_apart_by(&drawn.bytes, &whole.bytes, 80);
+    let say = format!("{how}: {differ} of {of} pixels differ, by up to {most}, {far} by over 80");
+    if from_another {
+        let patch = densest_patch(&drawn.bytes, &whole.bytes, 80);
+        assert!(
+            patch < 16,
+            "{say}; {patch} by over 80 in one patch of 16 x 16"
+        );
+        assert!(
+            pixels_apart_by(&drawn.bytes, &whole.bytes, 8) * 100 < of,
+            "{say}"
+        );
+    } else {
+        assert!(most <= 40, "{say}");
+        assert!(differ * 100 < of, "{say}");
+    }
+}
+
+/// A report's PNG is drawn a piece at a time, each fixed layer (the land,
 /// the names) and each stamp (a kind of Linie 1 tile) drawn once and kept
-/// for the next picture. It must show what
-/// the whole SVG shows (`show --png`, a browser).
+/// for the next picture. It must show what the whole SVG shows.
 #[test]
 fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
     let mut g = common::game_with(&ABC, ANDI, &[]);
@@ -394,31 +480,51 @@ fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
     ];
     assert!(pictures[3].layers.iter().all(|l| l.stamps.is_empty()));
     for p in &pictures {
+        // With nothing kept to start from, and from what is kept.
+        let anew = stationmaster::picture::draw(p).expect("rendered");
         let layered = stationmaster::picture::png(p).expect("rendered");
-        // Drawn again from the kept layers: the same PNG.
-        let again = stationmaster::picture::draw(p).expect("rendered");
-        assert_eq!(layered, again);
-        let whole = stationmaster::picture::png_of_svg(&p.svg()).expect("rendered");
-        assert_eq!((layered.width, layered.height), (whole.width, whole.height));
-        let (_, a) = rgb_pixels(&layered.bytes);
-        let (_, b) = rgb_pixels(&whole.bytes);
-        assert_eq!(a.len(), b.len());
-        let differ = |by: u8| {
-            a.iter()
-                .zip(&b)
-                .filter(|(x, y)| (0..3).any(|i| x[i].abs_diff(y[i]) > by))
-                .count()
-        };
+        // The same picture again is the same PNG.
+        let again = stationmaster::picture::png(p).expect("rendered");
+        assert!(layered == again, "the same PNG");
+        assert_shows_the_whole(&anew, p, "anew", false);
+        assert_shows_the_whole(&layered, p, "from what is kept", true);
         let stamps = p.layers.iter().any(|l| !l.stamps.is_empty());
         if !stamps && p.layers.iter().skip(1).all(|l| !l.fixed) {
             // Only the bottom layer kept: the same pixels.
-            assert!(layered == whole, "the same PNG");
+            let whole = stationmaster::picture::png_of_svg(&p.svg()).expect("rendered");
+            assert_eq!(pixels_apart(&anew.bytes, &whole.bytes).0, 0);
         }
-        // Elsewhere a kept layer's or a stamp's edges, rounded apart, may
-        // tip a rare colour of the palette (256 at most) to a near one.
-        assert_eq!(differ(40), 0);
-        assert!(differ(0) * 100 < a.len(), "{} of {}", differ(0), a.len());
     }
+}
+
+/// A game's pictures, change by change, as the daemon draws them: each
+/// from the one before, only the bands a change touched drawn again. Each
+/// must show what its whole SVG shows.
+#[test]
+fn each_picture_of_a_game_drawn_from_the_one_before_shows_its_whole_svg() {
+    fn play<G: Game>(mut g: G, seed: u64, changes: usize, every: usize) {
+        let mut rng = stationmaster::engine::rng::SplitMix64::new(seed);
+        for n in 0..changes {
+            let Some(awaited) = g.awaiting().first().map(|a| a.seat) else {
+                break;
+            };
+            let legal = g.legal_orders(awaited);
+            if legal.is_empty() {
+                break;
+            }
+            let order = legal[rng.below(legal.len())].clone();
+            let events = g.apply(awaited, &order).expect("a legal order applies");
+            let p = g
+                .picture(&g.view(None), &events)
+                .expect("the game draws its board");
+            let png = stationmaster::picture::png(&p).expect("rendered");
+            if n % every == 0 {
+                assert_shows_the_whole(&png, &p, &format!("change {n}"), true);
+            }
+        }
+    }
+    play(common::game(&ABC), 11, 120, 7);
+    play(common::linie1_game(&ABC, 11, &[]), 11, 80, 5);
 }
 
 #[test]

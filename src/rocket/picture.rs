@@ -86,13 +86,32 @@ fn side(x: f64, y: f64, d: Dir) -> (f64, f64) {
 
 /// The corners of a hex of circumradius `r` around `(x, y)`, as SVG points.
 fn corners(x: f64, y: f64, r: f64) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(64);
     for k in 0..6 {
         let a = (30.0 + 60.0 * f64::from(k)).to_radians();
-        let _ = write!(out, "{:.1},{:.1} ", x + r * a.cos(), y + r * a.sin());
+        let _ = write!(
+            out,
+            "{},{} ",
+            Tenths(x + r * a.cos()),
+            Tenths(y + r * a.sin())
+        );
     }
     out.pop();
     out
+}
+
+/// A coordinate to one decimal, as `{:.1}` writes it but for a half,
+/// which goes up: written from whole tenths, since exact float formatting
+/// was a tenth of a picture's time (some 3,600 corners a board).
+struct Tenths(f64);
+
+impl std::fmt::Display for Tenths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tenths = (self.0 * 10.0).round() as i64;
+        let sign = if tenths < 0 { "-" } else { "" };
+        let tenths = tenths.unsigned_abs();
+        write!(f, "{sign}{}.{}", tenths / 10, tenths % 10)
+    }
 }
 
 /// The hexes the events of the last change touched: where locomotives

@@ -830,12 +830,13 @@ fn colour(p: &[u8]) -> u32 {
     u32::from_be_bytes([0, p[0], p[1], p[2]])
 }
 
-/// An indexed PNG's palette: at most 256 colours. (Only the colours are
-/// kept with a picture: a map of every colour met, nearest ones and all,
-/// kept with each of a hundred pictures was more memory than the rest.)
+/// An indexed PNG's palette: at most 256 colours, and the index every
+/// colour met so far is written with.
 #[derive(Clone)]
 struct Palette {
     colours: Vec<u32>,
+    /// Each colour met: its index.
+    index: HashMap<u32, u8, Colours>,
 }
 
 /// The palette's room left, where a picture has more colours than it
@@ -884,35 +885,31 @@ impl Palette {
         // Where there are more colours than room, some room is left for
         // those the pictures drawn from this one bring.
         let room = if by_use.len() > 256 { 256 - SPARE } else { 256 };
-        let palette = Palette {
+        let mut palette = Palette {
             colours: by_use.iter().take(room).map(|(c, _)| *c).collect(),
+            index: HashMap::default(),
         };
-        let mut index = palette.index();
+        for (i, c) in palette.colours.iter().enumerate() {
+            palette.index.insert(*c, i as u8);
+        }
         for (c, _) in by_use.iter().skip(room) {
-            index.insert(*c, palette.nearest(*c));
+            let nearest = palette.nearest(*c);
+            palette.index.insert(*c, nearest);
         }
         let mut indices = Vec::with_capacity(rgba.len() / 4);
         for (c, n) in &runs {
-            let i = index.get(c).copied().unwrap_or(0);
+            let i = palette.index.get(c).copied().unwrap_or(0);
             indices.resize(indices.len() + *n as usize, i);
         }
         (palette, indices)
-    }
-
-    /// Each colour's index.
-    fn index(&self) -> HashMap<u32, u8, Colours> {
-        let mut index = HashMap::with_capacity_and_hasher(self.colours.len(), Colours);
-        for (i, c) in self.colours.iter().enumerate() {
-            index.insert(*c, i as u8);
-        }
-        index
     }
 
     /// Opaque RGBA pixels as indices into this palette, where it has room
     /// for every colour of [`SOLID`] pixels or more. A new colour of
     /// [`FEW`] pixels or more, or far from every colour of the palette,
     /// takes room while there is some; the others are drawn in the
-    /// nearest.
+    /// nearest. Such a colour the palette drew in the nearest before
+    /// gets its own index now; the pixels drawn before keep theirs.
     fn indices(&mut self, rgba: &[u8]) -> Option<Vec<u8>> {
         let mut runs: Vec<(u32, u32)> = Vec::with_capacity(rgba.len() / 32);
         for p in rgba.chunks_exact(4) {
@@ -926,31 +923,37 @@ impl Palette {
         for (c, n) in &runs {
             *counts.entry(*c).or_default() += n;
         }
-        let mut index = self.index();
         let mut new: Vec<(u32, u32)> = counts
             .into_iter()
-            .filter(|(c, _)| !index.contains_key(c))
+            .filter(|(c, _)| {
+                self.index
+                    .get(c)
+                    .is_none_or(|i| self.colours.get(usize::from(*i)) != Some(c))
+            })
             .collect();
         // The most used first, then by colour: the same every time.
         new.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         for (c, n) in new {
-            let nearest = self.nearest(c);
+            let nearest = match self.index.get(&c) {
+                Some(i) => *i,
+                None => self.nearest(c),
+            };
             let is_far = far(
                 c,
                 self.colours.get(usize::from(nearest)).copied().unwrap_or(0),
             );
             if self.colours.len() < 256 && (n >= FEW || is_far) {
                 self.colours.push(c);
-                index.insert(c, (self.colours.len() - 1) as u8);
+                self.index.insert(c, (self.colours.len() - 1) as u8);
             } else if n >= SOLID {
                 return None;
             } else {
-                index.insert(c, nearest);
+                self.index.insert(c, nearest);
             }
         }
         let mut indices = Vec::with_capacity(rgba.len() / 4);
         for (c, n) in &runs {
-            let i = index.get(c).copied().unwrap_or(0);
+            let i = self.index.get(c).copied().unwrap_or(0);
             indices.resize(indices.len() + *n as usize, i);
         }
         Some(indices)

@@ -830,6 +830,24 @@ fn colour(p: &[u8]) -> u32 {
     u32::from_be_bytes([0, p[0], p[1], p[2]])
 }
 
+/// Opaque RGBA pixels read as runs of one colour (most pixels repeat the
+/// one before), and how many pixels each colour has.
+fn runs(rgba: &[u8]) -> (Vec<(u32, u32)>, HashMap<u32, u32, Colours>) {
+    let mut runs: Vec<(u32, u32)> = Vec::with_capacity(rgba.len() / 32);
+    for p in rgba.chunks_exact(4) {
+        let c = colour(p);
+        match runs.last_mut() {
+            Some((rc, n)) if *rc == c => *n += 1,
+            _ => runs.push((c, 1)),
+        }
+    }
+    let mut counts: HashMap<u32, u32, Colours> = HashMap::default();
+    for (c, n) in &runs {
+        *counts.entry(*c).or_default() += n;
+    }
+    (runs, counts)
+}
+
 /// An indexed PNG's palette: at most 256 colours, and the index every
 /// colour met so far is written with.
 #[derive(Clone)]
@@ -867,19 +885,7 @@ impl Palette {
     /// used colours, each other colour mapped to the nearest of them.
     /// Deterministic: ties go to the lower colour value.
     fn of(rgba: &[u8]) -> (Palette, Vec<u8>) {
-        // Read as runs of one colour: most pixels repeat the one before.
-        let mut runs: Vec<(u32, u32)> = Vec::with_capacity(rgba.len() / 32);
-        for p in rgba.chunks_exact(4) {
-            let c = colour(p);
-            match runs.last_mut() {
-                Some((rc, n)) if *rc == c => *n += 1,
-                _ => runs.push((c, 1)),
-            }
-        }
-        let mut counts: HashMap<u32, u32, Colours> = HashMap::default();
-        for (c, n) in &runs {
-            *counts.entry(*c).or_default() += n;
-        }
+        let (runs, counts) = runs(rgba);
         let mut by_use: Vec<(u32, u32)> = counts.into_iter().collect();
         by_use.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         // Where there are more colours than room, some room is left for
@@ -896,11 +902,7 @@ impl Palette {
             let nearest = palette.nearest(*c);
             palette.index.insert(*c, nearest);
         }
-        let mut indices = Vec::with_capacity(rgba.len() / 4);
-        for (c, n) in &runs {
-            let i = palette.index.get(c).copied().unwrap_or(0);
-            indices.resize(indices.len() + *n as usize, i);
-        }
+        let indices = palette.indices_of(&runs);
         (palette, indices)
     }
 
@@ -911,18 +913,7 @@ impl Palette {
     /// nearest. Such a colour the palette drew in the nearest before
     /// gets its own index now; the pixels drawn before keep theirs.
     fn indices(&mut self, rgba: &[u8]) -> Option<Vec<u8>> {
-        let mut runs: Vec<(u32, u32)> = Vec::with_capacity(rgba.len() / 32);
-        for p in rgba.chunks_exact(4) {
-            let c = colour(p);
-            match runs.last_mut() {
-                Some((rc, n)) if *rc == c => *n += 1,
-                _ => runs.push((c, 1)),
-            }
-        }
-        let mut counts: HashMap<u32, u32, Colours> = HashMap::default();
-        for (c, n) in &runs {
-            *counts.entry(*c).or_default() += n;
-        }
+        let (runs, counts) = runs(rgba);
         let mut new: Vec<(u32, u32)> = counts
             .into_iter()
             .filter(|(c, _)| {
@@ -951,12 +942,17 @@ impl Palette {
                 self.index.insert(c, nearest);
             }
         }
-        let mut indices = Vec::with_capacity(rgba.len() / 4);
-        for (c, n) in &runs {
+        Some(self.indices_of(&runs))
+    }
+
+    /// Each pixel's index, of `runs` of one colour.
+    fn indices_of(&self, runs: &[(u32, u32)]) -> Vec<u8> {
+        let mut indices = Vec::with_capacity(runs.iter().map(|(_, n)| *n as usize).sum());
+        for (c, n) in runs {
             let i = self.index.get(c).copied().unwrap_or(0);
             indices.resize(indices.len() + *n as usize, i);
         }
-        Some(indices)
+        indices
     }
 
     /// The index of the palette's colour nearest `c`.

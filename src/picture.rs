@@ -280,7 +280,15 @@ fn pieces(picture: &Picture, scale: f32, height: u32) -> Result<Vec<Piece>, Pict
                         let top = py.clamp(0, height as i32) as u32;
                         let bottom = (py + pixels.height() as i32).clamp(0, height as i32) as u32;
                         pieces.push(Piece {
-                            key: hash(&(n, &stamp.id, &stamp.svg, px, py)),
+                            key: hash(&(
+                                n,
+                                &stamp.id,
+                                &stamp.svg,
+                                stamp.width,
+                                stamp.height,
+                                px,
+                                py,
+                            )),
                             rows: Some((top, bottom)),
                             what: What::Stamp(pixels.clone(), px, py),
                         });
@@ -551,6 +559,7 @@ impl Drawn {
     fn bytes(&self) -> usize {
         self.pieces.len() * 48
             + self.rows.capacity() * 24
+            + self.palette.index.capacity() * 8
             + self
                 .bands
                 .iter()

@@ -55,6 +55,18 @@ fn takes_part(ctx: &Ctx<'_>, game: Option<&str>, from: &str) -> Result<bool, Dae
 /// busy meanwhile.
 const HAND_OVER_BELOW: usize = 4;
 
+/// Mails a cycle holds for the sender at most before it makes its changes
+/// durable and hands them over all the same: a batch holds its mails whole
+/// (a report with its picture is some 90 KB), and a handler faster than
+/// the sender held a whole cycle's: 400 mails, the storage bench's peak
+/// memory 70.5 MiB against 44.0 with these bounds (32 mails and 2 batches:
+/// 65.5).
+const HAND_OVER_AT_MOST: usize = 8;
+
+/// Batches handed over that may wait for the sender before the handler
+/// waits too.
+const BATCHES_WAITING: usize = 1;
+
 /// A sent mail leaves the outbox at once, but durably only at the next
 /// flush, made after this many sent mails (and whenever the sender runs out
 /// of mail): a crash while sending can make the next run send again at most
@@ -254,7 +266,10 @@ impl Daemon {
             (0, 0)
         } else {
             std::thread::scope(|scope| -> Result<(usize, usize), DaemonError> {
-                let (to_sender, from_handler) = mpsc::channel::<Vec<(u64, OutboxItem)>>();
+                // One batch at most waits for the sender: the handler waits
+                // for it beyond that (a batch holds its mails whole).
+                let (to_sender, from_handler) =
+                    mpsc::sync_channel::<Vec<(u64, OutboxItem)>>(BATCHES_WAITING);
                 let sender = std::thread::Builder::new()
                     .name("sender".to_string())
                     .spawn_scoped(scope, || {
@@ -380,7 +395,9 @@ impl Daemon {
                         }
                         store.mail_handled(&raw.handle)?;
                         handled_mails.push(raw.handle);
-                        if !unflushed.is_empty() && waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW
+                        if !unflushed.is_empty()
+                            && (waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW
+                                || unflushed.len() >= HAND_OVER_AT_MOST)
                         {
                             hand_over(&mut unflushed)?;
                         }

@@ -483,11 +483,12 @@ fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
         // With nothing kept to start from, and from what is kept.
         let anew = stationmaster::picture::draw(p).expect("rendered");
         let layered = stationmaster::picture::png(p).expect("rendered");
-        // The same picture again is the same PNG.
+        // The same picture again (a report sent again), from a kept
+        // picture: the same one, or another test's of the same board.
         let again = stationmaster::picture::png(p).expect("rendered");
-        assert!(layered == again, "the same PNG");
         assert_shows_the_whole(&anew, p, "anew", false);
         assert_shows_the_whole(&layered, p, "from what is kept", true);
+        assert_shows_the_whole(&again, p, "again", true);
         let stamps = p.layers.iter().any(|l| !l.stamps.is_empty());
         if !stamps && p.layers.iter().skip(1).all(|l| !l.fixed) {
             // Only the bottom layer kept: the same pixels.

@@ -333,10 +333,9 @@ impl Piece {
             return Ok(rows);
         }
         let (tree, rows) = self.tree(scale, height)?;
-        self.what = match std::mem::replace(&mut self.what, What::Line(String::new(), None)) {
-            What::Line(svg, _) => What::Line(svg, Some(tree)),
-            other => other,
-        };
+        if let What::Line(_, slot) = &mut self.what {
+            *slot = Some(tree);
+        }
         self.rows = Some(rows);
         Ok(rows)
     }
@@ -451,14 +450,6 @@ fn redrawn(
     for piece in pieces.iter() {
         *count.entry(piece.key).or_default() -= 1;
     }
-    // A piece that stays takes its rows from the base.
-    for piece in pieces.iter_mut() {
-        if piece.rows.is_none()
-            && let Some(rows) = base.rows.get(&piece.key)
-        {
-            piece.rows = Some(*rows);
-        }
-    }
     for (key, rows) in &base.pieces {
         if count.get(key).is_some_and(|c| *c != 0) {
             mark(*rows);
@@ -466,6 +457,10 @@ fn redrawn(
     }
     let mut kept_here: Vec<(u64, (u32, u32))> = Vec::with_capacity(pieces.len());
     for piece in pieces.iter_mut() {
+        // A piece that stays takes its rows from the base.
+        if piece.rows.is_none() {
+            piece.rows = base.rows.get(&piece.key).copied();
+        }
         let rows = piece.rows(scale, height)?;
         if count.get(&piece.key).is_some_and(|c| *c != 0) {
             mark(rows);

@@ -757,6 +757,8 @@ mod tx {
 
 /// The database.
 pub struct Store {
+    /// The database's folder.
+    path: std::path::PathBuf,
     /// Set once sled failed to write (a full disk): after that its flushes
     /// wait for ever, so none is asked for again (see [`Store::watch`]).
     broken: std::sync::atomic::AtomicBool,
@@ -784,6 +786,10 @@ pub struct Store {
 /// [`Store::open`] moves a format 1 database to format 2.
 const FORMAT: u64 = 2;
 const FORMAT_KEY: &[u8] = b"format";
+
+/// The longest a flush may take (see [`Store::flush`]): a healthy one
+/// takes milliseconds.
+const FLUSH_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// sled's page cache: 8 MiB.
 const CACHE_BYTES: u64 = 8 * 1024 * 1024;
@@ -965,6 +971,7 @@ impl Store {
             e => StoreError::Db(e),
         })?;
         let store = Store {
+            path: path.to_path_buf(),
             broken: std::sync::atomic::AtomicBool::new(false),
             players: db.open_tree("players")?,
             games: db.open_tree("games")?,
@@ -1239,10 +1246,45 @@ impl Store {
     }
 
     /// Makes every commit so far durable (one fsync).
+    ///
+    /// sled 0.34.7 loses a write that runs out of space while it writes a
+    /// large page beside its log (`blobs/`), and then waits for it for
+    /// ever. So sled flushes on a thread of its own, and when it has not
+    /// finished in a second and there is no room left to write, or in
+    /// [`FLUSH_PATIENCE`] at all, the flush fails and the store counts as
+    /// broken: the process ends, and the next start recovers what was
+    /// flushed (a crash's guarantees).
     pub fn flush(&self) -> Result<(), StoreError> {
+        use std::sync::mpsc::RecvTimeoutError;
         self.writable()?;
-        self.watch(self.db.flush())?;
-        Ok(())
+        let db = self.db.clone();
+        let (done, finished) = std::sync::mpsc::sync_channel(1);
+        std::thread::Builder::new()
+            .name("flush".to_string())
+            .spawn(move || {
+                let _ = done.send(db.flush());
+            })
+            .map_err(|e| StoreError::Db(sled::Error::Io(e)))?;
+        let started = std::time::Instant::now();
+        loop {
+            let stuck = match finished.recv_timeout(std::time::Duration::from_secs(1)) {
+                Ok(flushed) => return self.watch(flushed).map(|_| ()),
+                Err(RecvTimeoutError::Disconnected) => {
+                    std::io::Error::other("the database's flush ended without an answer")
+                }
+                Err(RecvTimeoutError::Timeout) if !recovery::room_to_write(&self.path) => {
+                    std::io::Error::from(std::io::ErrorKind::StorageFull)
+                }
+                Err(RecvTimeoutError::Timeout) if started.elapsed() >= FLUSH_PATIENCE => {
+                    std::io::Error::other(format!(
+                        "a write did not finish in {} s",
+                        FLUSH_PATIENCE.as_secs()
+                    ))
+                }
+                Err(RecvTimeoutError::Timeout) => continue,
+            };
+            return self.watch(Err(sled::Error::Io(stuck)));
+        }
     }
 
     /// Commits a [`Change`] in one transaction, all of it or nothing, but

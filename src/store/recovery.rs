@@ -19,6 +19,11 @@
 //!   database is therefore made in a sibling folder `NAME.creating.PID` and
 //!   renamed into place only once sled has written and closed it; a crash
 //!   before the rename leaves only the sibling, removed at a later start.
+//! - **A write lost for want of space.** sled writes a page larger than a
+//!   quarter of its 512 KB log segments as a file of its own (`blobs/`);
+//!   when that write fails, the log buffer it was to go in is never
+//!   written, and every later flush waits for it for ever. [`Store::flush`](super::Store::flush)
+//!   therefore gives up once there is no [`room_to_write`].
 //!
 //! Nothing is touched while another process holds the database: sled locks
 //! the file `db` in the folder, and we take the same lock first.
@@ -136,6 +141,17 @@ fn remove_stale_siblings(parent: &Path, prefix: &str) -> Result<(), StoreError> 
         }
     }
     Ok(())
+}
+
+/// Whether 64 KiB can still be written beside the database in `path`
+/// (a file written there, and removed).
+pub fn room_to_write(path: &Path) -> bool {
+    use std::io::Write as _;
+    let probe = path.join("room.probe");
+    let written = File::create(&probe)
+        .and_then(|mut f| f.write_all(&[0; 64 * 1024]).and_then(|()| f.sync_all()));
+    let _ = fs::remove_file(&probe);
+    written.is_ok()
 }
 
 /// Makes a rename in `dir` durable where the system allows it.

@@ -522,16 +522,20 @@ fn an_imap_connection_dropped_mid_fetch_loses_nothing_and_applies_nothing_twice(
 }
 
 /// The full-disk script: run inside a private mount namespace on a small
-/// tmpfs (8 MB: room for the 40 replies, each with the board's picture,
-/// once the disk is freed), it makes a game, queues 40 mails (one with an order), fills the
-/// disk to within SLACK_KB, runs `process` (which stops with a clear
-/// sentence, or leaves its replies waiting), frees the disk, runs `process` twice more (the second after
-/// the retry delay), and copies what came of it to OUT.
+/// tmpfs (12 MB: room for the 40 replies, each with the board's picture,
+/// and the database's log once the disk is freed; at 8 MB two replies
+/// sometimes found no room yet), it makes a game, queues 40 mails (one with
+/// an order), fills the disk to within SLACK_KB, runs `process` (which
+/// stops with a clear sentence, or leaves its replies waiting), frees the
+/// disk, runs `process` twice more (the second after the retry delay), and
+/// copies what came of it to OUT. A run that hangs is stopped after two
+/// minutes (its code is then 124): sled 0.34.7 could wait for ever for a
+/// write the full disk had failed (see `store::recovery`).
 const FULL_DISK: &str = r#"
 set -u
 B=$1; OUT=$2; SLACK_KB=$3
 D=$(mktemp -d)
-mount -t tmpfs -o size=8m tmpfs "$D" || exit 77
+mount -t tmpfs -o size=12m tmpfs "$D" || exit 77
 cd "$D"
 export RUST_LOG=stationmaster=warn
 export STATIONMASTER_NOW=2026-11-21T18:00:00Z
@@ -545,10 +549,10 @@ for i in $(seq 1 40); do
 done
 dd if=/dev/zero of=filler bs=4k 2>/dev/null
 S=$(stat -c %s filler); rm filler; head -c $((S - SLACK_KB * 1024)) /dev/zero > filler
-"$B" process > "$OUT/run1.out" 2> "$OUT/run1.err"; echo $? > "$OUT/run1.code"
+timeout 120 "$B" process > "$OUT/run1.out" 2> "$OUT/run1.err"; echo $? > "$OUT/run1.code"
 rm -f filler
-"$B" process > "$OUT/run2.out" 2> "$OUT/run2.err"; echo $? > "$OUT/run2.code"
-STATIONMASTER_NOW=2026-11-21T18:05:00Z "$B" process > "$OUT/run3.out" 2> "$OUT/run3.err"; echo $? > "$OUT/run3.code"
+timeout 120 "$B" process > "$OUT/run2.out" 2> "$OUT/run2.err"; echo $? > "$OUT/run2.code"
+STATIONMASTER_NOW=2026-11-21T18:05:00Z timeout 120 "$B" process > "$OUT/run3.out" 2> "$OUT/run3.err"; echo $? > "$OUT/run3.code"
 "$B" verify rocket-1 > "$OUT/verify.out" 2>&1
 "$B" log rocket-1 --json > "$OUT/log.json" 2>&1
 cat var/outbox/*.eml | grep -i "^In-Reply-To:" | sort -u > "$OUT/replied.txt"

@@ -12,7 +12,7 @@ use lettre::message::header::{
 use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 use lettre::{Address, Message};
 
-use super::OutMail;
+use super::{OutMail, Shared};
 use crate::config::MailConfig;
 
 /// The longest line RFC 5322 allows, without its CRLF.
@@ -107,8 +107,22 @@ pub struct InlinePicture {
     pub cid: String,
     /// Its file name, for a mail program that offers to save it.
     pub name: String,
-    /// The PNG file's bytes; shared by the mails of one change.
-    pub png: std::sync::Arc<Vec<u8>>,
+    /// The PNG file as a mail carries it (base64, in lines of 76), encoded
+    /// once for the mails of one change, which share it.
+    pub base64: std::sync::Arc<Vec<u8>>,
+}
+
+impl InlinePicture {
+    /// The picture of `png`, a PNG file's bytes.
+    pub fn new(cid: String, name: String, png: Vec<u8>) -> Result<InlinePicture, ComposeError> {
+        let body = Body::new_with_encoding(png, ContentTransferEncoding::Base64)
+            .map_err(|_| ComposeError::Build("picture".to_string()))?;
+        Ok(InlinePicture {
+            cid,
+            name,
+            base64: std::sync::Arc::new(body.into_vec()),
+        })
+    }
 }
 
 /// A mail that cannot be composed.
@@ -208,15 +222,18 @@ pub fn compose(
     let text = SinglePart::builder()
         .header(ContentType::TEXT_PLAIN)
         .body(body(&draft.text));
+    // The picture, where the HTML shows it.
+    let shown = draft.picture.as_ref().filter(|p| {
+        draft
+            .html
+            .as_ref()
+            .is_some_and(|html| html.contains(&format!("cid:{}", p.cid)))
+    });
     let message = match &draft.html {
         Some(html) => {
             let html_part = SinglePart::builder()
                 .header(ContentType::TEXT_HTML)
                 .body(body(&ascii_html(html)));
-            let shown = draft
-                .picture
-                .as_ref()
-                .filter(|p| html.contains(&format!("cid:{}", p.cid)));
             let alternative = MultiPart::alternative().singlepart(text);
             builder.multipart(match shown {
                 // The HTML and the picture it shows, together
@@ -224,11 +241,10 @@ pub fn compose(
                 Some(p) => alternative.multipart(
                     MultiPart::related().singlepart(html_part).singlepart(
                         Attachment::new_inline_with_name(p.cid.clone(), p.name.clone()).body(
-                            Body::new_with_encoding(
-                                p.png.as_ref().clone(),
+                            Body::dangerous_pre_encoded(
+                                p.base64.as_ref().clone(),
                                 ContentTransferEncoding::Base64,
-                            )
-                            .map_err(|_| ComposeError::Build("picture".to_string()))?,
+                            ),
                             ContentType::parse("image/png")
                                 .map_err(|e| ComposeError::Build(e.to_string()))?,
                         ),
@@ -240,13 +256,33 @@ pub fn compose(
         None => builder.singlepart(text),
     }
     .map_err(|e| ComposeError::Build(e.to_string()))?;
+    let bytes = message.formatted();
+    let shared = shown.and_then(|p| shared_at(&bytes, &p.base64));
     Ok(OutMail {
         from: config.address.clone(),
         to: vec![draft.to.trim().to_string()],
         message_id: message_id
             .trim_matches(|c| c == '<' || c == '>')
             .to_string(),
-        bytes: message.formatted(),
+        bytes,
+        shared,
+    })
+}
+
+/// Where the picture's `base64` lies in a mail's `bytes`, as the part the
+/// mails of a change share ([`Shared`]).
+fn shared_at(bytes: &[u8], base64: &std::sync::Arc<Vec<u8>>) -> Option<Shared> {
+    // Its last line is enough to find it, near the mail's end (the picture
+    // is its last part); then it is compared whole.
+    let last = &base64[base64.len().saturating_sub(76)..];
+    if last.is_empty() {
+        return None;
+    }
+    let end = bytes.windows(last.len()).rposition(|w| w == last)? + last.len();
+    let at = end.checked_sub(base64.len())?;
+    (bytes.get(at..at + base64.len()) == Some(base64.as_slice())).then(|| Shared {
+        at,
+        bytes: base64.clone(),
     })
 }
 

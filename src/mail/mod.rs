@@ -64,6 +64,19 @@ pub struct OutMail {
     pub message_id: String,
     /// The message, as RFC 5322 bytes.
     pub bytes: Vec<u8>,
+    /// A stretch of `bytes` that other mails of the same change carry too
+    /// (a report's picture), so that the outbox keeps one copy of it.
+    /// Transports send `bytes` and never look at this.
+    pub shared: Option<Shared>,
+}
+
+/// Bytes that several mails of one change carry, at a place in each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shared {
+    /// Where they start in the mail's bytes.
+    pub at: usize,
+    /// The bytes, one copy for all the mails that carry them.
+    pub bytes: std::sync::Arc<Vec<u8>>,
 }
 
 /// What can go wrong talking to a mail server or a mail folder.

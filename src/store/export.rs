@@ -290,6 +290,8 @@ impl ExportedMail {
         ExportedMail {
             item: OutboxItem {
                 bytes: Vec::new(),
+                // The message is exported whole.
+                part: None,
                 ..item
             },
             message,
@@ -365,7 +367,7 @@ impl Store {
         let mut outbox = Vec::new();
         for item in self.outbox.iter() {
             let (k, v) = item?;
-            let item = OutboxItem::decode(&v).map_err(|e| {
+            let item = self.outbox_item(&v).map_err(|e| {
                 super::unreadable(&format!("outbox item {}", String::from_utf8_lossy(&k)), e)
             })?;
             outbox.push(ExportedMail::new(item));

@@ -17,7 +17,8 @@
 //! current state), `heads` (id → [`Head`]: the last entry in the snapshot
 //! and its hash), `meta` (counters, the format, and `game:ID` →
 //! [`GameMeta`]), `receipts` (Message-ID → [`Receipt`]), `outbox` (number →
-//! [`OutboxItem`]), `help` (address, or an alert's key → time of the last
+//! [`OutboxItem`]), `parts` (number → what several outbox items of one
+//! change share, a report's picture: see [`PartRef`]), `help` (address, or an alert's key → time of the last
 //! help reply or alert), `counts` (what and hour → how many were sent: the
 //! hourly limits), `failures` (transport handle → [`MailFailure`]),
 //! `quarantine` (key → [`Quarantined`]), `clock` (when, id: the scheduler's
@@ -33,6 +34,7 @@
 //! are read as they are.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -387,6 +389,10 @@ pub struct Receipt {
 /// message as a JSON string escaped every quote and line end. Items stored
 /// as JSON by earlier versions (which begin with `{`, a length no item
 /// has), and messages stored unpacked, are still read.
+///
+/// A stretch that the other mails of its change carry too (a report's
+/// picture, some 80 KB of base64 that packing hardly shrinks) is cut out
+/// of the stored message and kept once in `parts` ([`PartRef`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboxItem {
     /// The envelope sender.
@@ -404,6 +410,21 @@ pub struct OutboxItem {
     pub next_try: DateTime<Utc>,
     /// The last failure.
     pub last_error: Option<String>,
+    /// Where the stretch of `bytes` kept in `parts` goes, if one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<PartRef>,
+}
+
+/// Bytes of a stored mail kept apart, once for all the mails of a change
+/// that carry them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartRef {
+    /// Its key in `parts`.
+    pub key: u64,
+    /// Where it goes in the message.
+    pub at: usize,
+    /// Its length.
+    pub len: usize,
 }
 
 impl OutboxItem {
@@ -417,6 +438,7 @@ impl OutboxItem {
             attempts: 0,
             next_try: now,
             last_error: None,
+            part: None,
         }
     }
 
@@ -427,6 +449,7 @@ impl OutboxItem {
             to: self.to.clone(),
             message_id: self.message_id.clone(),
             bytes: self.bytes.clone(),
+            shared: None,
         }
     }
 
@@ -440,7 +463,26 @@ impl OutboxItem {
             game: String::new(),
             message: format!("outbox item {}: head too large", self.message_id),
         })?;
-        let message = pack::pack(&self.bytes)?;
+        let message = match self.part {
+            Some(p) => {
+                let (before, after) = self
+                    .bytes
+                    .get(..p.at)
+                    .zip(
+                        p.at.checked_add(p.len)
+                            .and_then(|end| self.bytes.get(end..)),
+                    )
+                    .ok_or_else(|| StoreError::Corrupt {
+                        game: String::new(),
+                        message: format!(
+                            "outbox item {}: its part lies outside it",
+                            self.message_id
+                        ),
+                    })?;
+                pack::pack(&[before, after].concat())?
+            }
+            None => pack::pack(&self.bytes)?,
+        };
         let mut out = Vec::with_capacity(4 + head.len() + message.len());
         out.extend_from_slice(&len.to_be_bytes());
         out.extend_from_slice(&head);
@@ -448,8 +490,27 @@ impl OutboxItem {
         Ok(out)
     }
 
-    /// Reads the stored form back, or the JSON of earlier versions.
+    /// Reads the stored form back, or the JSON of earlier versions; without
+    /// its part, if it has one (see [`Store::outbox_item`]).
     fn decode(stored: &[u8]) -> Result<OutboxItem, String> {
+        let (mut item, message) = OutboxItem::split(stored)?;
+        if let Some(message) = message {
+            item.bytes = pack::unpack(message)
+                .map_err(|e| e.to_string())?
+                .into_owned();
+        }
+        Ok(item)
+    }
+
+    /// Reads the stored form's head only (`bytes` left empty, but for the
+    /// JSON of earlier versions).
+    fn decode_head(stored: &[u8]) -> Result<OutboxItem, String> {
+        OutboxItem::split(stored).map(|(item, _)| item)
+    }
+
+    /// The item of the stored form, and its packed message (`None`: the
+    /// JSON of earlier versions, whose message is in the item).
+    fn split(stored: &[u8]) -> Result<(OutboxItem, Option<&[u8]>), String> {
         if stored.first() == Some(&b'{') {
             #[derive(Deserialize)]
             struct Json {
@@ -458,10 +519,11 @@ impl OutboxItem {
                 message: String,
             }
             let json: Json = serde_json::from_slice(stored).map_err(|e| e.to_string())?;
-            return Ok(OutboxItem {
+            let item = OutboxItem {
                 bytes: json.message.into_bytes(),
                 ..json.item
-            });
+            };
+            return Ok((item, None));
         }
         let (len, rest) = stored
             .split_first_chunk::<4>()
@@ -471,12 +533,37 @@ impl OutboxItem {
             return Err("outbox item shorter than its head".to_string());
         }
         let (head, message) = rest.split_at(len);
-        let mut item: OutboxItem = serde_json::from_slice(head).map_err(|e| e.to_string())?;
-        item.bytes = pack::unpack(message)
-            .map_err(|e| e.to_string())?
-            .into_owned();
-        Ok(item)
+        let item: OutboxItem = serde_json::from_slice(head).map_err(|e| e.to_string())?;
+        Ok((item, Some(message)))
     }
+}
+
+/// A part as stored in `parts`: the number of outbox items that carry it
+/// (4 bytes, big-endian), their keys (8 bytes each) and its bytes.
+fn part_value(items: &[u64], bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + 8 * items.len() + bytes.len());
+    out.extend_from_slice(&(items.len() as u32).to_be_bytes());
+    for item in items {
+        out.extend_from_slice(&item.to_be_bytes());
+    }
+    out.extend_from_slice(bytes);
+    out
+}
+
+/// The keys of the items that carry a stored part, and its bytes.
+fn part_split(stored: &[u8]) -> Result<(Vec<u64>, &[u8]), String> {
+    let (n, rest) = stored
+        .split_first_chunk::<4>()
+        .ok_or("outbox part shorter than its count")?;
+    let n = u32::from_be_bytes(*n) as usize;
+    let (keys, bytes) = rest
+        .split_at_checked(n.saturating_mul(8))
+        .ok_or("outbox part shorter than its keys")?;
+    let items = keys
+        .chunks_exact(8)
+        .filter_map(|k| k.try_into().ok().map(u64::from_be_bytes))
+        .collect();
+    Ok((items, bytes))
 }
 
 /// A game created with its first bookkeeping.
@@ -672,7 +759,7 @@ impl Drop for Store {
 
 impl Store {
     /// The trees of a transaction, in the order of [`tx`]'s places.
-    fn transaction_trees(&self) -> [sled::Tree; 13] {
+    fn transaction_trees(&self) -> [sled::Tree; 14] {
         [
             self.games.clone(),
             self.log.clone(),
@@ -687,6 +774,7 @@ impl Store {
             self.heads.clone(),
             self.counts.clone(),
             self.site.clone(),
+            self.parts.clone(),
         ]
     }
 
@@ -753,6 +841,7 @@ mod tx {
     pub const HEADS: usize = 10;
     pub const COUNTS: usize = 11;
     pub const SITE: usize = 12;
+    pub const PARTS: usize = 13;
 }
 
 /// The database.
@@ -778,6 +867,7 @@ pub struct Store {
     clock: sled::Tree,
     players: sled::Tree,
     site: sled::Tree,
+    parts: sled::Tree,
 }
 
 /// The layout of the trees that this code reads and writes (in `meta`
@@ -988,9 +1078,11 @@ impl Store {
             quarantine: db.open_tree("quarantine")?,
             clock: db.open_tree("clock")?,
             site: db.open_tree("site")?,
+            parts: db.open_tree("parts")?,
             db,
         };
         store.upgrade()?;
+        store.sweep_parts()?;
         Ok(store)
     }
 
@@ -1368,12 +1460,54 @@ impl Store {
             writes.push((RECEIPTS, mid.clone().into_bytes(), ser(&label, r)?));
         }
         let mut outgoing = Vec::with_capacity(change.outbox.len());
+        // What several of the change's mails share (a report's picture) is
+        // kept once: its key, the items that carry it, and the bytes.
+        let mut parts: Vec<(u64, Vec<u64>, &crate::mail::Shared)> = Vec::new();
         for mail in &change.outbox {
             // Due at once: the first try happens in the same cycle.
-            let item = OutboxItem::new(mail, DateTime::<Utc>::MIN_UTC);
+            let mut item = OutboxItem::new(mail, DateTime::<Utc>::MIN_UTC);
             let key = self.db.generate_id()?;
+            let shared = mail.shared.as_ref().filter(|s| {
+                let carried = mail.bytes.get(s.at..).and_then(|b| b.get(..s.bytes.len()));
+                carried == Some(s.bytes.as_slice())
+                    && change
+                        .outbox
+                        .iter()
+                        .filter(|m| {
+                            m.shared
+                                .as_ref()
+                                .is_some_and(|o| Arc::ptr_eq(&o.bytes, &s.bytes))
+                        })
+                        .count()
+                        > 1
+            });
+            if let Some(s) = shared {
+                let at = match parts
+                    .iter()
+                    .position(|(_, _, p)| Arc::ptr_eq(&p.bytes, &s.bytes))
+                {
+                    Some(at) => at,
+                    None => {
+                        parts.push((self.db.generate_id()?, Vec::new(), s));
+                        parts.len() - 1
+                    }
+                };
+                parts[at].1.push(key);
+                item.part = Some(PartRef {
+                    key: parts[at].0,
+                    at: s.at,
+                    len: s.bytes.len(),
+                });
+            }
             writes.push((OUTBOX, key.to_be_bytes().to_vec(), item.encode()?));
             outgoing.push((key, item));
+        }
+        for (key, items, shared) in parts {
+            writes.push((
+                PARTS,
+                key.to_be_bytes().to_vec(),
+                part_value(&items, &shared.bytes),
+            ));
         }
         for (addr, at) in &change.help_sent {
             writes.push((HELP, addr.clone().into_bytes(), ser(&label, at)?));
@@ -1554,7 +1688,7 @@ impl Store {
             }
             let (k, v) = item?;
             let key = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
-            match OutboxItem::decode(&v) {
+            match self.outbox_item(&v) {
                 Ok(item) if item.next_try <= now => out.push((key, item)),
                 Ok(_) => {}
                 Err(e) => tracing::error!(key, error = %e, "outbox item unreadable; left alone"),
@@ -1572,8 +1706,74 @@ impl Store {
     /// [`Store::flush`] (until then a crash sends it again).
     pub fn outbox_sent(&self, key: u64) -> Result<(), StoreError> {
         self.writable()?;
-        self.watch(self.outbox.remove(key.to_be_bytes()))?;
+        self.outbox_remove(key)
+    }
+
+    /// Removes an outbox item, and its part with the last item that carries
+    /// it.
+    fn outbox_remove(&self, key: u64) -> Result<(), StoreError> {
+        let Some(stored) = self.watch(self.outbox.remove(key.to_be_bytes()))? else {
+            return Ok(());
+        };
+        let Ok(Some(part)) = OutboxItem::decode_head(&stored).map(|item| item.part) else {
+            return Ok(());
+        };
+        // Each remover looks after removing its own item, so of two at once
+        // at least one sees the other's gone. A crash in between leaves the
+        // part alone, for the next start's sweep.
+        self.drop_part_if_unused(part.key)
+    }
+
+    /// Removes part `key` if no outbox item carries it any more.
+    fn drop_part_if_unused(&self, key: u64) -> Result<(), StoreError> {
+        let Some(stored) = self.parts.get(key.to_be_bytes())? else {
+            return Ok(());
+        };
+        let items = match part_split(&stored) {
+            Ok((items, _)) => items,
+            Err(e) => {
+                tracing::error!(key, error = %e, "outbox part unreadable; removed");
+                Vec::new()
+            }
+        };
+        for item in items {
+            if self.outbox.contains_key(item.to_be_bytes())? {
+                return Ok(());
+            }
+        }
+        self.watch(self.parts.remove(key.to_be_bytes()))?;
         Ok(())
+    }
+
+    /// Removes the parts that no outbox item carries (left by a crash
+    /// between an item's removal and its part's).
+    fn sweep_parts(&self) -> Result<(), StoreError> {
+        for entry in self.parts.iter() {
+            let (key, _) = entry?;
+            if let Ok(key) = key.as_ref().try_into().map(u64::from_be_bytes) {
+                self.drop_part_if_unused(key)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An outbox item as stored, whole: its part, if it has one, put back
+    /// in its place.
+    fn outbox_item(&self, stored: &[u8]) -> Result<OutboxItem, String> {
+        let mut item = OutboxItem::decode(stored)?;
+        if let Some(p) = item.part {
+            let part = self
+                .parts
+                .get(p.key.to_be_bytes())
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("its part {} is missing", p.key))?;
+            let (_, bytes) = part_split(&part)?;
+            if bytes.len() != p.len || p.at > item.bytes.len() {
+                return Err(format!("its part {} does not fit it", p.key));
+            }
+            item.bytes.splice(p.at..p.at, bytes.iter().copied());
+        }
+        Ok(item)
     }
 
     /// A mail failed: record it for a later try, or drop it for good.
@@ -1583,9 +1783,7 @@ impl Store {
             Some(item) => {
                 self.outbox.insert(key.to_be_bytes(), item.encode()?)?;
             }
-            None => {
-                self.outbox.remove(key.to_be_bytes())?;
-            }
+            None => self.outbox_remove(key)?,
         }
         Ok(())
     }
@@ -1901,6 +2099,7 @@ mod tests {
             attempts: 2,
             next_try: DateTime::<Utc>::MIN_UTC,
             last_error: Some("421 try later".into()),
+            part: None,
         }
     }
 

@@ -454,3 +454,108 @@ fn a_database_of_the_first_format_is_upgraded_on_open() {
         stationmaster::store::Verified::Good { .. }
     ));
 }
+
+/// The mails of a change that show the same picture keep one copy of it in
+/// the outbox (a report's picture is some 80 KB of base64 that packing
+/// hardly shrinks, and a change mails it to every player): each mail comes
+/// back whole however it waits, and the copy goes with the last of them,
+/// or at the next start after a crash between the two.
+#[test]
+fn a_picture_the_mails_of_a_change_show_is_stored_once() {
+    use stationmaster::mail::OutMail;
+    use stationmaster::mail::compose::{Draft, InlinePicture, compose};
+    use stationmaster::store::Change;
+    let dir = tempfile::TempDir::new().unwrap();
+    let now = Utc.with_ymd_and_hms(2026, 11, 21, 18, 0, 0).unwrap();
+    let mut config = Config::default();
+    config.mail.address = "sm@example.org".into();
+    // 30 KB that packing cannot shrink, as a PNG's.
+    let mut rng = SplitMix64::new(5);
+    let png: Vec<u8> = (0..30_000).map(|_| rng.next_u64() as u8).collect();
+    let cid = "board.1@example.org".to_string();
+    let picture = InlinePicture::new(cid.clone(), "board.png".into(), png).unwrap();
+    let draft = |to: &str, picture: Option<InlinePicture>| Draft {
+        to: to.into(),
+        subject: "Your turn".into(),
+        text: format!("Hello {to}"),
+        html: Some(format!(r#"<p>Hello {to}</p><img src="cid:{cid}">"#)),
+        picture,
+        ..Default::default()
+    };
+    let mut mails: Vec<OutMail> = ["a", "b", "c"]
+        .iter()
+        .map(|n| {
+            let to = format!("{n}@example.org");
+            let id = format!("{n}.1@example.org");
+            compose(&draft(&to, Some(picture.clone())), &config.mail, &id, now).unwrap()
+        })
+        .collect();
+    let alone = draft("d@example.org", None);
+    mails.push(compose(&alone, &config.mail, "d.1@example.org", now).unwrap());
+    assert!(mails[..3].iter().all(|m| m.shared.is_some()));
+    assert!(mails[3].shared.is_none());
+    let change = Change {
+        outbox: mails.clone(),
+        ..Default::default()
+    };
+    let stored = |dir: &std::path::Path| -> (usize, Vec<usize>) {
+        let db = stationmaster::store::open_raw(dir).unwrap();
+        let parts = db.open_tree("parts").unwrap().len();
+        let items = db.open_tree("outbox").unwrap();
+        (parts, items.iter().map(|e| e.unwrap().1.len()).collect())
+    };
+    let whole = |store: &Store| -> Vec<(u64, stationmaster::store::OutboxItem)> {
+        store.outbox_due(now, None, 10).unwrap()
+    };
+    let keys: Vec<u64> = {
+        let store = Store::open(dir.path()).unwrap();
+        let keys = store.commit_unflushed(&change).unwrap();
+        store.flush().unwrap();
+        keys.into_iter().map(|(k, _)| k).collect()
+    };
+    let (parts, items) = stored(dir.path());
+    assert_eq!(parts, 1, "the picture is stored once");
+    assert!(
+        items.iter().all(|&len| len < 10_000),
+        "no item holds the picture: {items:?}"
+    );
+    let store = Store::open(dir.path()).unwrap();
+    let due = whole(&store);
+    let bytes: Vec<&[u8]> = due.iter().map(|(_, i)| i.bytes.as_slice()).collect();
+    let sent: Vec<&[u8]> = mails.iter().map(|m| m.bytes.as_slice()).collect();
+    assert_eq!(bytes, sent, "every mail comes back whole");
+    // One fails and waits (stored again), one goes.
+    let mut first = due[0].1.clone();
+    first.attempts = 1;
+    first.last_error = Some("421 try later".into());
+    store.outbox_retry(keys[0], Some(&first)).unwrap();
+    store.outbox_sent(keys[1]).unwrap();
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    let due = whole(&store);
+    assert_eq!(due.len(), 3);
+    assert_eq!((due[0].1.bytes.as_slice(), due[0].1.attempts), (sent[0], 1));
+    assert_eq!(due[1].1.bytes, sent[2]);
+    // Given up, then sent: the picture goes with the last mail that shows it.
+    store.outbox_retry(keys[0], None).unwrap();
+    store.outbox_sent(keys[2]).unwrap();
+    drop(store);
+    assert_eq!(stored(dir.path()).0, 0, "the picture left with its mails");
+    // A crash between a mail's removal and its picture's leaves the picture:
+    // the next start removes it.
+    let store = Store::open(dir.path()).unwrap();
+    let keys = store.commit_unflushed(&change).unwrap();
+    store.flush().unwrap();
+    drop(store);
+    {
+        let db = stationmaster::store::open_raw(dir.path()).unwrap();
+        let outbox = db.open_tree("outbox").unwrap();
+        for (key, _) in &keys[..3] {
+            outbox.remove(key.to_be_bytes()).unwrap();
+        }
+        db.flush().unwrap();
+    }
+    assert_eq!(stored(dir.path()).0, 1);
+    drop(Store::open(dir.path()).unwrap());
+    assert_eq!(stored(dir.path()), (0, vec![items[3], items[3]]));
+}

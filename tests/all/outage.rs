@@ -227,6 +227,7 @@ fn out_mail(id: &str) -> OutMail {
              Message-ID: <{id}>\r\n\r\nbuild 3 l5\r\n.leading dot\r\n"
         )
         .into_bytes(),
+        shared: None,
     }
 }
 

@@ -561,3 +561,28 @@ fn a_report_shows_its_picture_in_chromium() {
     let broken = screenshot(&chromium, dir.path(), &page, 400);
     assert!(pixels_of(&broken, 700, LAND) < 100);
 }
+
+/// A report that could not go at once waits in the outbox, which keeps one
+/// copy of a change's picture for all its mails: it still goes with the
+/// very picture the others carried.
+#[test]
+fn reports_that_wait_in_the_outbox_keep_their_picture() {
+    let mut t = Table::new(true);
+    t.outbox.fail_next_sends(2);
+    let at_once = t.reports();
+    assert_eq!(at_once.len(), 1, "two reports wait");
+    t.now += chrono::Duration::minutes(5);
+    t.daemon
+        .process(t.now, &AtomicBool::new(false))
+        .expect("sent");
+    let later = t.outbox.take();
+    assert_eq!(later.len(), 2, "the two that waited went");
+    let pictures: Vec<(String, Vec<u8>)> = at_once
+        .iter()
+        .chain(&later)
+        .map(|m| parts(m).picture.expect("an image/png part"))
+        .collect();
+    assert!(pictures.windows(2).all(|w| w[0] == w[1]));
+    let decoder = png::Decoder::new(std::io::Cursor::new(&pictures[0].1));
+    assert!(decoder.read_info().is_ok(), "a PNG");
+}

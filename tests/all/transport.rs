@@ -64,6 +64,7 @@ fn mail(from: &str, to: &str, subject: &str) -> OutMail {
         to: vec![to.to_string()],
         message_id: id,
         bytes: bytes.into_bytes(),
+        shared: None,
     }
 }
 

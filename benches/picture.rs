@@ -233,6 +233,7 @@ fn breakdown() {
 /// largest size.
 fn change_by_change(kind: &str) -> (Vec<Duration>, usize) {
     let mut times = Vec::new();
+    let mut thirds: [Vec<Duration>; 3] = Default::default();
     let mut largest = 0;
     let before = stationmaster::picture::counts();
     let cpu = common::thread_cpu();
@@ -244,6 +245,7 @@ fn change_by_change(kind: &str) -> (Vec<Duration>, usize) {
         .expect("a game");
         let mut rng = SplitMix64::new(seed);
         let mut last = Vec::new();
+        let first = times.len();
         loop {
             let picture = g.picture(&last).expect("events read").expect("a picture");
             let t = Instant::now();
@@ -257,6 +259,11 @@ fn change_by_change(kind: &str) -> (Vec<Duration>, usize) {
             let legal = g.legal_order_lines(seat);
             let line = legal[rng.below(legal.len())].clone();
             last = g.apply_line(seat, &line).expect("a legal order").events;
+        }
+        // Each third of the game apart: what grows as its board fills.
+        let game = &times[first..];
+        for (third, out) in thirds.iter_mut().enumerate() {
+            out.extend_from_slice(&game[game.len() * third / 3..game.len() * (third + 1) / 3]);
         }
     }
     let cpu = common::thread_cpu() - cpu;
@@ -274,6 +281,12 @@ fn change_by_change(kind: &str) -> (Vec<Duration>, usize) {
         ms(times.iter().max().copied().unwrap_or_default()),
         ms(cpu) / times.len().max(1) as f64,
         largest as f64 / 1024.0
+    );
+    println!(
+        "  {kind}, a picture's median in each third of a game: {:.2}, {:.2}, {:.2} ms (wall)",
+        ms(median(&thirds[0])),
+        ms(median(&thirds[1])),
+        ms(median(&thirds[2]))
     );
     (times, largest)
 }

@@ -272,8 +272,8 @@ pub fn compose(
 /// Where the picture's `base64` lies in a mail's `bytes`, as the part the
 /// mails of a change share ([`Shared`]).
 fn shared_at(bytes: &[u8], base64: &std::sync::Arc<Vec<u8>>) -> Option<Shared> {
-    // Its last line is enough to find it, near the mail's end (the picture
-    // is its last part); then it is compared whole.
+    // Its last 76 bytes are enough to find it, near the mail's end (the
+    // picture is its last part); then it is compared whole.
     let last = &base64[base64.len().saturating_sub(76)..];
     if last.is_empty() {
         return None;

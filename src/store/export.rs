@@ -307,6 +307,8 @@ impl ExportedMail {
         };
         OutboxItem {
             bytes,
+            // The message is whole (a `part` in a document is not ours).
+            part: None,
             ..self.item.clone()
         }
     }

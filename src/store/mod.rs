@@ -744,10 +744,15 @@ pub enum StoreError {
 
 impl Drop for Store {
     /// sled 0.34.7 flushes when its last handle goes, and after a failed
-    /// write (a full disk) that flush waits for ever. Then one handle is
-    /// kept until the process ends instead: what was flushed is kept, the
-    /// rest is lost whole, as after a crash, and the next start recovers.
+    /// write (a full disk) that flush waits for ever. So the store flushes
+    /// first, as [`Store::flush`] does (with its limits); if that fails, or
+    /// a write failed before, one handle is kept until the process ends
+    /// instead: what was flushed is kept, the rest is lost whole, as after
+    /// a crash, and the next start recovers.
     fn drop(&mut self) {
+        if !self.broken.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = self.flush();
+        }
         if self.broken.load(std::sync::atomic::Ordering::SeqCst) {
             tracing::error!(
                 "the database failed to write; it is left for the next start to recover"
@@ -879,7 +884,7 @@ const FORMAT_KEY: &[u8] = b"format";
 
 /// The longest a flush may take (see [`Store::flush`]): a healthy one
 /// takes milliseconds.
-const FLUSH_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
+pub const FLUSH_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// sled's page cache: 8 MiB.
 const CACHE_BYTES: u64 = 8 * 1024 * 1024;
@@ -1364,14 +1369,18 @@ impl Store {
                 Err(RecvTimeoutError::Disconnected) => {
                     std::io::Error::other("the database's flush ended without an answer")
                 }
-                Err(RecvTimeoutError::Timeout) if !recovery::room_to_write(&self.path) => {
-                    std::io::Error::from(std::io::ErrorKind::StorageFull)
+                // The other thread's flush found the store broken.
+                Err(RecvTimeoutError::Timeout) if self.writable().is_err() => {
+                    std::io::Error::other("an earlier write failed")
                 }
                 Err(RecvTimeoutError::Timeout) if started.elapsed() >= FLUSH_PATIENCE => {
                     std::io::Error::other(format!(
                         "a write did not finish in {} s",
                         FLUSH_PATIENCE.as_secs()
                     ))
+                }
+                Err(RecvTimeoutError::Timeout) if !recovery::room_to_write(&self.path) => {
+                    std::io::Error::from(std::io::ErrorKind::StorageFull)
                 }
                 Err(RecvTimeoutError::Timeout) => continue,
             };
@@ -1688,6 +1697,10 @@ impl Store {
             }
             let (k, v) = item?;
             let key = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
+            // Its head says whether it is due; only then is it read whole.
+            if OutboxItem::decode_head(&v).is_ok_and(|head| head.next_try > now) {
+                continue;
+            }
             match self.outbox_item(&v) {
                 Ok(item) if item.next_try <= now => out.push((key, item)),
                 Ok(_) => {}
@@ -1732,8 +1745,9 @@ impl Store {
         let items = match part_split(&stored) {
             Ok((items, _)) => items,
             Err(e) => {
-                tracing::error!(key, error = %e, "outbox part unreadable; removed");
-                Vec::new()
+                // Kept, as its items are (for whoever mends the database).
+                tracing::error!(key, error = %e, "outbox part unreadable; left alone");
+                return Ok(());
             }
         };
         for item in items {

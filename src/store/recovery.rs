@@ -1,6 +1,7 @@
 //! Guards against the recovery defects of sled 0.34.7, run on the database
 //! folder before sled opens it, so that no crash of ours leaves a database
-//! that cannot be opened.
+//! that cannot be opened; and the look for room that lets a flush that
+//! cannot end give up (the last item below).
 //!
 //! - **A half-written snapshot** (sled issue #1527). sled writes its
 //!   recovery snapshot only while it opens a database: into
@@ -144,12 +145,15 @@ fn remove_stale_siblings(parent: &Path, prefix: &str) -> Result<(), StoreError> 
 }
 
 /// Whether 64 KiB can still be written beside the database in `path`
-/// (a file written there, and removed).
+/// (a file of this call's own written there, not synced, and removed: the
+/// system takes or refuses the space as it is written).
 pub fn room_to_write(path: &Path) -> bool {
     use std::io::Write as _;
-    let probe = path.join("room.probe");
-    let written = File::create(&probe)
-        .and_then(|mut f| f.write_all(&[0; 64 * 1024]).and_then(|()| f.sync_all()));
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static PROBES: AtomicU64 = AtomicU64::new(0);
+    let n = PROBES.fetch_add(1, Ordering::Relaxed);
+    let probe = path.join(format!("room.{}.{n}.probe", std::process::id()));
+    let written = File::create(&probe).and_then(|mut f| f.write_all(&[0; 64 * 1024]));
     let _ = fs::remove_file(&probe);
     written.is_ok()
 }

@@ -168,6 +168,17 @@ fn an_export_imported_into_a_new_folder_verifies_shows_the_same_and_plays_on() {
         .collect();
     assert!(!new_in_a.is_empty());
     assert_eq!(mails(b), new_in_a);
+    // Exported messages are whole: a `part` (where the outbox keeps a
+    // change's picture) written into a document is not taken from it.
+    assert!(doc["outbox"][0].get("part").is_none());
+    let mut forged = doc.clone();
+    forged["outbox"][0]["part"] = serde_json::json!({"key": 1, "at": 0, "len": 10});
+    let c = TempDir::new().unwrap();
+    let c = c.path();
+    fs::write(c.join("forged.json"), forged.to_string()).unwrap();
+    ok(c, &["import", c.join("forged.json").to_str().unwrap()]);
+    ok(c, &["process"]);
+    assert_eq!(mails(c), new_in_a);
 
     // A mail handled before the export is not applied again by the copy.
     let cur = a.join("var/inbox/cur");

@@ -16,6 +16,7 @@
 //! `SM_BENCH_GROWTH_GAMES=N` plays N games of each kind instead of 16, e.g.
 //! under `valgrind --tool=callgrind --dump-before='*Daemon*process*'`,
 //! which counts each wave's instructions whatever else the machine does).
+//! `SM_BENCH_PICTURES=0` turns the reports' pictures off in every phase.
 //!
 //! Method, per round (`SM_BENCH_ROUNDS`, default 2; the second round runs
 //! Stationmaster first, so neither side always goes first):
@@ -477,6 +478,17 @@ fn orders_to_the_end<G: Game>(
 /// random games end sooner is measured at its last orders instead of the
 /// last of these.
 const GROWTH_AT: [usize; 3] = [10, 100, 200];
+/// The daemon's configuration in every phase: the defaults, pictures
+/// included unless `SM_BENCH_PICTURES=0`.
+fn bench_config() -> Config {
+    let mut config = Config::default();
+    config.mail.address = ADDRESS.into();
+    if std::env::var("SM_BENCH_PICTURES").is_ok_and(|v| v == "0") {
+        config.mail.pictures = false;
+    }
+    config
+}
+
 /// Games of each kind in [`growth`] (`SM_BENCH_GROWTH_GAMES` to change).
 const GROWTH_GAMES: usize = 16;
 
@@ -920,8 +932,7 @@ fn main() {
     }
     if std::env::var("SM_BENCH_GROWTH_ONLY").is_ok_and(|v| v == "1") {
         let work = TempDir::new().expect("temp dir");
-        let mut config = Config::default();
-        config.mail.address = ADDRESS.into();
+        let config = bench_config();
         let now: DateTime<Utc> = DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
             .expect("time")
             .with_timezone(&Utc);
@@ -953,8 +964,7 @@ fn main() {
         .expect("time")
         .with_timezone(&Utc);
     let later = now + chrono::Duration::minutes(1);
-    let mut config = Config::default();
-    config.mail.address = ADDRESS.into();
+    let mut config = bench_config();
     config.store.path = db.clone();
     config.store.archive = work.path().join("archive");
 

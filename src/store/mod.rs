@@ -493,7 +493,12 @@ impl OutboxItem {
     /// Reads the stored form back, or the JSON of earlier versions; without
     /// its part, if it has one (see [`Store::outbox_item`]).
     fn decode(stored: &[u8]) -> Result<OutboxItem, String> {
-        let (mut item, message) = OutboxItem::split(stored)?;
+        OutboxItem::unpacked(OutboxItem::split(stored)?)
+    }
+
+    /// The item of a split stored form ([`OutboxItem::split`]) with its
+    /// message unpacked.
+    fn unpacked((mut item, message): (OutboxItem, Option<&[u8]>)) -> Result<OutboxItem, String> {
         if let Some(message) = message {
             item.bytes = pack::unpack(message)
                 .map_err(|e| e.to_string())?
@@ -1698,12 +1703,14 @@ impl Store {
             let (k, v) = item?;
             let key = k.as_ref().try_into().map(u64::from_be_bytes).unwrap_or(0);
             // Its head says whether it is due; only then is it read whole.
-            if OutboxItem::decode_head(&v).is_ok_and(|head| head.next_try > now) {
-                continue;
-            }
-            match self.outbox_item(&v) {
-                Ok(item) if item.next_try <= now => out.push((key, item)),
-                Ok(_) => {}
+            let read = match OutboxItem::split(&v) {
+                Ok((head, _)) if head.next_try > now => continue,
+                split => split
+                    .and_then(OutboxItem::unpacked)
+                    .and_then(|item| self.with_part(item)),
+            };
+            match read {
+                Ok(item) => out.push((key, item)),
                 Err(e) => tracing::error!(key, error = %e, "outbox item unreadable; left alone"),
             }
         }
@@ -1734,15 +1741,16 @@ impl Store {
         // Each remover looks after removing its own item, so of two at once
         // at least one sees the other's gone. A crash in between leaves the
         // part alone, for the next start's sweep.
-        self.drop_part_if_unused(part.key)
+        match self.parts.get(part.key.to_be_bytes())? {
+            Some(stored) => self.drop_part_if_unused(part.key, &stored),
+            None => Ok(()),
+        }
     }
 
-    /// Removes part `key` if no outbox item carries it any more.
-    fn drop_part_if_unused(&self, key: u64) -> Result<(), StoreError> {
-        let Some(stored) = self.parts.get(key.to_be_bytes())? else {
-            return Ok(());
-        };
-        let items = match part_split(&stored) {
+    /// Removes part `key`, stored as `stored`, if no outbox item carries it
+    /// any more.
+    fn drop_part_if_unused(&self, key: u64, stored: &[u8]) -> Result<(), StoreError> {
+        let items = match part_split(stored) {
             Ok((items, _)) => items,
             Err(e) => {
                 // Kept, as its items are (for whoever mends the database).
@@ -1763,9 +1771,9 @@ impl Store {
     /// between an item's removal and its part's).
     fn sweep_parts(&self) -> Result<(), StoreError> {
         for entry in self.parts.iter() {
-            let (key, _) = entry?;
+            let (key, stored) = entry?;
             if let Ok(key) = key.as_ref().try_into().map(u64::from_be_bytes) {
-                self.drop_part_if_unused(key)?;
+                self.drop_part_if_unused(key, &stored)?;
             }
         }
         Ok(())
@@ -1774,7 +1782,11 @@ impl Store {
     /// An outbox item as stored, whole: its part, if it has one, put back
     /// in its place.
     fn outbox_item(&self, stored: &[u8]) -> Result<OutboxItem, String> {
-        let mut item = OutboxItem::decode(stored)?;
+        self.with_part(OutboxItem::decode(stored)?)
+    }
+
+    /// `item` with its part, if it has one, put back in its place.
+    fn with_part(&self, mut item: OutboxItem) -> Result<OutboxItem, String> {
         if let Some(p) = item.part {
             let part = self
                 .parts

@@ -62,7 +62,8 @@ struct Behaviour {
 }
 
 /// A small SMTP server on loopback, one connection at a time, that behaves
-/// as [`Behaviour`] says. It keeps the Message-IDs of what it took, and
+/// as [`Behaviour`] says. It keeps the messages it took (as a server reads
+/// DATA: the closing dot line gone, a doubled leading dot made one), and
 /// counts the connections and the envelopes that came pipelined (`MAIL`
 /// read with its `DATA` already waiting behind it).
 struct FlakySmtp {
@@ -127,7 +128,20 @@ impl FlakySmtp {
         .unwrap()
     }
 
+    /// The Message-IDs of the messages taken, in order.
     fn taken(&self) -> Vec<String> {
+        self.messages()
+            .iter()
+            .filter_map(|m| {
+                m.lines()
+                    .find_map(|l| l.strip_prefix("Message-ID:"))
+                    .map(|v| v.trim().trim_matches(['<', '>']).to_string())
+            })
+            .collect()
+    }
+
+    /// The messages taken, in order.
+    fn messages(&self) -> Vec<String> {
         self.taken.lock().unwrap().clone()
     }
 }
@@ -193,15 +207,10 @@ fn serve(
                 if line == ".\r\n" {
                     break;
                 }
-                message.push_str(&line);
+                // RFC 5321 4.5.2: a line's doubled leading dot is one.
+                message.push_str(line.strip_prefix('.').unwrap_or(&line));
             }
-            if let Some(id) = message
-                .lines()
-                .find_map(|l| l.strip_prefix("Message-ID:"))
-                .map(|v| v.trim().trim_matches(['<', '>']).to_string())
-            {
-                taken.lock().unwrap().push(id);
-            }
+            taken.lock().unwrap().push(message);
             mails += 1;
             out.write_all(b"250 taken\r\n")?;
             if behaviour.hang_up_after_mail {
@@ -249,6 +258,36 @@ fn smtp_mails_share_one_connection_and_their_envelopes_are_pipelined_when_offere
         let expected = if pipelining { ids.len() } else { 0 };
         assert_eq!(server.pipelined.load(Ordering::SeqCst), expected);
     }
+}
+
+#[test]
+fn smtp_sends_a_message_as_written_whatever_its_line_ends_and_leading_dots() {
+    // RFC 5321 4.5.2: each line ends in CRLF on the wire, a leading dot is
+    // doubled (so a line of one dot does not end the message early), and
+    // the server reads back the message as it was, CRLF for each end.
+    let server = FlakySmtp::with(Behaviour::default());
+    let mut smtp = server.smtp();
+    let bodies: [&[u8]; 4] = [
+        b".\r\n..two\r\nplain\r\n.",
+        b"bare\nends\n.\n\nlast line without an end",
+        b"mixed\r\nends\n\r\n. dot space\n",
+        b"a \r in the middle\r\n.\r\n",
+    ];
+    let mut expected = Vec::new();
+    for (n, body) in bodies.iter().enumerate() {
+        let id = format!("lines{n}@example.org");
+        let mut mail = out_mail(&id);
+        let head =
+            format!("From: sm@example.org\r\nTo: a@example.org\r\nMessage-ID: <{id}>\r\n\r\n");
+        mail.bytes = [head.as_bytes(), body].concat();
+        smtp.send(&mail).unwrap();
+        let mut text = String::from_utf8(mail.bytes).unwrap().replace("\r\n", "\n");
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        expected.push(text.replace('\n', "\r\n"));
+    }
+    assert_eq!(server.messages(), expected);
 }
 
 #[test]
@@ -348,7 +387,7 @@ fn an_smtp_server_that_drops_the_connection_mid_mail_loses_nothing() {
         d.process(t, &AtomicBool::new(false)).unwrap();
     }
     assert_eq!(d.store().outbox_len(), 0, "mail left unsent");
-    let mut taken = server.taken.lock().unwrap().clone();
+    let mut taken = server.taken();
     taken.sort();
     taken.dedup();
     assert_eq!(taken.len(), 2, "{taken:?}");

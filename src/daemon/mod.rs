@@ -113,7 +113,11 @@ impl<'a> Sending<'a> {
     /// recorded for a later try with a growing delay, or the mail is given
     /// up (not transient, or `[daemon] send_attempts` reached).
     fn deliver(&mut self, key: u64, mut item: OutboxItem) -> Result<(), DaemonError> {
-        match self.outbound.send(&item.mail()) {
+        let mail = item.take_mail();
+        let sent = self.outbound.send(&mail);
+        // Back in the item, for a retry.
+        item.bytes = mail.bytes;
+        match sent {
             Ok(()) => {
                 self.store.outbox_sent(key)?;
                 self.sent += 1;

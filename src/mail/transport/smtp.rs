@@ -104,6 +104,8 @@ struct Session {
     /// The AUTH mechanisms the EHLO reply lists (upper case).
     mechanisms: Vec<String>,
     last_used: Instant,
+    /// The last message as DATA sent it, its room kept for the next.
+    data: Vec<u8>,
 }
 
 impl Session {
@@ -332,6 +334,7 @@ impl Smtp {
             extensions: Vec::new(),
             mechanisms: Vec::new(),
             last_used: Instant::now(),
+            data: Vec::new(),
         };
         session.expect("the greeting")?;
         session.ehlo(&self.hello)?;
@@ -358,6 +361,7 @@ impl Smtp {
                 extensions: Vec::new(),
                 mechanisms: Vec::new(),
                 last_used: Instant::now(),
+                data: Vec::new(),
             };
             session.ehlo(&self.hello)?;
         }
@@ -482,7 +486,11 @@ impl Smtp {
             before_data: false,
             fail,
         };
-        session.write(&dot_stuffed(bytes)).map_err(after)?;
+        let mut data = std::mem::take(&mut session.data);
+        dot_stuff(bytes, &mut data);
+        let written = session.write(&data);
+        session.data = data;
+        written.map_err(after)?;
         session.expect("the message").map_err(after)?;
         session.last_used = Instant::now();
         Ok(())
@@ -503,12 +511,13 @@ struct SendFailure {
     fail: Fail,
 }
 
-/// The message as DATA sends it (RFC 5321 4.5.2): lines ending in CRLF, a
-/// dot doubled at the start of a line, and the closing `.` line.
-fn dot_stuffed(bytes: &[u8]) -> Vec<u8> {
+/// The message as DATA sends it (RFC 5321 4.5.2), in `out`: lines ending
+/// in CRLF, a dot doubled at the start of a line, and the closing `.` line.
+fn dot_stuff(bytes: &[u8], out: &mut Vec<u8>) {
     // A line at a time, found with memchr: byte by byte this took 194 µs
     // for a report of 90 KB, most of the sending thread's time; now 21.
-    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 64 + 5);
+    out.clear();
+    out.reserve(bytes.len() + bytes.len() / 64 + 5);
     let mut rest = bytes;
     while !rest.is_empty() {
         let (line, next) = match memchr::memchr(b'\n', rest) {
@@ -523,7 +532,6 @@ fn dot_stuffed(bytes: &[u8]) -> Vec<u8> {
         rest = next;
     }
     out.extend_from_slice(b".\r\n");
-    out
 }
 
 /// An envelope address; an empty sender is the null reverse path `<>`.

@@ -62,16 +62,32 @@ fn ascii_html(html: &str) -> std::borrow::Cow<'_, str> {
     if html.is_ascii() {
         return html.into();
     }
-    use std::fmt::Write as _;
+    // A Linie 1 map has a thousand box-drawing characters: the ASCII
+    // between them is copied a stretch at a time, the numbers written by
+    // hand (`write!` was most of this function's time).
     let mut out = String::with_capacity(html.len() + html.len() / 2);
-    for c in html.chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            // Writing to a String cannot fail.
-            let _ = write!(out, "&#{};", u32::from(c));
+    let mut rest = html;
+    while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
+        out.push_str(&rest[..at]);
+        let mut chars = rest[at..].chars();
+        let Some(c) = chars.next() else { break };
+        let mut digits = [0u8; 7];
+        let mut n = u32::from(c);
+        let mut start = digits.len();
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
         }
+        out.push_str("&#");
+        out.extend(digits[start..].iter().map(|&d| char::from(d)));
+        out.push(';');
+        rest = chars.as_str();
     }
+    out.push_str(rest);
     out.into()
 }
 
@@ -348,6 +364,10 @@ mod tests {
         }
         // HTML beyond ASCII goes out as it is, with character references.
         assert_eq!(ascii_html("<p>£5 …</p>"), "<p>&#163;5 &#8230;</p>");
+        assert_eq!(
+            ascii_html("é┼┼\u{10FFFF}🚂x"),
+            "&#233;&#9532;&#9532;&#1114111;&#128642;x"
+        );
         // Where lettre would choose 7bit as well, the bytes are the same.
         let text = "short lines\nonly\n";
         assert_eq!(

@@ -858,18 +858,23 @@ struct DryRun {
     out_count: Vec<usize>,
     out_size: Vec<usize>,
     time: Duration,
+    /// The bench process's CPU time meanwhile, all its threads (the
+    /// handler, the sender, sled's): steadier than `time` on a machine
+    /// shared with other work.
+    cpu: Duration,
 }
 
 impl DryRun {
     fn print(&self, what: &str) {
         let rounds = self.out_size.len().max(1);
         println!(
-            "  {what}: {} mails in, {} out (average {} bytes) in {:.2} s: {:.2} ms a mail in",
+            "  {what}: {} mails in, {} out (average {} bytes) in {:.2} s: {:.2} ms a mail in (CPU {:.2} ms)",
             self.mails_in,
             self.out_count.iter().sum::<usize>(),
             self.out_size.iter().sum::<usize>() / rounds,
             self.time.as_secs_f64(),
-            ms(self.time) / self.mails_in.max(1) as f64
+            ms(self.time) / self.mails_in.max(1) as f64,
+            ms(self.cpu) / self.mails_in.max(1) as f64
         );
     }
 }
@@ -902,6 +907,7 @@ fn dry_run(
         out_count: Vec::new(),
         out_size: Vec::new(),
         time: Duration::ZERO,
+        cpu: Duration::ZERO,
     };
     for mails in rounds {
         for m in mails {
@@ -911,6 +917,7 @@ fn dry_run(
         assert_eq!(r.fetched, mails.len());
         out.mails_in += r.fetched;
         out.time += r.total;
+        out.cpu += r.cpu_own;
         let sent = outbox.take();
         assert_eq!(sent.len(), r.sent);
         out.out_count.push(sent.len());

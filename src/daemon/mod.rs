@@ -113,11 +113,7 @@ impl<'a> Sending<'a> {
     /// recorded for a later try with a growing delay, or the mail is given
     /// up (not transient, or `[daemon] send_attempts` reached).
     fn deliver(&mut self, key: u64, mut item: OutboxItem) -> Result<(), DaemonError> {
-        let mail = item.take_mail();
-        let sent = self.outbound.send(&mail);
-        // Back in the item, for a retry.
-        item.bytes = mail.bytes;
-        match sent {
+        match item.lend_mail(|mail| self.outbound.send(mail)) {
             Ok(()) => {
                 self.store.outbox_sent(key)?;
                 self.sent += 1;

@@ -442,17 +442,20 @@ impl OutboxItem {
         }
     }
 
-    /// The mail to hand to a transport. The message moves into it rather
-    /// than being copied (a report is some 90 KB): the item keeps its
-    /// envelope, and gets its message back with `item.bytes = mail.bytes`.
-    pub fn take_mail(&mut self) -> OutMail {
-        OutMail {
+    /// `send` given the mail to hand to a transport. The message is lent
+    /// to it rather than copied (a report is some 90 KB), and is back in
+    /// the item when `send` returns (for a retry).
+    pub fn lend_mail<R>(&mut self, send: impl FnOnce(&OutMail) -> R) -> R {
+        let mail = OutMail {
             from: self.from.clone(),
             to: self.to.clone(),
             message_id: self.message_id.clone(),
             bytes: std::mem::take(&mut self.bytes),
             shared: None,
-        }
+        };
+        let sent = send(&mail);
+        self.bytes = mail.bytes;
+        sent
     }
 
     /// The stored form (see [`OutboxItem`]).

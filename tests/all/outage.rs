@@ -267,11 +267,12 @@ fn smtp_sends_a_message_as_written_whatever_its_line_ends_and_leading_dots() {
     // the server reads back the message as it was, CRLF for each end.
     let server = FlakySmtp::with(Behaviour::default());
     let mut smtp = server.smtp();
-    let bodies: [&[u8]; 4] = [
+    let bodies: [&[u8]; 5] = [
         b".\r\n..two\r\nplain\r\n.",
         b"bare\nends\n.\n\nlast line without an end",
         b"mixed\r\nends\n\r\n. dot space\n",
         b"a \r in the middle\r\n.\r\n",
+        b"a carriage return at the very end\r",
     ];
     let mut expected = Vec::new();
     for (n, body) in bodies.iter().enumerate() {

@@ -520,14 +520,18 @@ fn dot_stuff(bytes: &[u8], out: &mut Vec<u8>) {
     out.reserve(bytes.len() + bytes.len() / 64 + 5);
     let mut rest = bytes;
     while !rest.is_empty() {
+        // A line's end, CRLF or a bare LF, goes out as CRLF.
         let (line, next) = match memchr::memchr(b'\n', rest) {
-            Some(end) => (&rest[..end], &rest[end + 1..]),
+            Some(end) => {
+                let line = &rest[..end];
+                (line.strip_suffix(b"\r").unwrap_or(line), &rest[end + 1..])
+            }
             None => (rest, &[][..]),
         };
         if line.first() == Some(&b'.') {
             out.push(b'.');
         }
-        out.extend_from_slice(line.strip_suffix(b"\r").unwrap_or(line));
+        out.extend_from_slice(line);
         out.extend_from_slice(b"\r\n");
         rest = next;
     }

@@ -68,7 +68,7 @@ struct Behaviour {
 /// read with its `DATA` already waiting behind it).
 struct FlakySmtp {
     port: u16,
-    taken: Arc<Mutex<Vec<String>>>,
+    messages: Arc<Mutex<Vec<String>>>,
     connections: Arc<AtomicUsize>,
     pipelined: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
@@ -86,12 +86,12 @@ impl FlakySmtp {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let port = listener.local_addr().unwrap().port();
-        let taken = Arc::new(Mutex::new(Vec::new()));
+        let messages = Arc::new(Mutex::new(Vec::new()));
         let connections = Arc::new(AtomicUsize::new(0));
         let pipelined = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let (t, c, p, s) = (
-            taken.clone(),
+            messages.clone(),
             connections.clone(),
             pipelined.clone(),
             stop.clone(),
@@ -110,7 +110,7 @@ impl FlakySmtp {
         });
         FlakySmtp {
             port,
-            taken,
+            messages,
             connections,
             pipelined,
             stop,
@@ -142,7 +142,7 @@ impl FlakySmtp {
 
     /// The messages taken, in order.
     fn messages(&self) -> Vec<String> {
-        self.taken.lock().unwrap().clone()
+        self.messages.lock().unwrap().clone()
     }
 }
 
@@ -157,7 +157,7 @@ fn serve(
     stream: TcpStream,
     drop_in_data: bool,
     behaviour: Behaviour,
-    taken: &Mutex<Vec<String>>,
+    messages: &Mutex<Vec<String>>,
     pipelined: &AtomicUsize,
 ) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
@@ -210,7 +210,7 @@ fn serve(
                 // RFC 5321 4.5.2: a line's doubled leading dot is one.
                 message.push_str(line.strip_prefix('.').unwrap_or(&line));
             }
-            taken.lock().unwrap().push(message);
+            messages.lock().unwrap().push(message);
             mails += 1;
             out.write_all(b"250 taken\r\n")?;
             if behaviour.hang_up_after_mail {

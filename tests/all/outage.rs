@@ -1,6 +1,7 @@
 //! When the world around the daemon fails: an SMTP server that drops the
 //! connection in the middle of a mail, an IMAP server whose connection
-//! drops in the middle of a fetch, and a disk that fills up while mail is
+//! drops in the middle of a fetch, an IMAP server that says a mailbox is
+//! missing and then that it exists, and a disk that fills up while mail is
 //! handled. Each time nothing is lost, nothing is applied twice, and the
 //! operator reads a clear sentence.
 
@@ -13,11 +14,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use stationmaster::config::{Config, OutboundConfig, OutboundKind, Security};
+use stationmaster::config::{
+    Config, InboundConfig, InboundKind, OutboundConfig, OutboundKind, Security,
+};
 use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::{PlayerSetup, Setup};
 use stationmaster::mail::templates::Templates;
-use stationmaster::mail::transport::{MemoryInbound, Smtp};
+use stationmaster::mail::transport::{Imap, MemoryInbound, Smtp};
 use stationmaster::mail::{OutMail, Outbound};
 use stationmaster::registry::BoardSource;
 use stationmaster::store::Store;
@@ -599,6 +602,133 @@ STATIONMASTER_NOW=2026-11-21T18:05:00Z timeout 120 "$B" process > "$OUT/run3.out
 cat var/outbox/*.eml | grep -i "^In-Reply-To:" | sort -u > "$OUT/replied.txt"
 cd /; umount "$D"
 "#;
+
+/// An IMAP server for one session, that answers each command as `answer`
+/// says (untagged lines, then the tagged result without its tag), and keeps
+/// the commands it was sent.
+fn scripted_imap(
+    answer: impl Fn(&str, usize) -> String + Send + 'static,
+) -> (u16, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let commands = Arc::new(Mutex::new(Vec::new()));
+    let kept = commands.clone();
+    std::thread::spawn(move || {
+        let Ok((stream, _)) = listener.accept() else {
+            return;
+        };
+        let mut out = stream.try_clone().unwrap();
+        let _ = out.write_all(b"* OK [CAPABILITY IMAP4rev1] scripted ready\r\n");
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            let (tag, command) = line.split_once(' ').unwrap_or((&line, ""));
+            let seen = {
+                let mut kept = kept.lock().unwrap();
+                kept.push(command.to_string());
+                kept.iter().filter(|c| same_verb(c, command)).count()
+            };
+            let reply = answer(command, seen);
+            let (untagged, result) = reply.rsplit_once('\n').unwrap_or(("", &reply));
+            let text = if untagged.is_empty() {
+                format!("{tag} {result}\r\n")
+            } else {
+                format!("{}\r\n{tag} {result}\r\n", untagged.replace('\n', "\r\n"))
+            };
+            if out.write_all(text.as_bytes()).is_err() || command.starts_with("LOGOUT") {
+                break;
+            }
+        }
+    });
+    (port, commands)
+}
+
+fn verb(command: &str) -> &str {
+    command.split(' ').next().unwrap_or("")
+}
+
+fn same_verb(a: &str, b: &str) -> bool {
+    verb(a).eq_ignore_ascii_case(verb(b))
+}
+
+/// The scripted server's answers that do not change: login, capabilities,
+/// an empty INBOX.
+fn plain_answer(command: &str) -> String {
+    match verb(command).to_ascii_uppercase().as_str() {
+        "LOGIN" => "OK logged in".to_string(),
+        "CAPABILITY" => "* CAPABILITY IMAP4rev1 MOVE UIDPLUS\nOK done".to_string(),
+        "SELECT" => "* FLAGS (\\Seen \\Deleted)\n* 0 EXISTS\n* 0 RECENT\n\
+                     * OK [UIDVALIDITY 7] valid\n* OK [UIDNEXT 1] next\n\
+                     OK [READ-WRITE] selected"
+            .to_string(),
+        "LOGOUT" => "* BYE bye\nOK done".to_string(),
+        _ => "BAD not scripted".to_string(),
+    }
+}
+
+fn scripted_cfg(port: u16) -> InboundConfig {
+    InboundConfig {
+        kind: InboundKind::Imap,
+        host: "127.0.0.1".to_string(),
+        port,
+        security: Security::Plain,
+        user: "alice".to_string(),
+        password: "alicepw".to_string(),
+        processed_mailbox: "Processed".to_string(),
+        ..InboundConfig::default()
+    }
+}
+
+/// Seen once in CI against Dovecot: STATUS said NO for the processed
+/// mailbox, and CREATE then said it already existed. Two daemons starting
+/// at once race the same way. A mailbox that is there is as good as one we
+/// made.
+#[test]
+fn a_processed_mailbox_created_by_someone_else_meanwhile_is_used() {
+    let (port, commands) =
+        scripted_imap(
+            |command, seen| match verb(command).to_ascii_uppercase().as_str() {
+                "STATUS" if seen == 1 => "NO Mailbox doesn't exist: Processed".to_string(),
+                "STATUS" => "* STATUS Processed (MESSAGES 0)\nOK done".to_string(),
+                "CREATE" => "NO [ALREADYEXISTS] Mailbox already exists".to_string(),
+                _ => plain_answer(command),
+            },
+        );
+    let imap = Imap::connect(&scripted_cfg(port)).unwrap();
+    imap.logout().unwrap();
+    let verbs: Vec<String> = commands
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| verb(c).to_ascii_uppercase())
+        .filter(|v| v != "CAPABILITY")
+        .collect();
+    assert_eq!(
+        verbs,
+        ["LOGIN", "STATUS", "CREATE", "STATUS", "SELECT", "LOGOUT"]
+    );
+}
+
+/// A processed mailbox that cannot be made is a clear error at start,
+/// naming the mailbox and the server's reason.
+#[test]
+fn a_processed_mailbox_that_cannot_be_created_is_a_clear_error() {
+    let (port, _) = scripted_imap(
+        |command, _| match verb(command).to_ascii_uppercase().as_str() {
+            "STATUS" => "NO Mailbox doesn't exist: Processed".to_string(),
+            "CREATE" => "NO [NOPERM] You may not create mailboxes".to_string(),
+            _ => plain_answer(command),
+        },
+    );
+    let err = Imap::connect(&scripted_cfg(port))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("cannot create the processed_mailbox Processed")
+            && err.contains("You may not create mailboxes"),
+        "{err}"
+    );
+}
 
 fn read(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap_or_default()

@@ -292,20 +292,19 @@ impl Imap {
         self.has_uidplus = caps.has_str("UIDPLUS");
         self.has_idle = caps.has_str("IDLE");
         drop(caps);
-        if let Some(processed) = self.processed.clone()
-            && let Err(e) = session.status(&processed, "(MESSAGES)")
-        {
-            match e {
-                ::imap::Error::No(_) => {
-                    session.create(&processed).map_err(|e| {
-                        self.refused(
-                            format!("cannot create the processed_mailbox {processed}: {e}"),
-                            false,
-                        )
-                    })?;
+        if let Some(processed) = self.processed.clone() {
+            match Self::find_or_create(&mut session, &processed) {
+                Ok(true) => {
                     tracing::info!(server = %self.server, mailbox = %processed, "imap: created the processed mailbox");
                 }
-                e => return Err(self.error(e)),
+                Ok(false) => {}
+                Err(e @ ::imap::Error::No(_)) => {
+                    return Err(self.refused(
+                        format!("cannot create the processed_mailbox {processed}: {e}"),
+                        false,
+                    ));
+                }
+                Err(e) => return Err(self.error(e)),
             }
         }
         let mb = session
@@ -313,6 +312,29 @@ impl Imap {
             .map_err(|e| self.error_in(e, &self.mailbox))?;
         self.validity = mb.uid_validity;
         Ok(session)
+    }
+
+    /// Makes sure `mailbox` exists: STATUS, and CREATE when STATUS says NO.
+    /// Another session may create it between the two (two processes
+    /// connecting at once, or a server whose STATUS said NO for a reason of
+    /// its own): when CREATE fails, STATUS is asked again, and a mailbox that
+    /// is there now is as good as one we made (RFC 5530's ALREADYEXISTS).
+    /// Says whether it created the mailbox; the error is CREATE's.
+    fn find_or_create(s: &mut Session<Stream>, mailbox: &str) -> Result<bool, ::imap::Error> {
+        match s.status(mailbox, "(MESSAGES)") {
+            Ok(_) => return Ok(false),
+            Err(::imap::Error::No(_)) => {}
+            Err(e) => return Err(e),
+        }
+        let refused = match s.create(mailbox) {
+            Ok(()) => return Ok(true),
+            Err(e) => e,
+        };
+        match s.status(mailbox, "(MESSAGES)") {
+            Ok(_) => Ok(false),
+            Err(::imap::Error::No(_)) => Err(refused),
+            Err(e) => Err(e),
+        }
     }
 
     /// A client whose greeting has been read and checked.
@@ -371,15 +393,10 @@ impl Imap {
 
     /// Creates `mailbox` if the server does not have it.
     fn ensure_mailbox(&self, s: &mut Session<Stream>, mailbox: &str) -> Result<(), Failure> {
-        match s.status(mailbox, "(MESSAGES)") {
-            Ok(_) => Ok(()),
-            Err(::imap::Error::No(_)) => {
-                s.create(mailbox)?;
-                tracing::info!(server = %self.server, %mailbox, "imap: created a mailbox");
-                Ok(())
-            }
-            Err(e) => Err(e.into()),
+        if Self::find_or_create(s, mailbox)? {
+            tracing::info!(server = %self.server, %mailbox, "imap: created a mailbox");
         }
+        Ok(())
     }
 
     /// Moves the messages `set` (UIDs) of the selected mailbox to `target`:

@@ -1802,7 +1802,14 @@ impl Store {
             if bytes.len() != p.len || p.at > item.bytes.len() {
                 return Err(format!("its part {} does not fit it", p.key));
             }
-            item.bytes.splice(p.at..p.at, bytes.iter().copied());
+            // Built anew rather than `Vec::splice`, which fills the gap a
+            // byte at a time: 104 µs for a picture of 70 KB against 2 µs
+            // (docs/performance.md, "The sending path").
+            let mut whole = Vec::with_capacity(item.bytes.len() + bytes.len());
+            whole.extend_from_slice(&item.bytes[..p.at]);
+            whole.extend_from_slice(bytes);
+            whole.extend_from_slice(&item.bytes[p.at..]);
+            item.bytes = whole;
         }
         Ok(item)
     }

@@ -308,6 +308,15 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     fn check_invariants(&self) -> Result<(), String>;
 }
 
+/// What one reader reads in a report ([`AnyGame::read`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// The sentences of each entry's events, in the entries' order.
+    pub sentences: Vec<Vec<String>>,
+    /// The status block, where it was asked for.
+    pub status: Option<String>,
+}
+
 /// An order that was accepted, with what it caused.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Applied {
@@ -374,6 +383,17 @@ pub trait AnyGame: Send + Sync {
         events: &[serde_json::Value],
         viewer: Option<Seat>,
     ) -> Result<Vec<String>, SetupError>;
+    /// What `viewer` reads in one report, from one view of theirs: the
+    /// sentences of each entry's events (as [`AnyGame::describe_events`]
+    /// gives them) and, where `status`, their status block (as
+    /// [`AnyGame::render_status`]). A view lists the whole board, and a
+    /// report made one for every entry and one more for the status block.
+    fn read(
+        &self,
+        entries: &[&[serde_json::Value]],
+        viewer: Option<Seat>,
+        status: bool,
+    ) -> Result<Reading, SetupError>;
     /// See [`Game::render_map`].
     fn render_map(&self) -> Map;
     /// [`Game::picture`], with the events (as stored in
@@ -483,15 +503,34 @@ impl<G: Game> AnyGame for G {
         events: &[serde_json::Value],
         viewer: Option<Seat>,
     ) -> Result<Vec<String>, SetupError> {
-        let mut out = Vec::new();
+        Ok(AnyGame::read(self, &[events], viewer, false)?
+            .sentences
+            .pop()
+            .unwrap_or_default())
+    }
+
+    fn read(
+        &self,
+        entries: &[&[serde_json::Value]],
+        viewer: Option<Seat>,
+        status: bool,
+    ) -> Result<Reading, SetupError> {
         let view = self.view(viewer);
-        for event in read_events::<G>(events)? {
-            let sentence = self.describe_to(&event, &view);
-            if !sentence.is_empty() {
-                out.push(sentence);
+        let mut sentences = Vec::with_capacity(entries.len());
+        for events in entries {
+            let mut out = Vec::new();
+            for event in read_events::<G>(events)? {
+                let sentence = self.describe_to(&event, &view);
+                if !sentence.is_empty() {
+                    out.push(sentence);
+                }
             }
+            sentences.push(out);
         }
-        Ok(out)
+        Ok(Reading {
+            sentences,
+            status: status.then(|| self.status_to(&view)),
+        })
     }
 
     fn render_map(&self) -> Map {

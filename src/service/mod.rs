@@ -427,8 +427,19 @@ pub(crate) fn reports(
             Vec::new()
         };
         entries.extend(update.entries.iter().filter(|e| e.seq > last).cloned());
+        // A full report shows the status block too: both from one view.
+        let (events, status) = match form {
+            delivery::Form::Short => (
+                report::event_lines(game, &entries, Some(seat)).map_err(StoreError::from)?,
+                None,
+            ),
+            _ => report::events_and_status(game, &entries, seat)
+                .map(|(events, status)| (events, Some(status)))
+                .map_err(StoreError::from)?,
+        };
         let mut mail = MailContext {
-            events: report::event_lines(game, &entries, Some(seat)).map_err(StoreError::from)?,
+            events,
+            status,
             notes: batch
                 .notes
                 .iter()

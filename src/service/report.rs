@@ -91,6 +91,10 @@ pub struct MailContext {
     /// player's mail goes back to the address it came from.
     #[serde(skip)]
     pub to: Option<String>,
+    /// The reader's status block, where it was read with [`Self::events`]
+    /// ([`events_and_status`]); [`player_mail`] reads it otherwise.
+    #[serde(skip)]
+    pub status: Option<String>,
 }
 
 /// The board's picture as the HTML part refers to it:
@@ -316,18 +320,42 @@ pub fn event_lines(
     entries: &[LogEntry],
     seat: Option<Seat>,
 ) -> Result<Vec<String>, SetupError> {
-    let mut out = Vec::new();
+    Ok(read_events(game, entries, seat, false)?.0)
+}
+
+/// [`event_lines`] and the status block of `seat`, read from one view of
+/// theirs (a report needs both).
+pub fn events_and_status(
+    game: &dyn AnyGame,
+    entries: &[LogEntry],
+    seat: Seat,
+) -> Result<(Vec<String>, String), SetupError> {
+    let (lines, status) = read_events(game, entries, Some(seat), true)?;
+    Ok((
+        lines,
+        status.unwrap_or_else(|| game.render_status(Some(seat))),
+    ))
+}
+
+fn read_events(
+    game: &dyn AnyGame,
+    entries: &[LogEntry],
+    seat: Option<Seat>,
+    status: bool,
+) -> Result<(Vec<String>, Option<String>), SetupError> {
     // Table talk went out in mails of its own when it was sent.
-    for e in entries
+    let shown: Vec<&LogEntry> = entries
         .iter()
         .filter(|e| !matches!(e.kind, crate::store::EntryKind::Message { .. }))
-    {
+        .collect();
+    let events: Vec<&[serde_json::Value]> = shown.iter().map(|e| e.events.as_slice()).collect();
+    let reading = game.read(&events, seat, status)?;
+    let mut out = Vec::new();
+    for (e, sentences) in shown.iter().zip(reading.sentences) {
         out.push(entry_text(e));
-        for sentence in game.describe_events(&e.events, seat)? {
-            out.push(format!("   {sentence}"));
-        }
+        out.extend(sentences.into_iter().map(|s| format!("   {s}")));
     }
-    Ok(out)
+    Ok((out, reading.status))
 }
 
 /// A log entry as people read it: `bob: extend GWR D14`; a moderator's
@@ -370,17 +398,19 @@ pub fn history_lines(
     entries: &[LogEntry],
     seat: Option<Seat>,
 ) -> Result<Vec<String>, SetupError> {
+    let shown: Vec<&LogEntry> = entries.iter().filter(|e| e.visible_to(seat)).collect();
+    let events: Vec<&[serde_json::Value]> = shown.iter().map(|e| e.events.as_slice()).collect();
+    // One view for the whole log, not one an entry.
+    let reading = game.read(&events, seat, false)?;
     let mut out = Vec::new();
-    for e in entries.iter().filter(|e| e.visible_to(seat)) {
+    for (e, sentences) in shown.iter().zip(reading.sentences) {
         out.push(format!(
             "#{} {} {}",
             e.seq,
             e.at.format("%Y-%m-%d %H:%M"),
             entry_text(e)
         ));
-        for sentence in game.describe_events(&e.events, seat)? {
-            out.push(format!("    {sentence}"));
-        }
+        out.extend(sentences.into_iter().map(|s| format!("    {s}")));
     }
     if out.is_empty() {
         out.push("No orders yet.".to_string());
@@ -865,7 +895,10 @@ pub fn player_mail(
         .iter()
         .map(|p| p.name.clone())
         .collect();
-    let status = game.render_status(Some(seat));
+    let status = match mail.status.take() {
+        Some(status) => status,
+        None => game.render_status(Some(seat)),
+    };
     mail.map = crate::engine::page_text(&board.map.text, &status);
     mail.map_html = crate::engine::page_html(&board.map.html, &status);
     let picture = board.picture(ctx, game);

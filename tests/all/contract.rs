@@ -205,6 +205,55 @@ fn an_event_that_cannot_be_read_is_an_error_not_a_silence() {
     }
 }
 
+/// A report reads every entry's events and the status block from one view
+/// of its reader ([`AnyGame::read`]): the same sentences and status as
+/// describing each entry and rendering the status on their own, for every
+/// reader, at every point of random games.
+#[test]
+fn one_reading_says_what_each_entry_and_the_status_say_on_their_own() {
+    for kind in registry::GAMES.iter().copied() {
+        for seed in 0..3 {
+            let mut g =
+                registry::new_game(&setup(kind, 4, seed), &BoardSource::embedded()).unwrap();
+            let mut log: Vec<Vec<serde_json::Value>> = Vec::new();
+            let mut rng = SplitMix64::new(seed);
+            for step in 0..300 {
+                let Status::Active(awaited) = g.status() else {
+                    break;
+                };
+                let seat = awaited[rng.below(awaited.len())].seat;
+                let legal = g.legal_order_lines(seat);
+                let line = legal[rng.below(legal.len())].clone();
+                log.push(g.apply_line(seat, &line).unwrap().events);
+                if step % 7 != 0 {
+                    continue;
+                }
+                let recent: Vec<&[serde_json::Value]> =
+                    log.iter().rev().take(5).rev().map(Vec::as_slice).collect();
+                let readers = (0..4).map(|s| Some(Seat(s))).chain([None]);
+                for viewer in readers {
+                    let reading = g.read(&recent, viewer, true).unwrap();
+                    let alone: Vec<Vec<String>> = recent
+                        .iter()
+                        .map(|events| g.describe_events(events, viewer).unwrap())
+                        .collect();
+                    assert_eq!(reading.sentences, alone, "{} seed {seed}", kind.name);
+                    assert_eq!(reading.status, Some(g.render_status(viewer)));
+                    assert_eq!(g.read(&recent, viewer, false).unwrap().status, None);
+                }
+            }
+            assert!(
+                log.len() > 20,
+                "{} seed {seed}: {} orders",
+                kind.name,
+                log.len()
+            );
+            let garbage = [serde_json::json!({"type": "no_such_event"})];
+            assert!(g.read(&[&log[0], &garbage], None, true).is_err());
+        }
+    }
+}
+
 /// The HTML map shows exactly the text map: with its tags taken out and
 /// its entities read, every line is the text line (the text trims trailing
 /// blanks). And the whole page is the map and the status block.

@@ -310,7 +310,7 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
 
 /// What one reader reads in a report ([`AnyGame::read`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Reading {
+pub struct ReportText {
     /// The sentences of each entry's events, in the entries' order.
     pub sentences: Vec<Vec<String>>,
     /// The status block, where it was asked for.
@@ -386,14 +386,14 @@ pub trait AnyGame: Send + Sync {
     /// What `viewer` reads in one report, from one view of theirs: the
     /// sentences of each entry's events (as [`AnyGame::describe_events`]
     /// gives them) and, where `status`, their status block (as
-    /// [`AnyGame::render_status`]). A view lists the whole board, and a
-    /// report made one for every entry and one more for the status block.
+    /// [`AnyGame::render_status`]). A view lists the whole board, so one
+    /// serves all the entries and the status block.
     fn read(
         &self,
         entries: &[&[serde_json::Value]],
         viewer: Option<Seat>,
         status: bool,
-    ) -> Result<Reading, SetupError>;
+    ) -> Result<ReportText, SetupError>;
     /// See [`Game::render_map`].
     fn render_map(&self) -> Map;
     /// [`Game::picture`], with the events (as stored in
@@ -514,7 +514,7 @@ impl<G: Game> AnyGame for G {
         entries: &[&[serde_json::Value]],
         viewer: Option<Seat>,
         status: bool,
-    ) -> Result<Reading, SetupError> {
+    ) -> Result<ReportText, SetupError> {
         let view = self.view(viewer);
         let mut sentences = Vec::with_capacity(entries.len());
         for events in entries {
@@ -527,7 +527,7 @@ impl<G: Game> AnyGame for G {
             }
             sentences.push(out);
         }
-        Ok(Reading {
+        Ok(ReportText {
             sentences,
             status: status.then(|| self.status_to(&view)),
         })

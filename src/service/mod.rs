@@ -433,9 +433,7 @@ pub(crate) fn reports(
                 report::event_lines(game, &entries, Some(seat)).map_err(StoreError::from)?,
                 None,
             ),
-            _ => report::events_and_status(game, &entries, seat)
-                .map(|(events, status)| (events, Some(status)))
-                .map_err(StoreError::from)?,
+            _ => report::events_and_status(game, &entries, seat).map_err(StoreError::from)?,
         };
         let mut mail = MailContext {
             events,

@@ -323,18 +323,14 @@ pub fn event_lines(
     Ok(read_events(game, entries, seat, false)?.0)
 }
 
-/// [`event_lines`] and the status block of `seat`, read from one view of
-/// theirs (a report needs both).
+/// [`event_lines`] and the status block of `seat` (always there), read
+/// from one view of theirs: a full report needs both.
 pub fn events_and_status(
     game: &dyn AnyGame,
     entries: &[LogEntry],
     seat: Seat,
-) -> Result<(Vec<String>, String), SetupError> {
-    let (lines, status) = read_events(game, entries, Some(seat), true)?;
-    Ok((
-        lines,
-        status.unwrap_or_else(|| game.render_status(Some(seat))),
-    ))
+) -> Result<(Vec<String>, Option<String>), SetupError> {
+    read_events(game, entries, Some(seat), true)
 }
 
 fn read_events(
@@ -895,10 +891,10 @@ pub fn player_mail(
         .iter()
         .map(|p| p.name.clone())
         .collect();
-    let status = match mail.status.take() {
-        Some(status) => status,
-        None => game.render_status(Some(seat)),
-    };
+    let status = mail
+        .status
+        .take()
+        .unwrap_or_else(|| game.render_status(Some(seat)));
     mail.map = crate::engine::page_text(&board.map.text, &status);
     mail.map_html = crate::engine::page_html(&board.map.html, &status);
     let picture = board.picture(ctx, game);

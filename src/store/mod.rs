@@ -1804,7 +1804,7 @@ impl Store {
             }
             // Built anew rather than `Vec::splice`, which fills the gap a
             // byte at a time: 104 µs for a picture of 70 KB against 2 µs
-            // (docs/performance.md, "The sending path").
+            // (docs/performance.md, "What the targets ask of this machine").
             let mut whole = Vec::with_capacity(item.bytes.len() + bytes.len());
             whole.extend_from_slice(&item.bytes[..p.at]);
             whole.extend_from_slice(bytes);

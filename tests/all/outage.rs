@@ -14,14 +14,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use stationmaster::config::{
-    Config, InboundConfig, InboundKind, OutboundConfig, OutboundKind, Security,
-};
+use stationmaster::config::{Config, InboundConfig, OutboundConfig, OutboundKind, Security};
 use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::{PlayerSetup, Setup};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{Imap, MemoryInbound, Smtp};
-use stationmaster::mail::{OutMail, Outbound};
+use stationmaster::mail::{OutMail, Outbound, TransportError};
 use stationmaster::registry::BoardSource;
 use stationmaster::store::Store;
 use tempfile::TempDir;
@@ -666,16 +664,9 @@ fn plain_answer(command: &str) -> String {
 }
 
 fn scripted_cfg(port: u16) -> InboundConfig {
-    InboundConfig {
-        kind: InboundKind::Imap,
-        host: "127.0.0.1".to_string(),
-        port,
-        security: Security::Plain,
-        user: "alice".to_string(),
-        password: "alicepw".to_string(),
-        processed_mailbox: "Processed".to_string(),
-        ..InboundConfig::default()
-    }
+    let mut cfg = crate::transport::imap_cfg(port, Security::Plain, "alice", "alicepw");
+    cfg.processed_mailbox = "Processed".to_string();
+    cfg
 }
 
 /// Seen once in CI against Dovecot: STATUS said NO for the processed
@@ -719,10 +710,18 @@ fn a_processed_mailbox_that_cannot_be_created_is_a_clear_error() {
             _ => plain_answer(command),
         },
     );
-    let err = Imap::connect(&scripted_cfg(port))
-        .err()
-        .unwrap()
-        .to_string();
+    let err = Imap::connect(&scripted_cfg(port)).err().unwrap();
+    assert!(
+        matches!(
+            err,
+            TransportError::Refused {
+                transient: false,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = err.to_string();
     assert!(
         err.contains("cannot create the processed_mailbox Processed")
             && err.contains("You may not create mailboxes"),

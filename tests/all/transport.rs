@@ -76,7 +76,7 @@ fn closed_port() -> u16 {
     port
 }
 
-fn imap_cfg(port: u16, security: Security, user: &str, password: &str) -> InboundConfig {
+pub(crate) fn imap_cfg(port: u16, security: Security, user: &str, password: &str) -> InboundConfig {
     InboundConfig {
         kind: InboundKind::Imap,
         host: "127.0.0.1".to_string(),

@@ -298,13 +298,22 @@ impl Imap {
                     tracing::info!(server = %self.server, mailbox = %processed, "imap: created the processed mailbox");
                 }
                 Ok(false) => {}
-                Err(e @ ::imap::Error::No(_)) => {
-                    return Err(self.refused(
-                        format!("cannot create the processed_mailbox {processed}: {e}"),
-                        false,
-                    ));
+                Err(e) => {
+                    return Err(match self.error(e) {
+                        TransportError::Refused {
+                            server,
+                            message,
+                            transient,
+                        } => TransportError::Refused {
+                            server,
+                            message: format!(
+                                "cannot create the processed_mailbox {processed}: {message}"
+                            ),
+                            transient,
+                        },
+                        other => other,
+                    });
                 }
-                Err(e) => return Err(self.error(e)),
             }
         }
         let mb = session
@@ -319,10 +328,13 @@ impl Imap {
     /// connecting at once, or a server whose STATUS said NO for a reason of
     /// its own): when CREATE fails, STATUS is asked again, and a mailbox that
     /// is there now is as good as one we made (RFC 5530's ALREADYEXISTS).
-    /// Says whether it created the mailbox; the error is CREATE's.
+    /// Says whether it created the mailbox. The error is CREATE's where
+    /// STATUS still says NO, else the connection's. (A STATUS answered OK
+    /// without its untagged line, as a server that spells the name its own
+    /// way may, still says the mailbox is there.)
     fn find_or_create(s: &mut Session<Stream>, mailbox: &str) -> Result<bool, ::imap::Error> {
         match s.status(mailbox, "(MESSAGES)") {
-            Ok(_) => return Ok(false),
+            Ok(_) | Err(::imap::Error::MissingStatusResponse) => return Ok(false),
             Err(::imap::Error::No(_)) => {}
             Err(e) => return Err(e),
         }
@@ -331,7 +343,7 @@ impl Imap {
             Err(e) => e,
         };
         match s.status(mailbox, "(MESSAGES)") {
-            Ok(_) => Ok(false),
+            Ok(_) | Err(::imap::Error::MissingStatusResponse) => Ok(false),
             Err(::imap::Error::No(_)) => Err(refused),
             Err(e) => Err(e),
         }

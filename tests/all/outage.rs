@@ -699,6 +699,40 @@ fn a_processed_mailbox_created_by_someone_else_meanwhile_is_used() {
     );
 }
 
+/// The quarantine mailbox is found or made the same way when a mail is
+/// first put there: one that appeared meanwhile is used, and the mail goes.
+#[test]
+fn a_quarantine_mailbox_created_by_someone_else_meanwhile_is_used() {
+    use stationmaster::mail::Inbound;
+    let (port, commands) =
+        scripted_imap(
+            |command, seen| match verb(command).to_ascii_uppercase().as_str() {
+                "STATUS" if seen == 1 => "NO Mailbox doesn't exist: Quarantine".to_string(),
+                "STATUS" => "* STATUS Quarantine (MESSAGES 0)\nOK done".to_string(),
+                "CREATE" => "NO [ALREADYEXISTS] Mailbox already exists".to_string(),
+                "UID" if command.to_ascii_uppercase().starts_with("UID MOVE 7 ") => {
+                    "OK moved".to_string()
+                }
+                _ => plain_answer(command),
+            },
+        );
+    let mut cfg = scripted_cfg(port);
+    cfg.processed_mailbox = String::new();
+    let mut imap = Imap::connect(&cfg).unwrap();
+    imap.quarantine("7").unwrap();
+    let verbs: Vec<String> = commands
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| verb(c).to_ascii_uppercase())
+        .filter(|v| v != "CAPABILITY")
+        .collect();
+    assert_eq!(
+        verbs,
+        ["LOGIN", "SELECT", "STATUS", "CREATE", "STATUS", "UID"]
+    );
+}
+
 /// A processed mailbox that cannot be made is a clear error at start,
 /// naming the mailbox and the server's reason.
 #[test]

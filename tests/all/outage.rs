@@ -644,6 +644,29 @@ fn verb(command: &str) -> &str {
     command.split(' ').next().unwrap_or("")
 }
 
+/// The verbs of the commands a scripted server was sent, but CAPABILITY
+/// (asked or not, as the server's greeting has it).
+fn verbs_sent(commands: &Mutex<Vec<String>>) -> Vec<String> {
+    commands
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|c| verb(c).to_ascii_uppercase())
+        .filter(|v| v != "CAPABILITY")
+        .collect()
+}
+
+/// A scripted server's answers where `mailbox` is missing at the first
+/// STATUS and there by the time CREATE is tried (another session made it).
+fn created_meanwhile(mailbox: &'static str, command: &str, seen: usize) -> Option<String> {
+    match verb(command).to_ascii_uppercase().as_str() {
+        "STATUS" if seen == 1 => Some(format!("NO Mailbox doesn't exist: {mailbox}")),
+        "STATUS" => Some(format!("* STATUS {mailbox} (MESSAGES 0)\nOK done")),
+        "CREATE" => Some("NO [ALREADYEXISTS] Mailbox already exists".to_string()),
+        _ => None,
+    }
+}
+
 fn same_verb(a: &str, b: &str) -> bool {
     verb(a).eq_ignore_ascii_case(verb(b))
 }
@@ -675,24 +698,12 @@ fn scripted_cfg(port: u16) -> InboundConfig {
 /// made.
 #[test]
 fn a_processed_mailbox_created_by_someone_else_meanwhile_is_used() {
-    let (port, commands) =
-        scripted_imap(
-            |command, seen| match verb(command).to_ascii_uppercase().as_str() {
-                "STATUS" if seen == 1 => "NO Mailbox doesn't exist: Processed".to_string(),
-                "STATUS" => "* STATUS Processed (MESSAGES 0)\nOK done".to_string(),
-                "CREATE" => "NO [ALREADYEXISTS] Mailbox already exists".to_string(),
-                _ => plain_answer(command),
-            },
-        );
+    let (port, commands) = scripted_imap(|command, seen| {
+        created_meanwhile("Processed", command, seen).unwrap_or_else(|| plain_answer(command))
+    });
     let imap = Imap::connect(&scripted_cfg(port)).unwrap();
     imap.logout().unwrap();
-    let verbs: Vec<String> = commands
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|c| verb(c).to_ascii_uppercase())
-        .filter(|v| v != "CAPABILITY")
-        .collect();
+    let verbs = verbs_sent(&commands);
     assert_eq!(
         verbs,
         ["LOGIN", "STATUS", "CREATE", "STATUS", "SELECT", "LOGOUT"]
@@ -704,29 +715,17 @@ fn a_processed_mailbox_created_by_someone_else_meanwhile_is_used() {
 #[test]
 fn a_quarantine_mailbox_created_by_someone_else_meanwhile_is_used() {
     use stationmaster::mail::Inbound;
-    let (port, commands) =
-        scripted_imap(
-            |command, seen| match verb(command).to_ascii_uppercase().as_str() {
-                "STATUS" if seen == 1 => "NO Mailbox doesn't exist: Quarantine".to_string(),
-                "STATUS" => "* STATUS Quarantine (MESSAGES 0)\nOK done".to_string(),
-                "CREATE" => "NO [ALREADYEXISTS] Mailbox already exists".to_string(),
-                "UID" if command.to_ascii_uppercase().starts_with("UID MOVE 7 ") => {
-                    "OK moved".to_string()
-                }
-                _ => plain_answer(command),
-            },
-        );
+    let (port, commands) = scripted_imap(|command, seen| {
+        if command.to_ascii_uppercase().starts_with("UID MOVE 7 ") {
+            return "OK moved".to_string();
+        }
+        created_meanwhile("Quarantine", command, seen).unwrap_or_else(|| plain_answer(command))
+    });
     let mut cfg = scripted_cfg(port);
     cfg.processed_mailbox = String::new();
     let mut imap = Imap::connect(&cfg).unwrap();
     imap.quarantine("7").unwrap();
-    let verbs: Vec<String> = commands
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|c| verb(c).to_ascii_uppercase())
-        .filter(|v| v != "CAPABILITY")
-        .collect();
+    let verbs = verbs_sent(&commands);
     assert_eq!(
         verbs,
         ["LOGIN", "SELECT", "STATUS", "CREATE", "STATUS", "UID"]

@@ -275,18 +275,7 @@ impl Imap {
         };
         let mut session = client
             .login(&self.user, &self.password)
-            .map_err(|(e, _)| match self.error(e) {
-                TransportError::Refused {
-                    server,
-                    message,
-                    transient,
-                } => TransportError::Refused {
-                    server,
-                    message: format!("login as {}: {message}", self.user),
-                    transient,
-                },
-                other => other,
-            })?;
+            .map_err(|(e, _)| self.error_about(e, &format!("login as {}", self.user)))?;
         let caps = session.capabilities().map_err(|e| self.error(e))?;
         self.has_move = caps.has_str("MOVE");
         self.has_uidplus = caps.has_str("UIDPLUS");
@@ -299,20 +288,10 @@ impl Imap {
                 }
                 Ok(false) => {}
                 Err(e) => {
-                    return Err(match self.error(e) {
-                        TransportError::Refused {
-                            server,
-                            message,
-                            transient,
-                        } => TransportError::Refused {
-                            server,
-                            message: format!(
-                                "cannot create the processed_mailbox {processed}: {message}"
-                            ),
-                            transient,
-                        },
-                        other => other,
-                    });
+                    return Err(self.error_about(
+                        e,
+                        &format!("cannot create the processed_mailbox {processed}"),
+                    ));
                 }
             }
         }
@@ -379,6 +358,11 @@ impl Imap {
 
     /// [`Imap::error`] naming the mailbox.
     fn error_in(&self, e: ::imap::Error, mailbox: &str) -> TransportError {
+        self.error_about(e, &format!("mailbox {mailbox}"))
+    }
+
+    /// [`Imap::error`], a refusal's message saying what was refused.
+    fn error_about(&self, e: ::imap::Error, what: &str) -> TransportError {
         match self.error(e) {
             TransportError::Refused {
                 server,
@@ -386,7 +370,7 @@ impl Imap {
                 transient,
             } => TransportError::Refused {
                 server,
-                message: format!("mailbox {mailbox}: {message}"),
+                message: format!("{what}: {message}"),
                 transient,
             },
             other => other,

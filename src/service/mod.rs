@@ -428,13 +428,13 @@ pub(crate) fn reports(
         };
         entries.extend(update.entries.iter().filter(|e| e.seq > last).cloned());
         // A full report shows the status block too: both from one view.
-        let (events, status) = match form {
-            delivery::Form::Short => (
-                report::event_lines(game, &entries, Some(seat)).map_err(StoreError::from)?,
-                None,
-            ),
-            _ => report::events_and_status(game, &entries, seat).map_err(StoreError::from)?,
-        };
+        let (events, status) = report::event_lines_and_status(
+            game,
+            &entries,
+            Some(seat),
+            form == delivery::Form::Full,
+        )
+        .map_err(StoreError::from)?;
         let mut mail = MailContext {
             events,
             status,

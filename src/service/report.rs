@@ -92,7 +92,7 @@ pub struct MailContext {
     #[serde(skip)]
     pub to: Option<String>,
     /// The reader's status block, where it was read with [`Self::events`]
-    /// ([`events_and_status`]); [`player_mail`] reads it otherwise.
+    /// ([`event_lines_and_status`]); [`player_mail`] reads it otherwise.
     #[serde(skip)]
     pub status: Option<String>,
 }
@@ -320,38 +320,48 @@ pub fn event_lines(
     entries: &[LogEntry],
     seat: Option<Seat>,
 ) -> Result<Vec<String>, SetupError> {
-    Ok(read_events(game, entries, seat, false)?.0)
+    Ok(event_lines_and_status(game, entries, seat, false)?.0)
 }
 
-/// [`event_lines`] and the status block of `seat` (always there), read
-/// from one view of theirs: a full report needs both.
-pub fn events_and_status(
-    game: &dyn AnyGame,
-    entries: &[LogEntry],
-    seat: Seat,
-) -> Result<(Vec<String>, Option<String>), SetupError> {
-    read_events(game, entries, Some(seat), true)
-}
-
-fn read_events(
+/// [`event_lines`] and, where `status`, the status block of `seat`, read
+/// from one view of theirs (a full report needs both).
+pub fn event_lines_and_status(
     game: &dyn AnyGame,
     entries: &[LogEntry],
     seat: Option<Seat>,
     status: bool,
 ) -> Result<(Vec<String>, Option<String>), SetupError> {
     // Table talk went out in mails of its own when it was sent.
-    let shown: Vec<&LogEntry> = entries
+    let shown = entries
         .iter()
-        .filter(|e| !matches!(e.kind, crate::store::EntryKind::Message { .. }))
-        .collect();
-    let events: Vec<&[serde_json::Value]> = shown.iter().map(|e| e.events.as_slice()).collect();
-    let reading = game.read(&events, seat, status)?;
+        .filter(|e| !matches!(e.kind, crate::store::EntryKind::Message { .. }));
+    let (read, status) = sentences(game, shown, seat, status)?;
     let mut out = Vec::new();
-    for (e, sentences) in shown.iter().zip(reading.sentences) {
+    for (e, sentences) in read {
         out.push(entry_text(e));
         out.extend(sentences.into_iter().map(|s| format!("   {s}")));
     }
-    Ok((out, reading.status))
+    Ok((out, status))
+}
+
+/// Log entries, each with the sentences of its events for one reader.
+type Told<'e> = Vec<(&'e LogEntry, Vec<String>)>;
+
+/// Each of `shown` with the sentences of its events for `seat` and, where
+/// `status`, their status block: all from one view ([`AnyGame::read`]).
+fn sentences<'e>(
+    game: &dyn AnyGame,
+    shown: impl Iterator<Item = &'e LogEntry>,
+    seat: Option<Seat>,
+    status: bool,
+) -> Result<(Told<'e>, Option<String>), SetupError> {
+    let shown: Vec<&LogEntry> = shown.collect();
+    let events: Vec<&[serde_json::Value]> = shown.iter().map(|e| e.events.as_slice()).collect();
+    let reading = game.read(&events, seat, status)?;
+    Ok((
+        shown.into_iter().zip(reading.sentences).collect(),
+        reading.status,
+    ))
 }
 
 /// A log entry as people read it: `bob: extend GWR D14`; a moderator's
@@ -394,12 +404,15 @@ pub fn history_lines(
     entries: &[LogEntry],
     seat: Option<Seat>,
 ) -> Result<Vec<String>, SetupError> {
-    let shown: Vec<&LogEntry> = entries.iter().filter(|e| e.visible_to(seat)).collect();
-    let events: Vec<&[serde_json::Value]> = shown.iter().map(|e| e.events.as_slice()).collect();
     // One view for the whole log, not one an entry.
-    let reading = game.read(&events, seat, false)?;
+    let (read, _) = sentences(
+        game,
+        entries.iter().filter(|e| e.visible_to(seat)),
+        seat,
+        false,
+    )?;
     let mut out = Vec::new();
-    for (e, sentences) in shown.iter().zip(reading.sentences) {
+    for (e, sentences) in read {
         out.push(format!(
             "#{} {} {}",
             e.seq,

@@ -267,6 +267,156 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
     let grid_bottom = TOP + 2.0 * R + (rows - 1.0) * 1.5 * R;
     let legend_rows = 2 + b.lines.len().div_ceil(4) + g.players().len().div_ceil(4).max(1);
     let height = (grid_bottom + 12.0 + legend_rows as f64 * LEGEND_ROW + 8.0).ceil();
+    let fixed = fixed_layers(b, &codes);
+    let stations_top = fixed.stations_top;
+    let mut out = String::with_capacity(24 * 1024);
+
+    // Track: a path a tile (a line of SVG each, so a tile laid is all a
+    // picture draws again), from the side it was entered by to the side it
+    // leaves by, curving through the centre.
+    let mut track: Vec<Vec<String>> = vec![Vec::new(); b.lines.len()];
+    let mut joints = String::new();
+    for i in 0..b.hex_count() {
+        let hex = b.hex_at(i);
+        let cell = g.cell(hex);
+        let Some(l) = cell.track else { continue };
+        let (x, y) = centre(hex);
+        match cell.tile {
+            Some(tile) => {
+                let (x1, y1) = side(x, y, tile.from);
+                let (x2, y2) = side(x, y, tile.to);
+                track[l.index()].push(format!("M{x1:.1},{y1:.1} Q{x:.1},{y:.1} {x2:.1},{y2:.1}"));
+            }
+            None => {
+                let _ = writeln!(
+                    joints,
+                    "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{}\"/>",
+                    colour(l)
+                );
+            }
+        }
+    }
+    for l in b.line_ids() {
+        track_path(&mut out, &track[l.index()], colour(l), l.index());
+    }
+    out.push_str(&joints);
+
+    // Places: starting towns as rings with their line's code (until the
+    // locomotive leaves), cities as squares with the goods they have left,
+    // railway towns as small rings; their names over the track.
+    for (i, p) in b.places.iter().enumerate() {
+        let (x, y) = centre(p.hex);
+        match p.kind {
+            PlaceKind::Start(l) => {
+                if g.cell(p.hex).locomotive.is_none() {
+                    let _ = writeln!(
+                        out,
+                        "<circle cx=\"{x:.1}\" cy=\"{:.1}\" r=\"9\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"3\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"7\" fill=\"{}\" text-anchor=\"middle\">{}</text>",
+                        y - 4.0,
+                        colour(l),
+                        y - 1.5,
+                        colour(l),
+                        escape_html(&codes[l.index()])
+                    );
+                }
+            }
+            PlaceKind::City(_) => {
+                let left = g.city_tokens(super::PlaceId(i as u8));
+                let goods: Vec<String> = Good::ALL
+                    .iter()
+                    .filter(|good| left[good.index()] > 0)
+                    .map(|good| format!("{}{}", &good.name()[..2], left[good.index()]))
+                    .collect();
+                let goods = if goods.is_empty() {
+                    "no goods".to_string()
+                } else {
+                    goods.join(" ")
+                };
+                label(&mut out, x, y + 15.5, 7.0, "#5d4037", &goods);
+            }
+            PlaceKind::Town => {}
+        }
+    }
+    let track = Layer::changing(std::mem::take(&mut out));
+
+    // Stations, then locomotives on top.
+    for i in 0..b.hex_count() {
+        let hex = b.hex_at(i);
+        if let Some(s) = g.cell(hex).station {
+            let (x, y) = centre(hex);
+            station(&mut out, x + 8.0, y + 8.0, s);
+        }
+    }
+    for l in b.line_ids() {
+        let line = g.line(l);
+        if let Some(hex) = line.locomotive {
+            let (x, y) = centre(hex);
+            let y = if line.facing.is_none() { y - 4.0 } else { y };
+            locomotive(&mut out, x, y, colour(l), &codes[l.index()], line.facing);
+        }
+    }
+
+    // The last change.
+    for hex in touched(g, last) {
+        let (x, y) = centre(hex);
+        let _ = writeln!(
+            out,
+            "<polygon points=\"{}\" fill=\"none\" stroke=\"#111111\" stroke-width=\"2.5\" stroke-dasharray=\"4 3\"/>",
+            corners(x, y, R - 2.0)
+        );
+    }
+
+    legend_stations(g, stations_top, &mut out);
+    Picture {
+        width: WIDTH as u32,
+        height: height as u32,
+        head: String::new(),
+        layers: vec![
+            Layer::fixed(fixed.ground.clone()),
+            track,
+            Layer::fixed(fixed.places.clone()),
+            Layer::changing(out),
+        ],
+    }
+}
+
+/// The layers of a board's picture that follow from the board alone: the
+/// hexes, coordinates and the legend's symbols under the track, the
+/// places and their names over it; and where the legend's players' row
+/// goes.
+struct Fixed {
+    ground: String,
+    places: String,
+    stations_top: f64,
+}
+
+/// [`Fixed`] for `board`, drawn once a board: some 3,600 hex corners
+/// written as text were a tenth of what a change's picture cost, every
+/// change, for the same text (the renderer keeps their pixels already).
+fn fixed_layers(board: &super::board::Board, codes: &[String]) -> std::sync::Arc<Fixed> {
+    use std::sync::{Arc, Mutex};
+    /// The boards drawn lately (most games are on the embedded board).
+    static DRAWN: Mutex<Vec<(super::board::Board, Arc<Fixed>)>> = Mutex::new(Vec::new());
+    const KEPT: usize = 4;
+    let mut drawn = DRAWN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(at) = drawn.iter().position(|(b, _)| b == board) {
+        let found = drawn.remove(at);
+        let fixed = found.1.clone();
+        drawn.insert(0, found);
+        return fixed;
+    }
+    let fixed = Arc::new(draw_fixed(board, codes));
+    drawn.insert(0, (board.clone(), fixed.clone()));
+    drawn.truncate(KEPT);
+    fixed
+}
+
+/// [`Fixed`], drawn.
+fn draw_fixed(b: &super::board::Board, codes: &[String]) -> Fixed {
+    let rows = f64::from(b.rows);
+    let grid_bottom = TOP + 2.0 * R + (rows - 1.0) * 1.5 * R;
     let mut out = String::with_capacity(24 * 1024);
     // No background: white where rendered to PNG, the page's colour in a
     // browser (a full-size rectangle more was a sixth of a PNG's time).
@@ -352,58 +502,12 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
         );
     }
 
-    let stations_top = legend_symbols(g, &codes, grid_bottom + 12.0, &mut out);
-    let ground = Layer::fixed(std::mem::take(&mut out));
-
-    // Track: a path a tile (a line of SVG each, so a tile laid is all a
-    // picture draws again), from the side it was entered by to the side it
-    // leaves by, curving through the centre.
-    let mut track: Vec<Vec<String>> = vec![Vec::new(); b.lines.len()];
-    let mut joints = String::new();
-    for i in 0..b.hex_count() {
-        let hex = b.hex_at(i);
-        let cell = g.cell(hex);
-        let Some(l) = cell.track else { continue };
-        let (x, y) = centre(hex);
-        match cell.tile {
-            Some(tile) => {
-                let (x1, y1) = side(x, y, tile.from);
-                let (x2, y2) = side(x, y, tile.to);
-                track[l.index()].push(format!("M{x1:.1},{y1:.1} Q{x:.1},{y:.1} {x2:.1},{y2:.1}"));
-            }
-            None => {
-                let _ = writeln!(
-                    joints,
-                    "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{}\"/>",
-                    colour(l)
-                );
-            }
-        }
-    }
-    for l in b.line_ids() {
-        track_path(&mut out, &track[l.index()], colour(l), l.index());
-    }
-    out.push_str(&joints);
-
-    // Places: starting towns as rings with their line's code (until the
-    // locomotive leaves), cities as squares with the goods they have left,
-    // railway towns as small rings; their names over the track.
+    let stations_top = legend_symbols(b, codes, grid_bottom + 12.0, &mut out);
     let mut places = String::with_capacity(8 * 1024);
-    for (i, p) in b.places.iter().enumerate() {
+    for p in &b.places {
         let (x, y) = centre(p.hex);
         match p.kind {
-            PlaceKind::Start(l) => {
-                if g.cell(p.hex).locomotive.is_none() {
-                    let _ = writeln!(
-                        out,
-                        "<circle cx=\"{x:.1}\" cy=\"{:.1}\" r=\"9\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"3\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"7\" fill=\"{}\" text-anchor=\"middle\">{}</text>",
-                        y - 4.0,
-                        colour(l),
-                        y - 1.5,
-                        colour(l),
-                        escape_html(&codes[l.index()])
-                    );
-                }
+            PlaceKind::Start(_) => {
                 let (at, anchor) = name_at(b, p.hex, 13.0);
                 anchored_label(&mut places, at, anchor, 8.5, PLACE, &p.name);
             }
@@ -416,18 +520,6 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
                 );
                 let (at, anchor) = name_at(b, p.hex, 7.0);
                 anchored_label(&mut places, at, anchor, 8.5, PLACE, &p.name);
-                let left = g.city_tokens(super::PlaceId(i as u8));
-                let goods: Vec<String> = Good::ALL
-                    .iter()
-                    .filter(|good| left[good.index()] > 0)
-                    .map(|good| format!("{}{}", &good.name()[..2], left[good.index()]))
-                    .collect();
-                let goods = if goods.is_empty() {
-                    "no goods".to_string()
-                } else {
-                    goods.join(" ")
-                };
-                label(&mut out, x, y + 15.5, 7.0, "#5d4037", &goods);
             }
             PlaceKind::Town => {
                 let _ = writeln!(
@@ -440,41 +532,10 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
             }
         }
     }
-    let track = Layer::changing(std::mem::take(&mut out));
-
-    // Stations, then locomotives on top.
-    for i in 0..b.hex_count() {
-        let hex = b.hex_at(i);
-        if let Some(s) = g.cell(hex).station {
-            let (x, y) = centre(hex);
-            station(&mut out, x + 8.0, y + 8.0, s);
-        }
-    }
-    for l in b.line_ids() {
-        let line = g.line(l);
-        if let Some(hex) = line.locomotive {
-            let (x, y) = centre(hex);
-            let y = if line.facing.is_none() { y - 4.0 } else { y };
-            locomotive(&mut out, x, y, colour(l), &codes[l.index()], line.facing);
-        }
-    }
-
-    // The last change.
-    for hex in touched(g, last) {
-        let (x, y) = centre(hex);
-        let _ = writeln!(
-            out,
-            "<polygon points=\"{}\" fill=\"none\" stroke=\"#111111\" stroke-width=\"2.5\" stroke-dasharray=\"4 3\"/>",
-            corners(x, y, R - 2.0)
-        );
-    }
-
-    legend_stations(g, stations_top, &mut out);
-    Picture {
-        width: WIDTH as u32,
-        height: height as u32,
-        head: String::new(),
-        layers: vec![ground, track, Layer::fixed(places), Layer::changing(out)],
+    Fixed {
+        ground: out,
+        places,
+        stations_top,
     }
 }
 
@@ -497,8 +558,7 @@ fn legend_text(out: &mut String, x: f64, y: f64, what: &str) {
 /// The legend below the grid, four items a row: the symbols and the lines
 /// (code, id, track), the same for every game on the board. Returns where
 /// the players' row goes ([`legend_stations`]).
-fn legend_symbols(g: &Rocket, codes: &[String], top: f64, out: &mut String) -> f64 {
-    let b = g.board();
+fn legend_symbols(b: &super::board::Board, codes: &[String], top: f64, out: &mut String) -> f64 {
     let column = legend_column;
     let text = legend_text;
     let mut y = top + LEGEND_ROW / 2.0;

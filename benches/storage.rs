@@ -38,7 +38,8 @@
 //!   (states and mails are packed in it all the same).
 //!
 //! `SM_BENCH_CLI_ONLY=1` runs only the disk and drain phase (no library-made
-//! store, no rebuild, idle cycle or memory figures).
+//! store, no rebuild, idle cycle or memory figures). `SM_BENCH_PICTURES=0`
+//! turns the mails' pictures off (`[mail] pictures`), on by default.
 
 mod common;
 
@@ -79,6 +80,7 @@ fn config(dir: &Path) -> Config {
     c.inbound.maildir = dir.join("inbox");
     c.outbound.kind = OutboundKind::Files;
     c.outbound.dir = dir.join("outbox");
+    c.mail.pictures = pictures();
     c
 }
 
@@ -86,15 +88,22 @@ fn config(dir: &Path) -> Config {
 fn config_file(dir: &Path) -> PathBuf {
     let path = dir.join("config.toml");
     let text = format!(
-        "[store]\npath = {:?}\narchive = {:?}\n\n[mail]\naddress = \"stationmaster@example.test\"\n\n\
+        "[store]\npath = {:?}\narchive = {:?}\n\n[mail]\naddress = \"stationmaster@example.test\"\npictures = {}\n\n\
          [inbound]\nkind = \"maildir\"\nmaildir = {:?}\n\n[outbound]\nkind = \"files\"\ndir = {:?}\n",
         dir.join("db"),
         dir.join("archive"),
+        pictures(),
         dir.join("inbox"),
         dir.join("outbox"),
     );
     std::fs::write(&path, text).expect("config written");
     path
+}
+
+/// Whether the mails carry the board's picture: yes, the default, unless
+/// `SM_BENCH_PICTURES=0`.
+fn pictures() -> bool {
+    std::env::var("SM_BENCH_PICTURES").map_or(true, |v| v != "0")
 }
 
 fn open_daemon(dir: &Path) -> Daemon {

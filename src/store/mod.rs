@@ -932,7 +932,7 @@ pub fn open_raw(path: impl AsRef<Path>) -> Result<sled::Db, sled::Error> {
 /// opened uncompressed. Weighed again with pictures in the mails
 /// (2026-11-26): without compression a mail in cost some 13 % less CPU,
 /// but 1,000 games with their welcome mails queued took 3.5 times the
-/// disk (docs/performance.md, "sled's own compression, weighed again").
+/// disk (docs/performance.md, section 2, "Where a mail's CPU goes").
 fn open_sled(path: &Path) -> Result<sled::Db, sled::Error> {
     sled::Config::new()
         .path(path)

@@ -378,7 +378,10 @@ fn main() {
         .with_timezone(&Utc);
     let bin = Path::new(env!("CARGO_BIN_EXE_stationmaster"));
     if std::env::var("SM_BENCH_CLI_ONLY").is_ok_and(|v| v == "1") {
-        println!("storage: only the disk and drain phase (SM_BENCH_CLI_ONLY=1)");
+        println!(
+            "storage: only the disk and drain phase (SM_BENCH_CLI_ONLY=1); pictures {} (SM_BENCH_PICTURES)",
+            if pictures() { "on" } else { "off" }
+        );
         let (disk, drain, idle_ok) = disk_and_drain(bin, now);
         let worst = disk.max(drain);
         println!(
@@ -396,7 +399,10 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
     assert!(games >= FINISHED + KEYED, "SM_BENCH_GAMES too small");
-    println!("storage: sled store in a temp dir; {games} games of 4 players:");
+    println!(
+        "storage: sled store in a temp dir; {games} games of 4 players; pictures {} (SM_BENCH_PICTURES):",
+        if pictures() { "on" } else { "off" }
+    );
     println!(
         "  {FINISHED} random games played to the end (daemon::apply_local), {KEYED} made by daemon::create_game (keys, deadlines), the rest by Store::create"
     );

@@ -102,7 +102,8 @@ fn corners(x: f64, y: f64, r: f64) -> String {
 
 /// A coordinate to one decimal, as `{:.1}` writes it but for a half,
 /// which goes up: written from whole tenths, since exact float formatting
-/// was a tenth of a picture's time (some 3,600 corners a board).
+/// was a tenth of a picture's time (some 3,400 numbers a board: 285
+/// hexes' corners).
 struct Tenths(f64);
 
 impl std::fmt::Display for Tenths {
@@ -301,9 +302,9 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
     }
     out.push_str(&joints);
 
-    // Places: starting towns as rings with their line's code (until the
-    // locomotive leaves), cities as squares with the goods they have left,
-    // railway towns as small rings; their names over the track.
+    // What changes at the places: starting towns' rings with their line's
+    // code (until the locomotive leaves), and the goods cities have left
+    // (the places' own marks and names are in the fixed layers).
     for (i, p) in b.places.iter().enumerate() {
         let (x, y) = centre(p.hex);
         match p.kind {
@@ -390,9 +391,12 @@ struct Fixed {
     stations_top: f64,
 }
 
-/// [`Fixed`] for `board`, drawn once a board: some 3,600 hex corners
-/// written as text were a tenth of what a change's picture cost, every
-/// change, for the same text (the renderer keeps their pixels already).
+/// [`Fixed`] for `board`, drawn once a board: writing it, 285 hexes'
+/// corners as text above all, was most of the SVG's cost and some a tenth
+/// of a change's picture, every change, for the same text (the renderer
+/// keeps its pixels already). A board is drawn under the lock, once: a
+/// second thread with the same new board waits for it rather than drawing
+/// it too.
 fn fixed_layers(board: &super::board::Board, codes: &[String]) -> std::sync::Arc<Fixed> {
     use std::sync::{Arc, Mutex};
     /// The boards drawn lately (most games are on the embedded board).
@@ -503,6 +507,9 @@ fn draw_fixed(b: &super::board::Board, codes: &[String]) -> Fixed {
     }
 
     let stations_top = legend_symbols(b, codes, grid_bottom + 12.0, &mut out);
+    // The places over the track: starting towns (their rings are drawn
+    // with the track while the locomotive has not left), cities as
+    // squares, railway towns as small rings, and all their names.
     let mut places = String::with_capacity(8 * 1024);
     for p in &b.places {
         let (x, y) = centre(p.hex);

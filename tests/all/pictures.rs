@@ -586,3 +586,32 @@ fn reports_that_wait_in_the_outbox_keep_their_picture() {
     let decoder = png::Decoder::new(std::io::Cursor::new(&pictures[0].1));
     assert!(decoder.read_info().is_ok(), "a PNG");
 }
+
+/// Rocket keeps the layers that follow from its board alone (the hexes,
+/// the places and their names) once a board: a game on another board,
+/// here the shipped one with a town renamed, shows its own names, and a
+/// game on the shipped board its own, whichever was drawn first.
+#[test]
+fn each_board_keeps_its_own_fixed_layers() {
+    use stationmaster::rocket::Board;
+    let shipped = include_str!("../../games/rocket/board.toml");
+    let renamed = shipped
+        .replace("name = \"Liverpool\"", "name = \"Port of Liverpool\"")
+        .replace("start = \"Liverpool\"", "start = \"Port of Liverpool\"");
+    assert_ne!(shipped, renamed, "the shipped board names Liverpool");
+    let other = Board::parse("renamed.toml", &renamed).expect("the renamed board reads");
+    let on_other =
+        Rocket::new(other, &common::setup(&ABC, 1, &[])).expect("a game on the renamed board");
+    let on_shipped = common::game(&ABC);
+    for _ in 0..2 {
+        let mine = svg(&on_shipped, &[]);
+        let theirs = svg(&on_other, &[]);
+        assert!(mine.contains(">Liverpool<"), "the shipped board's name");
+        assert!(!mine.contains("Port of Liverpool"), "not the other board's");
+        assert!(
+            theirs.contains(">Port of Liverpool<"),
+            "the renamed board's name"
+        );
+        assert!(!theirs.contains(">Liverpool<"), "not the shipped board's");
+    }
+}

@@ -262,13 +262,11 @@ fn track_path(out: &mut String, ds: &[String], colour: &str, k: usize) {
 /// players (changing).
 pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
     let b = g.board();
-    let codes = line_codes(g);
+    let codes = line_codes(b);
     let colour = |l: LineId| css_colour(&b.line(l).colour);
-    let rows = f64::from(b.rows);
-    let grid_bottom = TOP + 2.0 * R + (rows - 1.0) * 1.5 * R;
     let legend_rows = 2 + b.lines.len().div_ceil(4) + g.players().len().div_ceil(4).max(1);
-    let height = (grid_bottom + 12.0 + legend_rows as f64 * LEGEND_ROW + 8.0).ceil();
-    let fixed = fixed_layers(b, &codes);
+    let height = (grid_bottom(b) + 12.0 + legend_rows as f64 * LEGEND_ROW + 8.0).ceil();
+    let fixed = fixed_layers(b);
     let stations_top = fixed.stations_top;
     let mut out = String::with_capacity(24 * 1024);
 
@@ -397,7 +395,7 @@ struct Fixed {
 /// keeps its pixels already). A board is drawn under the lock, once: a
 /// second thread with the same new board waits for it rather than drawing
 /// it too.
-fn fixed_layers(board: &super::board::Board, codes: &[String]) -> std::sync::Arc<Fixed> {
+fn fixed_layers(board: &super::board::Board) -> std::sync::Arc<Fixed> {
     use std::sync::{Arc, Mutex};
     /// The boards drawn lately (most games are on the embedded board).
     static DRAWN: Mutex<Vec<(super::board::Board, Arc<Fixed>)>> = Mutex::new(Vec::new());
@@ -411,16 +409,20 @@ fn fixed_layers(board: &super::board::Board, codes: &[String]) -> std::sync::Arc
         drawn.insert(0, found);
         return fixed;
     }
-    let fixed = Arc::new(draw_fixed(board, codes));
+    let fixed = Arc::new(draw_fixed(board));
     drawn.insert(0, (board.clone(), fixed.clone()));
     drawn.truncate(KEPT);
     fixed
 }
 
+/// The bottom of the grid's last row of hexes, where the legend starts.
+fn grid_bottom(b: &super::board::Board) -> f64 {
+    TOP + 2.0 * R + (f64::from(b.rows) - 1.0) * 1.5 * R
+}
+
 /// [`Fixed`], drawn.
-fn draw_fixed(b: &super::board::Board, codes: &[String]) -> Fixed {
-    let rows = f64::from(b.rows);
-    let grid_bottom = TOP + 2.0 * R + (rows - 1.0) * 1.5 * R;
+fn draw_fixed(b: &super::board::Board) -> Fixed {
+    let codes = line_codes(b);
     let mut out = String::with_capacity(24 * 1024);
     // No background: white where rendered to PNG, the page's colour in a
     // browser (a full-size rectangle more was a sixth of a PNG's time).
@@ -506,7 +508,7 @@ fn draw_fixed(b: &super::board::Board, codes: &[String]) -> Fixed {
         );
     }
 
-    let stations_top = legend_symbols(b, codes, grid_bottom + 12.0, &mut out);
+    let stations_top = legend_symbols(b, &codes, grid_bottom(b) + 12.0, &mut out);
     // The places over the track: starting towns (their rings are drawn
     // with the track while the locomotive has not left), cities as
     // squares, railway towns as small rings, and all their names.

@@ -20,9 +20,8 @@ pub const MAX_WIDTH: usize = 100;
 
 /// Two-letter map codes for the lines: the id without `&`, cut to two
 /// letters, or `L1`, `L2`, … if those would clash.
-pub(super) fn line_codes(g: &Rocket) -> Vec<String> {
-    let codes: Vec<String> = g
-        .board()
+pub(super) fn line_codes(board: &super::board::Board) -> Vec<String> {
+    let codes: Vec<String> = board
         .lines
         .iter()
         .map(|l| {
@@ -111,7 +110,7 @@ fn cell(g: &Rocket, codes: &[String], i: usize, line: &mut Vec<Seg>) {
 /// The map as lines of coloured pieces: grid, coordinates, key and places.
 fn map_segments(g: &Rocket) -> Vec<Vec<Seg>> {
     let b = g.board();
-    let codes = line_codes(g);
+    let codes = line_codes(g.board());
     let cols = usize::from(b.columns);
     let mut lines: Vec<Vec<Seg>> = Vec::new();
     let header: String = {

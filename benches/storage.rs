@@ -106,6 +106,11 @@ fn pictures() -> bool {
     std::env::var("SM_BENCH_PICTURES").map_or(true, |v| v != "0")
 }
 
+/// [`pictures`] as the bench's header says it.
+fn pictures_said() -> &'static str {
+    if pictures() { "on" } else { "off" }
+}
+
 fn open_daemon(dir: &Path) -> Daemon {
     let c = config(dir);
     Daemon::new(
@@ -380,7 +385,7 @@ fn main() {
     if std::env::var("SM_BENCH_CLI_ONLY").is_ok_and(|v| v == "1") {
         println!(
             "storage: only the disk and drain phase (SM_BENCH_CLI_ONLY=1); pictures {} (SM_BENCH_PICTURES)",
-            if pictures() { "on" } else { "off" }
+            pictures_said()
         );
         let (disk, drain, idle_ok) = disk_and_drain(bin, now);
         let worst = disk.max(drain);
@@ -401,7 +406,7 @@ fn main() {
     assert!(games >= FINISHED + KEYED, "SM_BENCH_GAMES too small");
     println!(
         "storage: sled store in a temp dir; {games} games of 4 players; pictures {} (SM_BENCH_PICTURES):",
-        if pictures() { "on" } else { "off" }
+        pictures_said()
     );
     println!(
         "  {FINISHED} random games played to the end (daemon::apply_local), {KEYED} made by daemon::create_game (keys, deadlines), the rest by Store::create"

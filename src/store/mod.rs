@@ -18,7 +18,8 @@
 //! and its hash), `meta` (counters, the format, and `game:ID` →
 //! [`GameMeta`]), `receipts` (Message-ID → [`Receipt`]), `outbox` (number →
 //! [`OutboxItem`]), `parts` (number → what several outbox items of one
-//! change share, a report's picture: see [`PartRef`]), `help` (address, or an alert's key → time of the last
+//! change share, a report's picture: see [`PartRef`]; its bytes in a file
+//! of the folder `parts/` beside sled's files, see `part_files.rs`), `help` (address, or an alert's key → time of the last
 //! help reply or alert), `counts` (what and hour → how many were sent: the
 //! hourly limits), `failures` (transport handle → [`MailFailure`]),
 //! `quarantine` (key → [`Quarantined`]), `clock` (when, id: the scheduler's
@@ -46,6 +47,7 @@ use crate::registry::{self, BoardSource};
 
 pub mod export;
 pub mod pack;
+mod part_files;
 pub mod recovery;
 pub mod site;
 
@@ -392,7 +394,8 @@ pub struct Receipt {
 ///
 /// A stretch that the other mails of its change carry too (a report's
 /// picture, some 80 KB of base64 that packing hardly shrinks) is cut out
-/// of the stored message and kept once in `parts` ([`PartRef`]).
+/// of the stored message and kept once, as a file of the database's
+/// folder `parts/` with an entry in the tree `parts` ([`PartRef`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboxItem {
     /// The envelope sender.
@@ -549,23 +552,39 @@ impl OutboxItem {
 }
 
 /// A part as stored in `parts`: the number of outbox items that carry it
-/// (4 bytes, big-endian), their keys (8 bytes each) and its bytes.
-fn part_value(items: &[u64], bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4 + 8 * items.len() + bytes.len());
-    out.extend_from_slice(&(items.len() as u32).to_be_bytes());
+/// (4 bytes, big-endian; its top bit set: the bytes are in a file), their
+/// keys (8 bytes each), then the CRC-32 of the bytes in the part's file
+/// ([`part_files`]; 4 bytes, big-endian), or, as earlier versions stored
+/// it, the bytes themselves.
+fn part_value(items: &[u64], crc: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + 8 * items.len() + 4);
+    out.extend_from_slice(&(items.len() as u32 | PART_IN_FILE).to_be_bytes());
     for item in items {
         out.extend_from_slice(&item.to_be_bytes());
     }
-    out.extend_from_slice(bytes);
+    out.extend_from_slice(&crc.to_be_bytes());
     out
 }
 
-/// The keys of the items that carry a stored part, and its bytes.
-fn part_split(stored: &[u8]) -> Result<(Vec<u64>, &[u8]), String> {
+/// The top bit of a stored part's count: its bytes are in a file.
+const PART_IN_FILE: u32 = 1 << 31;
+
+/// Where a stored part's bytes are.
+enum PartBytes<'a> {
+    /// In its file, with this CRC-32.
+    File { crc: u32 },
+    /// In the entry, as earlier versions stored them.
+    Inline(&'a [u8]),
+}
+
+/// The keys of the items that carry a stored part, and where its bytes are.
+fn part_split(stored: &[u8]) -> Result<(Vec<u64>, PartBytes<'_>), String> {
     let (n, rest) = stored
         .split_first_chunk::<4>()
         .ok_or("outbox part shorter than its count")?;
-    let n = u32::from_be_bytes(*n) as usize;
+    let n = u32::from_be_bytes(*n);
+    let in_file = n & PART_IN_FILE != 0;
+    let n = (n & !PART_IN_FILE) as usize;
     let (keys, bytes) = rest
         .split_at_checked(n.saturating_mul(8))
         .ok_or("outbox part shorter than its keys")?;
@@ -573,6 +592,16 @@ fn part_split(stored: &[u8]) -> Result<(Vec<u64>, &[u8]), String> {
         .chunks_exact(8)
         .filter_map(|k| k.try_into().ok().map(u64::from_be_bytes))
         .collect();
+    let bytes = if in_file {
+        let crc: [u8; 4] = bytes
+            .try_into()
+            .map_err(|_| "outbox part without its file's checksum")?;
+        PartBytes::File {
+            crc: u32::from_be_bytes(crc),
+        }
+    } else {
+        PartBytes::Inline(bytes)
+    };
     Ok((items, bytes))
 }
 
@@ -883,6 +912,9 @@ pub struct Store {
     players: sled::Tree,
     site: sled::Tree,
     parts: sled::Tree,
+    /// Parts whose entries were removed: their files go after the next
+    /// flush ([`part_files`]).
+    gone_parts: std::sync::Mutex<Vec<u64>>,
 }
 
 /// The layout of the trees that this code reads and writes (in `meta`
@@ -1097,6 +1129,7 @@ impl Store {
             clock: db.open_tree("clock")?,
             site: db.open_tree("site")?,
             parts: db.open_tree("parts")?,
+            gone_parts: std::sync::Mutex::new(Vec::new()),
             db,
         };
         store.upgrade()?;
@@ -1364,7 +1397,22 @@ impl Store {
     /// [`FLUSH_PATIENCE`] at all, the flush fails and the store counts as
     /// broken: the process ends, and the next start recovers what was
     /// flushed (a crash's guarantees).
+    ///
+    /// The files of the parts removed before it began go once it has made
+    /// their removal durable (`part_files.rs`).
     pub fn flush(&self) -> Result<(), StoreError> {
+        let gone = std::mem::take(&mut *self.lock_gone_parts());
+        let flushed = self.flush_sled();
+        match &flushed {
+            Ok(()) => part_files::remove(&self.path, &gone),
+            // Kept for the next flush (or, after a crash, the sweep).
+            Err(_) => self.lock_gone_parts().extend(gone),
+        }
+        flushed
+    }
+
+    /// sled's flush, on a thread of its own (see [`Store::flush`]).
+    fn flush_sled(&self) -> Result<(), StoreError> {
         use std::sync::mpsc::RecvTimeoutError;
         self.writable()?;
         let db = self.db.clone();
@@ -1524,12 +1572,16 @@ impl Store {
             writes.push((OUTBOX, key.to_be_bytes().to_vec(), item.encode()?));
             outgoing.push((key, item));
         }
-        for (key, items, shared) in parts {
-            writes.push((
-                PARTS,
-                key.to_be_bytes().to_vec(),
-                part_value(&items, &shared.bytes),
-            ));
+        // The parts' files first, synced: sled may make the transaction
+        // durable at any moment after it ([`part_files`]).
+        let files: Vec<(u64, &[u8])> = parts
+            .iter()
+            .map(|(key, _, shared)| (*key, shared.bytes.as_slice()))
+            .collect();
+        let crcs = part_files::write(&self.path, &files).map_err(|e| StoreError::Db(e.into()))?;
+        let written: Vec<u64> = files.iter().map(|(key, _)| *key).collect();
+        for ((key, items, _), crc) in parts.iter().zip(crcs) {
+            writes.push((PARTS, key.to_be_bytes().to_vec(), part_value(items, crc)));
         }
         for (addr, at) in &change.help_sent {
             writes.push((HELP, addr.clone().into_bytes(), ser(&label, at)?));
@@ -1592,8 +1644,13 @@ impl Store {
                 Ok(())
             })
             .map_err(|e| match e {
+                // Whether it was written is not known: the files stay, for
+                // the next start's sweep if it was not.
                 TransactionError::Storage(e) => self.watch::<()>(Err(e)).unwrap_err(),
-                e => transaction_error(e, &label),
+                e => {
+                    part_files::remove(&self.path, &written);
+                    transaction_error(e, &label)
+                }
             })?;
         Ok(outgoing)
     }
@@ -1771,12 +1828,23 @@ impl Store {
                 return Ok(());
             }
         }
-        self.watch(self.parts.remove(key.to_be_bytes()))?;
+        if self.watch(self.parts.remove(key.to_be_bytes()))?.is_some() {
+            self.lock_gone_parts().push(key);
+        }
         Ok(())
     }
 
+    /// The parts whose files go after the next flush.
+    fn lock_gone_parts(&self) -> std::sync::MutexGuard<'_, Vec<u64>> {
+        // A panic elsewhere while holding it leaves a list still good.
+        self.gone_parts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Removes the parts that no outbox item carries (left by a crash
-    /// between an item's removal and its part's).
+    /// between an item's removal and its part's), then the parts' files
+    /// that no entry stands for (left by a crash: see [`part_files`]).
     fn sweep_parts(&self) -> Result<(), StoreError> {
         for entry in self.parts.iter() {
             let (key, stored) = entry?;
@@ -1784,6 +1852,12 @@ impl Store {
                 self.drop_part_if_unused(key, &stored)?;
             }
         }
+        if !self.lock_gone_parts().is_empty() {
+            self.flush()?;
+        }
+        part_files::sweep(&self.path, |key| {
+            Ok(self.parts.contains_key(key.to_be_bytes())?)
+        })?;
         Ok(())
     }
 
@@ -1801,7 +1875,14 @@ impl Store {
                 .get(p.key.to_be_bytes())
                 .map_err(|e| e.to_string())?
                 .ok_or_else(|| format!("its part {} is missing", p.key))?;
-            let (_, bytes) = part_split(&part)?;
+            let file;
+            let bytes = match part_split(&part)?.1 {
+                PartBytes::File { crc } => {
+                    file = part_files::read(&self.path, p.key, p.len, crc)?;
+                    file.as_slice()
+                }
+                PartBytes::Inline(bytes) => bytes,
+            };
             if bytes.len() != p.len || p.at > item.bytes.len() {
                 return Err(format!("its part {} does not fit it", p.key));
             }

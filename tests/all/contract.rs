@@ -506,8 +506,9 @@ fn a_database_of_the_first_format_is_upgraded_on_open() {
 
 /// The mails of a change that show the same picture keep one copy of it in
 /// the outbox (a report's picture is some 80 KB of base64 that packing
-/// hardly shrinks, and a change mails it to every player): each mail comes
-/// back whole however it waits, and the copy goes with the last of them,
+/// hardly shrinks, and a change mails it to every player), as a file of
+/// the database's folder `parts/`: each mail comes back whole however it
+/// waits, and the copy goes with the last of them (once that is flushed),
 /// or at the next start after a crash between the two.
 #[test]
 fn a_picture_the_mails_of_a_change_show_is_stored_once() {
@@ -547,11 +548,26 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
         outbox: mails.clone(),
         ..Default::default()
     };
+    // The parts' entries and files, and the stored items' sizes.
+    let files = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {
+        match std::fs::read_dir(dir.join("parts")) {
+            Ok(rd) => rd.map(|e| e.unwrap().path()).collect(),
+            Err(_) => Vec::new(),
+        }
+    };
     let stored = |dir: &std::path::Path| -> (usize, Vec<usize>) {
         let db = stationmaster::store::open_raw(dir).unwrap();
-        let parts = db.open_tree("parts").unwrap().len();
+        let parts = db.open_tree("parts").unwrap();
+        assert!(
+            parts.iter().all(|e| e.unwrap().1.len() < 100),
+            "no entry holds the picture"
+        );
+        assert_eq!(files(dir).len(), parts.len(), "a file for each part");
         let items = db.open_tree("outbox").unwrap();
-        (parts, items.iter().map(|e| e.unwrap().1.len()).collect())
+        (
+            parts.len(),
+            items.iter().map(|e| e.unwrap().1.len()).collect(),
+        )
     };
     let whole = |store: &Store| -> Vec<(u64, stationmaster::store::OutboxItem)> {
         store.outbox_due(now, None, 10).unwrap()
@@ -567,6 +583,12 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
     assert!(
         items.iter().all(|&len| len < 10_000),
         "no item holds the picture: {items:?}"
+    );
+    let shared = mails[0].shared.as_ref().unwrap();
+    assert_eq!(
+        std::fs::read(&files(dir.path())[0]).unwrap(),
+        *shared.bytes,
+        "the file holds the picture as the mails carry it"
     );
     let store = Store::open(dir.path()).unwrap();
     let due = whole(&store);
@@ -585,9 +607,14 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
     assert_eq!(due.len(), 3);
     assert_eq!((due[0].1.bytes.as_slice(), due[0].1.attempts), (sent[0], 1));
     assert_eq!(due[1].1.bytes, sent[2]);
-    // Given up, then sent: the picture goes with the last mail that shows it.
+    // Given up, then sent: the picture goes with the last mail that shows
+    // it, its file once that is durable (until then a crash brings the
+    // mail back, and it needs its picture).
     store.outbox_retry(keys[0], None).unwrap();
     store.outbox_sent(keys[2]).unwrap();
+    assert_eq!(files(dir.path()).len(), 1, "the file stays until the flush");
+    store.flush().unwrap();
+    assert!(files(dir.path()).is_empty(), "the file went with the flush");
     drop(store);
     assert_eq!(stored(dir.path()).0, 0, "the picture left with its mails");
     // A crash between a mail's removal and its picture's leaves the picture:
@@ -605,6 +632,56 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
         db.flush().unwrap();
     }
     assert_eq!(stored(dir.path()).0, 1);
+    // A file written for a change that a crash kept from being committed.
+    std::fs::write(dir.path().join("parts/00000000ffffffff"), b"half a picture").unwrap();
     drop(Store::open(dir.path()).unwrap());
     assert_eq!(stored(dir.path()), (0, vec![items[3], items[3]]));
+    assert!(
+        files(dir.path()).is_empty(),
+        "what the crashes left is gone"
+    );
+
+    // A damaged picture: its mails are left alone (and said so in the
+    // log), the others go on.
+    let store = Store::open(dir.path()).unwrap();
+    store.commit_unflushed(&change).unwrap();
+    store.flush().unwrap();
+    std::fs::write(&files(dir.path())[0], b"not the picture").unwrap();
+    let due = whole(&store);
+    assert_eq!(
+        due.len(),
+        3,
+        "the mail without the picture, and the two before"
+    );
+    assert!(due.iter().all(|(_, i)| i.part.is_none()));
+    drop(store);
+
+    // A part stored by an earlier version, the picture in its entry, is
+    // still read.
+    std::fs::remove_dir_all(dir.path()).unwrap();
+    let keys: Vec<u64> = {
+        let store = Store::open(dir.path()).unwrap();
+        let keys = store.commit_unflushed(&change).unwrap();
+        store.flush().unwrap();
+        keys.into_iter().map(|(k, _)| k).collect()
+    };
+    {
+        let db = stationmaster::store::open_raw(dir.path()).unwrap();
+        let parts = db.open_tree("parts").unwrap();
+        let (key, _) = parts.iter().next().unwrap().unwrap();
+        let mut old = 3u32.to_be_bytes().to_vec();
+        for k in &keys[..3] {
+            old.extend_from_slice(&k.to_be_bytes());
+        }
+        old.extend_from_slice(&shared.bytes);
+        parts.insert(key, old).unwrap();
+        db.flush().unwrap();
+    }
+    for f in files(dir.path()) {
+        std::fs::remove_file(f).unwrap();
+    }
+    let store = Store::open(dir.path()).unwrap();
+    let due = whole(&store);
+    let bytes: Vec<&[u8]> = due.iter().map(|(_, i)| i.bytes.as_slice()).collect();
+    assert_eq!(bytes, sent, "every mail comes back whole");
 }

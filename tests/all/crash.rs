@@ -11,7 +11,8 @@
 //! - **opens failed**: runs that ended by themselves with an error;
 //! - **orders lost**: mails of the script whose order is not in the log;
 //! - **orders applied twice**: mails whose Message-ID is in the log twice;
-//! - **replies lost**: mails with no reply (`In-Reply-To`) in `var/outbox`.
+//! - **replies lost**: mails with no reply (`In-Reply-To`) in `var/outbox`
+//!   that carries whole the picture it shows.
 //!
 //! All four must be 0, and the log must be each game's script in order;
 //! the test prints the counts (with `--nocapture`), and how many half-written
@@ -24,6 +25,7 @@
 //! kills, or `SM_KILLS`; `SM_CRASH_SEED` picks the random stream). Its
 //! figures are in docs/crash-safety.md.
 
+use mail_parser::MimeHeaders;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Read;
@@ -256,6 +258,9 @@ fn replied_to(dir: &Path) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
     for entry in fs::read_dir(dir).unwrap() {
         let bytes = fs::read(entry.unwrap().path()).unwrap();
+        if !shows_its_picture(&bytes) {
+            continue;
+        }
         let text = String::from_utf8_lossy(&bytes);
         for line in text.lines() {
             if line.is_empty() {
@@ -267,6 +272,29 @@ fn replied_to(dir: &Path) -> BTreeSet<String> {
         }
     }
     found
+}
+
+/// Whether a mail that shows a picture (`cid:` in its HTML) carries it
+/// whole: a PNG that decodes. The outbox keeps a change's picture apart
+/// from its mails (`parts/`), and puts it back before a mail goes.
+fn shows_its_picture(bytes: &[u8]) -> bool {
+    let Some(m) = mail_parser::MessageParser::default().parse(bytes) else {
+        return false;
+    };
+    let shows = m
+        .html_bodies()
+        .any(|p| String::from_utf8_lossy(p.contents()).contains("cid:"));
+    let carries = m.parts.iter().any(|p| {
+        p.content_type().is_some_and(|t| t.ctype() == "image")
+            && png::Decoder::new(std::io::Cursor::new(p.contents()))
+                .read_info()
+                .and_then(|mut r| {
+                    let mut buf = vec![0; r.output_buffer_size().unwrap_or(0)];
+                    r.next_frame(&mut buf).map(|_| ())
+                })
+                .is_ok()
+    });
+    !shows || carries
 }
 
 /// What a run of the test found.
@@ -336,6 +364,8 @@ fn crash_consistency(kills: usize, seed: u64) -> Counts {
         panic!("runs failed:\n{}", failures.join("\n---\n"));
     }
 
+    // As the last run left them (it removed what the crashes left).
+    let parts_left = fs::read_dir(world.path().join("var/db/parts")).map_or(0, |rd| rd.count());
     let store = Store::open(&world.path().join("var/db")).unwrap();
     let mut logged: BTreeMap<GameId, Vec<(String, String)>> = BTreeMap::new();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -389,6 +419,7 @@ fn crash_consistency(kills: usize, seed: u64) -> Counts {
     }
     assert_eq!(logged, script);
     assert_eq!(store.outbox_len(), 0, "mail left unsent");
+    assert_eq!(parts_left, 0, "pictures' files left in var/db/parts");
     counts
 }
 

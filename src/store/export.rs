@@ -369,10 +369,17 @@ impl Store {
         let mut outbox = Vec::new();
         for item in self.outbox.iter() {
             let (k, v) = item?;
-            let item = self.outbox_item(&v).map_err(|e| {
-                super::unreadable(&format!("outbox item {}", String::from_utf8_lossy(&k)), e)
-            })?;
-            outbox.push(ExportedMail::new(item));
+            let what = || format!("outbox item {}", String::from_utf8_lossy(&k));
+            let item = OutboxItem::decode(&v).map_err(|e| super::unreadable(&what(), e))?;
+            // A mail whose picture's file is lost (`parts/`) cannot be sent
+            // whole, here or from the database: left out, and said, rather
+            // than the whole export refused.
+            match self.with_part(item) {
+                Ok(item) => outbox.push(ExportedMail::new(item)),
+                Err(e) => {
+                    tracing::error!(item = %what(), error = %e, "a mail waiting to be sent is left out of the export")
+                }
+            }
         }
         let mut help = BTreeMap::new();
         for item in self.help.iter() {
@@ -553,6 +560,13 @@ impl Store {
                 Ok::<(), ConflictableTransactionError<Abort>>(())
             })
             .map_err(|e| transaction_error(e, "import"))?;
+        // The files of the parts replaced go with the flush below.
+        self.lock_gone_parts().extend(
+            removes
+                .iter()
+                .filter(|(tree, _)| *tree == PARTS)
+                .filter_map(|(_, k)| k.as_slice().try_into().ok().map(u64::from_be_bytes)),
+        );
         self.meta
             .insert(super::FORMAT_KEY, &super::FORMAT.to_be_bytes())?;
         self.flush()?;

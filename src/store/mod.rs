@@ -499,7 +499,7 @@ impl OutboxItem {
     }
 
     /// Reads the stored form back, or the JSON of earlier versions; without
-    /// its part, if it has one (see [`Store::outbox_item`]).
+    /// its part, if it has one (see [`Store::with_part`]).
     fn decode(stored: &[u8]) -> Result<OutboxItem, String> {
         OutboxItem::unpacked(OutboxItem::split(stored)?)
     }
@@ -1572,17 +1572,6 @@ impl Store {
             writes.push((OUTBOX, key.to_be_bytes().to_vec(), item.encode()?));
             outgoing.push((key, item));
         }
-        // The parts' files first, synced: sled may make the transaction
-        // durable at any moment after it ([`part_files`]).
-        let files: Vec<(u64, &[u8])> = parts
-            .iter()
-            .map(|(key, _, shared)| (*key, shared.bytes.as_slice()))
-            .collect();
-        let crcs = part_files::write(&self.path, &files).map_err(|e| StoreError::Db(e.into()))?;
-        let written: Vec<u64> = files.iter().map(|(key, _)| *key).collect();
-        for ((key, items, _), crc) in parts.iter().zip(crcs) {
-            writes.push((PARTS, key.to_be_bytes().to_vec(), part_value(items, crc)));
-        }
         for (addr, at) in &change.help_sent {
             writes.push((HELP, addr.clone().into_bytes(), ser(&label, at)?));
         }
@@ -1600,6 +1589,18 @@ impl Store {
         }
         for (address, contact) in &change.contacts {
             writes.push((SITE, site::contact_key(address), ser(&label, contact)?));
+        }
+        // The parts' files last before the transaction (nothing in between
+        // may fail and leave them behind), synced: sled may make the
+        // transaction durable at any moment after it ([`part_files`]).
+        let files: Vec<(u64, &[u8])> = parts
+            .iter()
+            .map(|(key, _, shared)| (*key, shared.bytes.as_slice()))
+            .collect();
+        let crcs = part_files::write(&self.path, &files).map_err(|e| StoreError::Db(e.into()))?;
+        let written: Vec<u64> = files.iter().map(|(key, _)| *key).collect();
+        for ((key, items, _), crc) in parts.iter().zip(crcs) {
+            writes.push((PARTS, key.to_be_bytes().to_vec(), part_value(items, crc)));
         }
         let trees = self.transaction_trees();
         trees[..]
@@ -1859,12 +1860,6 @@ impl Store {
             Ok(self.parts.contains_key(key.to_be_bytes())?)
         })?;
         Ok(())
-    }
-
-    /// An outbox item as stored, whole: its part, if it has one, put back
-    /// in its place.
-    fn outbox_item(&self, stored: &[u8]) -> Result<OutboxItem, String> {
-        self.with_part(OutboxItem::decode(stored)?)
     }
 
     /// `item` with its part, if it has one, put back in its place.

@@ -49,18 +49,32 @@ pub(super) fn write(db: &Path, parts: &[(u64, &[u8])]) -> std::io::Result<Vec<u3
     }
     let folder = db.join(FOLDER);
     let mut written = Vec::with_capacity(parts.len());
+    // An error names its file, and keeps its kind (a full disk is told as
+    // such: see `describe_sled`).
+    let at = |file: &Path| {
+        let file = file.display().to_string();
+        move |e: std::io::Error| std::io::Error::new(e.kind(), format!("{file}: {e}"))
+    };
     let result = (|| {
-        fs::create_dir_all(&folder)?;
+        if !folder.is_dir() {
+            fs::create_dir_all(&folder).map_err(at(&folder))?;
+            // The folder's own name, durable in the database's.
+            fs::File::open(db)
+                .and_then(|d| d.sync_all())
+                .map_err(at(db))?;
+        }
         let mut crcs = Vec::with_capacity(parts.len());
         for (key, bytes) in parts {
             let file = path(db, *key);
             written.push(file.clone());
-            let mut f = fs::File::create(&file)?;
-            f.write_all(bytes)?;
-            f.sync_all()?;
+            let mut f = fs::File::create(&file).map_err(at(&file))?;
+            f.write_all(bytes).map_err(at(&file))?;
+            f.sync_all().map_err(at(&file))?;
             crcs.push(crc32fast::hash(bytes));
         }
-        fs::File::open(&folder)?.sync_all()?;
+        fs::File::open(&folder)
+            .and_then(|d| d.sync_all())
+            .map_err(at(&folder))?;
         Ok(crcs)
     })();
     if result.is_err() {
@@ -106,6 +120,12 @@ pub(super) fn remove(db: &Path, keys: &[u64]) {
 
 /// Removes the files in the parts folder that no entry stands for
 /// (`has_entry` says which do): left by a crash. Returns how many.
+///
+/// What sled read at its start may hold a removal that the process before
+/// did not make durable (killed before its flush, the system still holding
+/// the write): sled's own file is synced first, so that a power cut after
+/// the sweep cannot bring back an entry whose file is gone. A file that
+/// cannot be removed is left, and said (the next start tries again).
 pub(super) fn sweep(
     db: &Path,
     mut has_entry: impl FnMut(u64) -> Result<bool, super::StoreError>,
@@ -116,7 +136,7 @@ pub(super) fn sweep(
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(folder_error(&folder, e)),
     };
-    let mut removed = 0;
+    let mut orphans = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| folder_error(&folder, e))?;
         let name = entry.file_name();
@@ -125,14 +145,27 @@ pub(super) fn sweep(
             continue;
         };
         if !has_entry(key)? {
-            let file = entry.path();
-            fs::remove_file(&file).map_err(|e| folder_error(&file, e))?;
-            removed += 1;
+            orphans.push(key);
         }
     }
-    if removed > 0 {
-        tracing::info!(removed, folder = %folder.display(), "removed outbox parts' files left by a crash");
+    if orphans.is_empty() {
+        return Ok(0);
     }
+    let sled_file = db.join("db");
+    if let Err(e) = fs::File::open(&sled_file).and_then(|f| f.sync_all()) {
+        tracing::warn!(file = %sled_file.display(), error = %e, "could not sync the database; outbox parts' files left by a crash are kept for now");
+        return Ok(0);
+    }
+    let removed = orphans
+        .iter()
+        .filter(|key| {
+            let file = path(db, **key);
+            fs::remove_file(&file)
+                .inspect_err(|e| tracing::warn!(file = %file.display(), error = %e, "an outbox part's file left by a crash could not be removed"))
+                .is_ok()
+        })
+        .count();
+    tracing::info!(removed, folder = %folder.display(), "removed outbox parts' files left by a crash");
     Ok(removed)
 }
 
@@ -172,8 +205,12 @@ mod tests {
         remove(dir.path(), &[8, 9]);
         let e = read(dir.path(), 8, 5, crcs[1]).unwrap_err();
         assert!(e.contains("missing"), "{e}");
-        // The sweep leaves what has an entry, and what is not a part.
+        // The sweep leaves what has an entry, and what is not a part (it
+        // syncs sled's file first: without one, it removes nothing).
         fs::write(dir.path().join(FOLDER).join("notes.txt"), b"mine").unwrap();
+        write(dir.path(), &[(9, b"left")]).unwrap();
+        assert_eq!(sweep(dir.path(), |k| Ok(k == 7)).unwrap(), 0);
+        fs::write(dir.path().join("db"), b"sled").unwrap();
         write(dir.path(), &[(9, b"left")]).unwrap();
         assert_eq!(sweep(dir.path(), |k| Ok(k == 7)).unwrap(), 1);
         assert!(path(dir.path(), 7).exists());

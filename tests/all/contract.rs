@@ -654,6 +654,30 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
         "the mail without the picture, and the two before"
     );
     assert!(due.iter().all(|(_, i)| i.part.is_none()));
+    // The operator's export still works, those three mails in it.
+    assert_eq!(store.export(now).unwrap().outbox.len(), 3);
+    drop(store);
+
+    // A change that fails (here: its game is not in the database) leaves
+    // no picture's file behind.
+    std::fs::remove_dir_all(dir.path()).unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let failing = Change {
+        update: Some(stationmaster::store::GameUpdate {
+            id: stationmaster::store::GameId("rocket-9".into()),
+            base_seq: 0,
+            entries: Vec::new(),
+            state: String::new(),
+            state_version: 1,
+            meta: Default::default(),
+            old_fire: None,
+            over: false,
+        }),
+        ..change.clone()
+    };
+    assert!(store.commit_unflushed(&failing).is_err());
+    assert!(files(dir.path()).is_empty(), "{:?}", files(dir.path()));
+    assert_eq!(store.outbox_len(), 0);
     drop(store);
 
     // A part stored by an earlier version, the picture in its entry, is

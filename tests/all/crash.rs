@@ -256,10 +256,13 @@ fn run_and_kill(dir: &Path, at: KillAt) -> Ended {
 /// The In-Reply-To of every `.eml` in `dir`.
 fn replied_to(dir: &Path) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
+    let mut pictures = 0;
     for entry in fs::read_dir(dir).unwrap() {
         let bytes = fs::read(entry.unwrap().path()).unwrap();
-        if !shows_its_picture(&bytes) {
-            continue;
+        match shows_its_picture(&bytes) {
+            Some(true) => pictures += 1,
+            Some(false) => {}
+            None => continue,
         }
         let text = String::from_utf8_lossy(&bytes);
         for line in text.lines() {
@@ -271,16 +274,19 @@ fn replied_to(dir: &Path) -> BTreeSet<String> {
             }
         }
     }
+    assert!(
+        pictures > 0,
+        "no reply showed a picture: the check above saw none"
+    );
     found
 }
 
-/// Whether a mail that shows a picture (`cid:` in its HTML) carries it
-/// whole: a PNG that decodes. The outbox keeps a change's picture apart
-/// from its mails (`parts/`), and puts it back before a mail goes.
-fn shows_its_picture(bytes: &[u8]) -> bool {
-    let Some(m) = mail_parser::MessageParser::default().parse(bytes) else {
-        return false;
-    };
+/// Whether a mail shows a picture (`cid:` in its HTML), if it is whole:
+/// `None` if it shows one and does not carry it as a PNG that decodes. The
+/// outbox keeps a change's picture apart from its mails (`parts/`), and
+/// puts it back before a mail goes.
+fn shows_its_picture(bytes: &[u8]) -> Option<bool> {
+    let m = mail_parser::MessageParser::default().parse(bytes)?;
     let shows = m
         .html_bodies()
         .any(|p| String::from_utf8_lossy(p.contents()).contains("cid:"));
@@ -294,7 +300,7 @@ fn shows_its_picture(bytes: &[u8]) -> bool {
                 })
                 .is_ok()
     });
-    !shows || carries
+    (!shows || carries).then_some(shows)
 }
 
 /// What a run of the test found.

@@ -126,19 +126,30 @@ pub struct InlinePicture {
     /// The PNG file as a mail carries it (base64, in lines of 76), encoded
     /// once for the mails of one change, which share it.
     pub base64: std::sync::Arc<Vec<u8>>,
+    /// The PNG file.
+    pub png: std::sync::Arc<Vec<u8>>,
 }
 
 impl InlinePicture {
     /// The picture of `png`, a PNG file's bytes.
     pub fn new(cid: String, name: String, png: Vec<u8>) -> Result<InlinePicture, ComposeError> {
-        let body = Body::new_with_encoding(png, ContentTransferEncoding::Base64)
-            .map_err(|_| ComposeError::Build("picture".to_string()))?;
+        let base64 = base64_body(&png).ok_or_else(|| ComposeError::Build("picture".to_string()))?;
         Ok(InlinePicture {
             cid,
             name,
-            base64: std::sync::Arc::new(body.into_vec()),
+            base64: std::sync::Arc::new(base64),
+            png: std::sync::Arc::new(png),
         })
     }
+}
+
+/// `bytes` as a base64 body of a mail (lines of 76), as the picture is
+/// carried: the outbox keeps a waiting picture decoded and makes its body
+/// again with this when the mail goes.
+pub fn base64_body(bytes: &[u8]) -> Option<Vec<u8>> {
+    Body::new_with_encoding(bytes.to_vec(), ContentTransferEncoding::Base64)
+        .ok()
+        .map(Body::into_vec)
 }
 
 /// A mail that cannot be composed.
@@ -273,7 +284,7 @@ pub fn compose(
     }
     .map_err(|e| ComposeError::Build(e.to_string()))?;
     let bytes = message.formatted();
-    let shared = shown.and_then(|p| shared_at(&bytes, &p.base64));
+    let shared = shown.and_then(|p| shared_at(&bytes, p));
     Ok(OutMail {
         from: config.address.clone(),
         to: vec![draft.to.trim().to_string()],
@@ -287,7 +298,8 @@ pub fn compose(
 
 /// Where the picture's `base64` lies in a mail's `bytes`, as the part the
 /// mails of a change share ([`Shared`]).
-fn shared_at(bytes: &[u8], base64: &std::sync::Arc<Vec<u8>>) -> Option<Shared> {
+fn shared_at(bytes: &[u8], picture: &InlinePicture) -> Option<Shared> {
+    let base64 = &picture.base64;
     // Its last 76 bytes are enough to find it, near the mail's end (the
     // picture is its last part); then it is compared whole.
     let last = &base64[base64.len().saturating_sub(76)..];
@@ -299,6 +311,7 @@ fn shared_at(bytes: &[u8], base64: &std::sync::Arc<Vec<u8>>) -> Option<Shared> {
     (bytes.get(at..at + base64.len()) == Some(base64.as_slice())).then(|| Shared {
         at,
         bytes: base64.clone(),
+        decoded: Some(picture.png.clone()),
     })
 }
 

@@ -552,13 +552,15 @@ impl OutboxItem {
 }
 
 /// A part as stored in `parts`: the number of outbox items that carry it
-/// (4 bytes, big-endian; its top bit set: the bytes are in a file), their
-/// keys (8 bytes each), then the CRC-32 of the bytes in the part's file
-/// ([`part_files`]; 4 bytes, big-endian), or, as earlier versions stored
-/// it, the bytes themselves.
-fn part_value(items: &[u64], crc: u32) -> Vec<u8> {
+/// (4 bytes, big-endian; its top bit set: the bytes are in a file; the
+/// next: the file holds what they encode as a base64 body), their keys (8
+/// bytes each), then the CRC-32 of the part's file ([`part_files`]; 4
+/// bytes, big-endian), or, as earlier versions stored it, the bytes
+/// themselves.
+fn part_value(items: &[u64], crc: u32, base64: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(4 + 8 * items.len() + 4);
-    out.extend_from_slice(&(items.len() as u32 | PART_IN_FILE).to_be_bytes());
+    let flags = PART_IN_FILE | if base64 { PART_BASE64 } else { 0 };
+    out.extend_from_slice(&(items.len() as u32 | flags).to_be_bytes());
     for item in items {
         out.extend_from_slice(&item.to_be_bytes());
     }
@@ -569,10 +571,15 @@ fn part_value(items: &[u64], crc: u32) -> Vec<u8> {
 /// The top bit of a stored part's count: its bytes are in a file.
 const PART_IN_FILE: u32 = 1 << 31;
 
+/// The next bit: the file holds what the bytes encode as a base64 body
+/// (a picture's PNG, a quarter smaller than the mail's text of it).
+const PART_BASE64: u32 = 1 << 30;
+
 /// Where a stored part's bytes are.
 enum PartBytes<'a> {
-    /// In its file, with this CRC-32.
-    File { crc: u32 },
+    /// In its file, with this CRC-32; `base64`: the file holds what they
+    /// encode.
+    File { crc: u32, base64: bool },
     /// In the entry, as earlier versions stored them.
     Inline(&'a [u8]),
 }
@@ -584,7 +591,8 @@ fn part_split(stored: &[u8]) -> Result<(Vec<u64>, PartBytes<'_>), String> {
         .ok_or("outbox part shorter than its count")?;
     let n = u32::from_be_bytes(*n);
     let in_file = n & PART_IN_FILE != 0;
-    let n = (n & !PART_IN_FILE) as usize;
+    let base64 = n & PART_BASE64 != 0;
+    let n = (n & !(PART_IN_FILE | PART_BASE64)) as usize;
     let (keys, bytes) = rest
         .split_at_checked(n.saturating_mul(8))
         .ok_or("outbox part shorter than its keys")?;
@@ -598,6 +606,7 @@ fn part_split(stored: &[u8]) -> Result<(Vec<u64>, PartBytes<'_>), String> {
             .map_err(|_| "outbox part without its file's checksum")?;
         PartBytes::File {
             crc: u32::from_be_bytes(crc),
+            base64,
         }
     } else {
         PartBytes::Inline(bytes)
@@ -1593,14 +1602,23 @@ impl Store {
         // The parts' files last before the transaction (nothing in between
         // may fail and leave them behind), synced: sled may make the
         // transaction durable at any moment after it ([`part_files`]).
+        // A picture is kept as its PNG, a quarter smaller than its base64.
         let files: Vec<(u64, &[u8])> = parts
             .iter()
-            .map(|(key, _, shared)| (*key, shared.bytes.as_slice()))
+            .map(|(key, _, shared)| {
+                let bytes = shared.decoded.as_ref().unwrap_or(&shared.bytes);
+                (*key, bytes.as_slice())
+            })
             .collect();
         let crcs = part_files::write(&self.path, &files).map_err(|e| StoreError::Db(e.into()))?;
         let written: Vec<u64> = files.iter().map(|(key, _)| *key).collect();
-        for ((key, items, _), crc) in parts.iter().zip(crcs) {
-            writes.push((PARTS, key.to_be_bytes().to_vec(), part_value(items, crc)));
+        for ((key, items, shared), crc) in parts.iter().zip(crcs) {
+            let base64 = shared.decoded.is_some();
+            writes.push((
+                PARTS,
+                key.to_be_bytes().to_vec(),
+                part_value(items, crc, base64),
+            ));
         }
         let trees = self.transaction_trees();
         trees[..]
@@ -1872,8 +1890,14 @@ impl Store {
                 .ok_or_else(|| format!("its part {} is missing", p.key))?;
             let file;
             let bytes = match part_split(&part)?.1 {
-                PartBytes::File { crc } => {
-                    file = part_files::read(&self.path, p.key, p.len, crc)?;
+                PartBytes::File { crc, base64: false } => {
+                    file = part_files::read(&self.path, p.key, Some(p.len), crc)?;
+                    file.as_slice()
+                }
+                PartBytes::File { crc, base64: true } => {
+                    let decoded = part_files::read(&self.path, p.key, None, crc)?;
+                    file = crate::mail::compose::base64_body(&decoded)
+                        .ok_or_else(|| format!("its part {} cannot be encoded", p.key))?;
                     file.as_slice()
                 }
                 PartBytes::Inline(bytes) => bytes,

@@ -133,7 +133,7 @@ pub struct InlinePicture {
 impl InlinePicture {
     /// The picture of `png`, a PNG file's bytes.
     pub fn new(cid: String, name: String, png: Vec<u8>) -> Result<InlinePicture, ComposeError> {
-        let base64 = base64_body(&png).ok_or_else(|| ComposeError::Build("picture".to_string()))?;
+        let base64 = base64_body(&png);
         Ok(InlinePicture {
             cid,
             name,
@@ -143,13 +143,30 @@ impl InlinePicture {
     }
 }
 
-/// `bytes` as a base64 body of a mail (lines of 76), as the picture is
-/// carried: the outbox keeps a waiting picture decoded and makes its body
-/// again with this when the mail goes.
-pub fn base64_body(bytes: &[u8]) -> Option<Vec<u8>> {
-    Body::new_with_encoding(bytes.to_vec(), ContentTransferEncoding::Base64)
-        .ok()
-        .map(Body::into_vec)
+/// `bytes` as a mail's base64 body carries them (RFC 2045: the standard
+/// alphabet, padded, in lines of 76 characters with CRLF between them and
+/// none after the last), as the picture is carried. The outbox keeps a
+/// waiting picture as its PNG and makes its body again with this when the
+/// mail goes: our own, so that a new version of a dependency cannot make
+/// it differ from what the mail was composed with.
+pub fn base64_body(bytes: &[u8]) -> Vec<u8> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4 + bytes.len() / 57 * 2);
+    // 57 bytes make a line of 76 characters.
+    for (i, line) in bytes.chunks(57).enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b"\r\n");
+        }
+        for group in line.chunks(3) {
+            let byte = |k: usize| u32::from(group.get(k).copied().unwrap_or(0));
+            let n = byte(0) << 16 | byte(1) << 8 | byte(2);
+            let chars = [n >> 18, n >> 12, n >> 6, n].map(|c| ALPHABET[(c & 63) as usize]);
+            let kept = group.len() + 1;
+            out.extend_from_slice(&chars[..kept]);
+            out.extend(std::iter::repeat_n(b'=', 4 - kept));
+        }
+    }
+    out
 }
 
 /// A mail that cannot be composed.
@@ -318,6 +335,30 @@ fn shared_at(bytes: &[u8], picture: &InlinePicture) -> Option<Shared> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The picture's base64 is ours: as lettre writes a base64 body (what
+    /// mails were composed with before), and pinned, so that no update of a
+    /// dependency changes what the outbox makes again of a waiting picture.
+    #[test]
+    fn a_base64_body_is_as_lettre_writes_it_and_stays_so() {
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut x = 0x9e37_79b9_u32;
+        for len in (0..400).chain([57 * 100, 57 * 100 + 1, 70_001]) {
+            bytes.resize_with(len, || {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            });
+            let lettre = Body::new_with_encoding(bytes.clone(), ContentTransferEncoding::Base64)
+                .unwrap()
+                .into_vec();
+            assert_eq!(base64_body(&bytes), lettre, "{len} bytes");
+        }
+        let golden = format!("{}\r\nAA==", "A".repeat(76));
+        assert_eq!(base64_body(&[0; 58]), golden.as_bytes());
+        assert_eq!(base64_body(b"Zo\xc3\xab"), b"Wm/Dqw==");
+    }
 
     /// The body of a one-part mail of `text`, decoded by mail-parser.
     fn round_trip(text: &str) -> (String, String) {

@@ -395,7 +395,8 @@ pub struct Receipt {
 /// A stretch that the other mails of its change carry too (a report's
 /// picture, some 80 KB of base64 that packing hardly shrinks) is cut out
 /// of the stored message and kept once, as a file of the database's
-/// folder `parts/` with an entry in the tree `parts` ([`PartRef`]).
+/// folder `parts/` (the PNG it encodes) with an entry in the tree `parts`
+/// ([`PartRef`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutboxItem {
     /// The envelope sender.
@@ -426,7 +427,8 @@ pub struct PartRef {
     pub key: u64,
     /// Where it goes in the message.
     pub at: usize,
-    /// Its length.
+    /// Its length in the message (the base64 of a picture, which its file
+    /// keeps as the PNG).
     pub len: usize,
 }
 
@@ -1602,22 +1604,30 @@ impl Store {
         // The parts' files last before the transaction (nothing in between
         // may fail and leave them behind), synced: sled may make the
         // transaction durable at any moment after it ([`part_files`]).
-        // A picture is kept as its PNG, a quarter smaller than its base64.
+        // A picture is kept as its PNG, a quarter smaller than its base64:
+        // only where that gives back exactly what the mails carry.
+        let decoded: Vec<Option<&[u8]>> = parts
+            .iter()
+            .map(|(_, _, shared)| {
+                shared
+                    .decoded
+                    .as_ref()
+                    .filter(|d| crate::mail::compose::base64_body(d) == *shared.bytes)
+                    .map(|d| d.as_slice())
+            })
+            .collect();
         let files: Vec<(u64, &[u8])> = parts
             .iter()
-            .map(|(key, _, shared)| {
-                let bytes = shared.decoded.as_ref().unwrap_or(&shared.bytes);
-                (*key, bytes.as_slice())
-            })
+            .zip(&decoded)
+            .map(|((key, _, shared), d)| (*key, d.unwrap_or(shared.bytes.as_slice())))
             .collect();
         let crcs = part_files::write(&self.path, &files).map_err(|e| StoreError::Db(e.into()))?;
         let written: Vec<u64> = files.iter().map(|(key, _)| *key).collect();
-        for ((key, items, shared), crc) in parts.iter().zip(crcs) {
-            let base64 = shared.decoded.is_some();
+        for (((key, items, _), crc), d) in parts.iter().zip(crcs).zip(&decoded) {
             writes.push((
                 PARTS,
                 key.to_be_bytes().to_vec(),
-                part_value(items, crc, base64),
+                part_value(items, crc, d.is_some()),
             ));
         }
         let trees = self.transaction_trees();
@@ -1896,14 +1906,20 @@ impl Store {
                 }
                 PartBytes::File { crc, base64: true } => {
                     let decoded = part_files::read(&self.path, p.key, None, crc)?;
-                    file = crate::mail::compose::base64_body(&decoded)
-                        .ok_or_else(|| format!("its part {} cannot be encoded", p.key))?;
+                    file = crate::mail::compose::base64_body(&decoded);
                     file.as_slice()
                 }
                 PartBytes::Inline(bytes) => bytes,
             };
             if bytes.len() != p.len || p.at > item.bytes.len() {
-                return Err(format!("its part {} does not fit it", p.key));
+                return Err(format!(
+                    "its part {} ({} bytes) does not fit it (at {} of {}, {} bytes expected)",
+                    p.key,
+                    bytes.len(),
+                    p.at,
+                    item.bytes.len(),
+                    p.len
+                ));
             }
             // Built anew rather than `Vec::splice`, which fills the gap a
             // byte at a time: 104 µs for a picture of 70 KB against 2 µs

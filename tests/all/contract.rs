@@ -708,4 +708,53 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
     let due = whole(&store);
     let bytes: Vec<&[u8]> = due.iter().map(|(_, i)| i.bytes.as_slice()).collect();
     assert_eq!(bytes, sent, "every mail comes back whole");
+    drop(store);
+
+    // A file of the first form, holding the base64 as the mails carry it,
+    // is still read.
+    std::fs::remove_dir_all(dir.path()).unwrap();
+    let keys: Vec<u64> = {
+        let store = Store::open(dir.path()).unwrap();
+        let keys = store.commit_unflushed(&change).unwrap();
+        store.flush().unwrap();
+        keys.into_iter().map(|(k, _)| k).collect()
+    };
+    {
+        let db = stationmaster::store::open_raw(dir.path()).unwrap();
+        let parts = db.open_tree("parts").unwrap();
+        let (key, _) = parts.iter().next().unwrap().unwrap();
+        let mut first = (3u32 | 1 << 31).to_be_bytes().to_vec();
+        for k in &keys[..3] {
+            first.extend_from_slice(&k.to_be_bytes());
+        }
+        first.extend_from_slice(&crc32fast::hash(&shared.bytes).to_be_bytes());
+        parts.insert(key, first).unwrap();
+        db.flush().unwrap();
+        std::fs::write(&files(dir.path())[0], shared.bytes.as_slice()).unwrap();
+    }
+    let store = Store::open(dir.path()).unwrap();
+    let due = whole(&store);
+    let bytes: Vec<&[u8]> = due.iter().map(|(_, i)| i.bytes.as_slice()).collect();
+    assert_eq!(bytes, sent, "every mail comes back whole");
+    drop(store);
+
+    // A picture whose PNG does not give back what the mails carry is kept
+    // as the mails carry it.
+    std::fs::remove_dir_all(dir.path()).unwrap();
+    let mut wrong = change.clone();
+    let mut other = png.clone();
+    other[100] ^= 1;
+    let other = std::sync::Arc::new(other);
+    for m in wrong.outbox.iter_mut() {
+        if let Some(s) = m.shared.as_mut() {
+            s.decoded = Some(other.clone());
+        }
+    }
+    let store = Store::open(dir.path()).unwrap();
+    store.commit_unflushed(&wrong).unwrap();
+    store.flush().unwrap();
+    assert_eq!(std::fs::read(&files(dir.path())[0]).unwrap(), *shared.bytes);
+    let due = whole(&store);
+    let bytes: Vec<&[u8]> = due.iter().map(|(_, i)| i.bytes.as_slice()).collect();
+    assert_eq!(bytes, sent, "every mail comes back whole");
 }

@@ -680,67 +680,49 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
     assert_eq!(store.outbox_len(), 0);
     drop(store);
 
-    // A part stored by an earlier version, the picture in its entry, is
-    // still read.
-    std::fs::remove_dir_all(dir.path()).unwrap();
-    let keys: Vec<u64> = {
-        let store = Store::open(dir.path()).unwrap();
-        let keys = store.commit_unflushed(&change).unwrap();
-        store.flush().unwrap();
-        keys.into_iter().map(|(k, _)| k).collect()
-    };
-    {
-        let db = stationmaster::store::open_raw(dir.path()).unwrap();
-        let parts = db.open_tree("parts").unwrap();
-        let (key, _) = parts.iter().next().unwrap().unwrap();
-        let mut old = 3u32.to_be_bytes().to_vec();
-        for k in &keys[..3] {
-            old.extend_from_slice(&k.to_be_bytes());
+    // Parts stored in the forms of earlier versions are still read: the
+    // entry's count word and what follows the keys, and the file (none: the
+    // picture is in the entry).
+    let earlier_form = |count: u32, tail: &[u8], file: Option<&[u8]>| {
+        std::fs::remove_dir_all(dir.path()).unwrap();
+        let keys: Vec<u64> = {
+            let store = Store::open(dir.path()).unwrap();
+            let keys = store.commit_unflushed(&change).unwrap();
+            store.flush().unwrap();
+            keys.into_iter().map(|(k, _)| k).collect()
+        };
+        {
+            let db = stationmaster::store::open_raw(dir.path()).unwrap();
+            let parts = db.open_tree("parts").unwrap();
+            let (key, _) = parts.iter().next().unwrap().unwrap();
+            let mut entry = count.to_be_bytes().to_vec();
+            for k in &keys[..3] {
+                entry.extend_from_slice(&k.to_be_bytes());
+            }
+            entry.extend_from_slice(tail);
+            parts.insert(key, entry).unwrap();
+            db.flush().unwrap();
         }
-        old.extend_from_slice(&shared.bytes);
-        parts.insert(key, old).unwrap();
-        db.flush().unwrap();
-    }
-    for f in files(dir.path()) {
-        std::fs::remove_file(f).unwrap();
-    }
-    let store = Store::open(dir.path()).unwrap();
-    let due = whole(&store);
-    let bytes: Vec<&[u8]> = due.iter().map(|(_, i)| i.bytes.as_slice()).collect();
-    assert_eq!(bytes, sent, "every mail comes back whole");
-    drop(store);
-
-    // A file of the first form, holding the base64 as the mails carry it,
-    // is still read.
-    std::fs::remove_dir_all(dir.path()).unwrap();
-    let keys: Vec<u64> = {
-        let store = Store::open(dir.path()).unwrap();
-        let keys = store.commit_unflushed(&change).unwrap();
-        store.flush().unwrap();
-        keys.into_iter().map(|(k, _)| k).collect()
-    };
-    {
-        let db = stationmaster::store::open_raw(dir.path()).unwrap();
-        let parts = db.open_tree("parts").unwrap();
-        let (key, _) = parts.iter().next().unwrap().unwrap();
-        let mut first = (3u32 | 1 << 31).to_be_bytes().to_vec();
-        for k in &keys[..3] {
-            first.extend_from_slice(&k.to_be_bytes());
+        for f in files(dir.path()) {
+            match file {
+                Some(bytes) => std::fs::write(f, bytes).unwrap(),
+                None => std::fs::remove_file(f).unwrap(),
+            }
         }
-        first.extend_from_slice(&crc32fast::hash(&shared.bytes).to_be_bytes());
-        parts.insert(key, first).unwrap();
-        db.flush().unwrap();
-        std::fs::write(&files(dir.path())[0], shared.bytes.as_slice()).unwrap();
-    }
-    let store = Store::open(dir.path()).unwrap();
-    let due = whole(&store);
-    let bytes: Vec<&[u8]> = due.iter().map(|(_, i)| i.bytes.as_slice()).collect();
-    assert_eq!(bytes, sent, "every mail comes back whole");
-    drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        let due = whole(&store);
+        let bytes: Vec<&[u8]> = due.iter().map(|(_, i)| i.bytes.as_slice()).collect();
+        assert_eq!(bytes, sent, "every mail comes back whole");
+    };
+    // The picture in the entry.
+    earlier_form(3, &shared.bytes, None);
+    // A file holding the base64 as the mails carry it.
+    let crc = crc32fast::hash(&shared.bytes).to_be_bytes();
+    earlier_form(3 | 1 << 31, &crc, Some(&shared.bytes));
 
+    std::fs::remove_dir_all(dir.path()).unwrap();
     // A picture whose PNG does not give back what the mails carry is kept
     // as the mails carry it.
-    std::fs::remove_dir_all(dir.path()).unwrap();
     let mut wrong = change.clone();
     let mut other = png.clone();
     other[100] ^= 1;

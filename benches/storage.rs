@@ -35,8 +35,8 @@
 //!   they must not grow it. The first process after the drain is printed
 //!   apart: at the first open after a process that wrote, sled moves its
 //!   file's end to a log segment's (512 KiB), up or down, once, whatever
-//!   the process does (seen with pictures on and off). The same on 1,000 games in a database made
-//!   uncompressed beforehand, as every database was before sled's
+//!   the process does (seen with pictures on and off). The same on 1,000
+//!   games in a database made uncompressed beforehand, as every database was before sled's
 //!   compression (`SM_BENCH_CLI_BASELINE=N`): the baseline, in the same run
 //!   (states and mails are packed in it all the same).
 //!

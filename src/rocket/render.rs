@@ -110,7 +110,7 @@ fn cell(g: &Rocket, codes: &[String], i: usize, line: &mut Vec<Seg>) {
 /// The map as lines of coloured pieces: grid, coordinates, key and places.
 fn map_segments(g: &Rocket) -> Vec<Vec<Seg>> {
     let b = g.board();
-    let codes = line_codes(g.board());
+    let codes = line_codes(b);
     let cols = usize::from(b.columns);
     let mut lines: Vec<Vec<Seg>> = Vec::new();
     let header: String = {

@@ -1900,13 +1900,13 @@ impl Store {
                 .ok_or_else(|| format!("its part {} is missing", p.key))?;
             let file;
             let bytes = match part_split(&part)?.1 {
-                PartBytes::File { crc, base64: false } => {
-                    file = part_files::read(&self.path, p.key, Some(p.len), crc)?;
-                    file.as_slice()
-                }
-                PartBytes::File { crc, base64: true } => {
-                    let decoded = part_files::read(&self.path, p.key, None, crc)?;
-                    file = crate::mail::compose::base64_body(&decoded);
+                PartBytes::File { crc, base64 } => {
+                    let stored = part_files::read(&self.path, p.key, crc)?;
+                    file = if base64 {
+                        crate::mail::compose::base64_body(&stored)
+                    } else {
+                        stored
+                    };
                     file.as_slice()
                 }
                 PartBytes::Inline(bytes) => bytes,

@@ -25,6 +25,8 @@ use std::fs;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
+use super::recovery::folder_error;
+
 /// The folder of the parts' files, inside the database's.
 pub(super) const FOLDER: &str = "parts";
 
@@ -86,20 +88,19 @@ pub(super) fn write(db: &Path, parts: &[(u64, &[u8])]) -> std::io::Result<Vec<u3
     result
 }
 
-/// The bytes of part `key`, checked against their CRC-32 and, where it is
-/// known, their length.
-pub(super) fn read(db: &Path, key: u64, len: Option<usize>, crc: u32) -> Result<Vec<u8>, String> {
+/// The bytes of part `key`, checked against their CRC-32 (where they go
+/// in a mail, the reader checks that they fit).
+pub(super) fn read(db: &Path, key: u64, crc: u32) -> Result<Vec<u8>, String> {
     let file = path(db, key);
     let bytes = fs::read(&file).map_err(|e| match e.kind() {
         ErrorKind::NotFound => format!("its part {key} is missing ({})", file.display()),
         _ => format!("its part {key} cannot be read ({}): {e}", file.display()),
     })?;
-    if len.is_some_and(|len| bytes.len() != len) || crc32fast::hash(&bytes) != crc {
+    if crc32fast::hash(&bytes) != crc {
         return Err(format!(
-            "its part {key} is damaged ({}: {} bytes{}, or another checksum)",
+            "its part {key} is damaged ({}: {} bytes, another checksum)",
             file.display(),
-            bytes.len(),
-            len.map_or(String::new(), |len| format!(", {len} expected"))
+            bytes.len()
         ));
     }
     Ok(bytes)
@@ -172,13 +173,6 @@ pub(super) fn sweep(
     Ok(removed)
 }
 
-fn folder_error(path: &Path, source: std::io::Error) -> super::StoreError {
-    super::StoreError::Folder {
-        path: path.display().to_string(),
-        source,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,23 +189,19 @@ mod tests {
     fn a_part_reads_back_only_whole() {
         let dir = tempfile::TempDir::new().unwrap();
         let crcs = write(dir.path(), &[(7, b"picture"), (8, b"other")]).unwrap();
-        assert_eq!(read(dir.path(), 7, Some(7), crcs[0]).unwrap(), b"picture");
-        assert_eq!(read(dir.path(), 7, None, crcs[0]).unwrap(), b"picture");
-        // Cut short, or changed: an error that names the file.
+        assert_eq!(read(dir.path(), 7, crcs[0]).unwrap(), b"picture");
+        // Cut short, or changed: the checksum finds it, and the error
+        // names the file.
         fs::write(path(dir.path(), 8), b"othe").unwrap();
-        let e = read(dir.path(), 8, Some(5), crcs[1]).unwrap_err();
+        let e = read(dir.path(), 8, crcs[1]).unwrap_err();
         assert!(
             e.contains("damaged") && e.contains("0000000000000008"),
             "{e}"
         );
-        assert!(
-            read(dir.path(), 8, None, crcs[1]).is_err(),
-            "the checksum alone finds it"
-        );
         fs::write(path(dir.path(), 8), b"OTHER").unwrap();
-        assert!(read(dir.path(), 8, Some(5), crcs[1]).is_err());
+        assert!(read(dir.path(), 8, crcs[1]).is_err());
         remove(dir.path(), &[8, 9]);
-        let e = read(dir.path(), 8, Some(5), crcs[1]).unwrap_err();
+        let e = read(dir.path(), 8, crcs[1]).unwrap_err();
         assert!(e.contains("missing"), "{e}");
         // The sweep leaves what has an entry, and what is not a part (it
         // syncs sled's file first: without one, it removes nothing).

@@ -44,7 +44,7 @@ pub struct Prepared {
     pub removed: Vec<PathBuf>,
 }
 
-fn folder_error(path: &Path, source: std::io::Error) -> StoreError {
+pub(super) fn folder_error(path: &Path, source: std::io::Error) -> StoreError {
     StoreError::Folder {
         path: path.display().to_string(),
         source,

@@ -124,10 +124,12 @@ pub struct InlinePicture {
     /// Its file name, for a mail program that offers to save it.
     pub name: String,
     /// The PNG file as a mail carries it (base64, in lines of 76), encoded
-    /// once for the mails of one change, which share it.
-    pub base64: std::sync::Arc<Vec<u8>>,
+    /// once for the mails of one change, which share it: always
+    /// [`base64_body`] of `png` (the outbox keeps only the PNG and makes
+    /// this again when the mail goes).
+    base64: std::sync::Arc<Vec<u8>>,
     /// The PNG file.
-    pub png: std::sync::Arc<Vec<u8>>,
+    png: std::sync::Arc<Vec<u8>>,
 }
 
 impl InlinePicture {
@@ -140,6 +142,16 @@ impl InlinePicture {
             base64: std::sync::Arc::new(base64),
             png: std::sync::Arc::new(png),
         })
+    }
+
+    /// The PNG file as a mail carries it: base64, in lines of 76.
+    pub fn base64(&self) -> &std::sync::Arc<Vec<u8>> {
+        &self.base64
+    }
+
+    /// The PNG file.
+    pub fn png(&self) -> &std::sync::Arc<Vec<u8>> {
+        &self.png
     }
 }
 
@@ -286,7 +298,7 @@ pub fn compose(
                     MultiPart::related().singlepart(html_part).singlepart(
                         Attachment::new_inline_with_name(p.cid.clone(), p.name.clone()).body(
                             Body::dangerous_pre_encoded(
-                                p.base64.as_ref().clone(),
+                                p.base64().as_ref().clone(),
                                 ContentTransferEncoding::Base64,
                             ),
                             ContentType::parse("image/png")
@@ -316,7 +328,7 @@ pub fn compose(
 /// Where the picture's `base64` lies in a mail's `bytes`, as the part the
 /// mails of a change share ([`Shared`]).
 fn shared_at(bytes: &[u8], picture: &InlinePicture) -> Option<Shared> {
-    let base64 = &picture.base64;
+    let base64 = picture.base64();
     // Its last 76 bytes are enough to find it, near the mail's end (the
     // picture is its last part); then it is compared whole.
     let last = &base64[base64.len().saturating_sub(76)..];
@@ -325,11 +337,8 @@ fn shared_at(bytes: &[u8], picture: &InlinePicture) -> Option<Shared> {
     }
     let end = bytes.windows(last.len()).rposition(|w| w == last)? + last.len();
     let at = end.checked_sub(base64.len())?;
-    (bytes.get(at..at + base64.len()) == Some(base64.as_slice())).then(|| Shared {
-        at,
-        bytes: base64.clone(),
-        decoded: Some(picture.png.clone()),
-    })
+    (bytes.get(at..at + base64.len()) == Some(base64.as_slice()))
+        .then(|| Shared::picture(at, picture))
 }
 
 #[cfg(test)]

@@ -70,17 +70,42 @@ pub struct OutMail {
     pub shared: Option<Shared>,
 }
 
-/// Bytes that several mails of one change carry, at a place in each.
+/// Bytes that several mails of one change carry, at a place in each: a
+/// report's picture, as its base64 body ([`compose::InlinePicture`]).
+/// Made only by [`compose::compose`], so what it says of the mail holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shared {
-    /// Where they start in the mail's bytes.
-    pub at: usize,
+    at: usize,
+    bytes: std::sync::Arc<Vec<u8>>,
+    decoded: std::sync::Arc<Vec<u8>>,
+}
+
+impl Shared {
+    /// The picture's base64 body, found at `at` in a mail's bytes.
+    pub(crate) fn picture(at: usize, picture: &compose::InlinePicture) -> Shared {
+        Shared {
+            at,
+            bytes: picture.base64().clone(),
+            decoded: picture.png().clone(),
+        }
+    }
+
+    /// Where the bytes start in the mail's bytes.
+    pub fn at(&self) -> usize {
+        self.at
+    }
+
     /// The bytes, one copy for all the mails that carry them.
-    pub bytes: std::sync::Arc<Vec<u8>>,
-    /// What `bytes` encode, where they are a base64 body
-    /// ([`compose::base64_body`] of these gives `bytes`): a quarter
-    /// smaller, what the outbox keeps while the mails wait.
-    pub decoded: Option<std::sync::Arc<Vec<u8>>>,
+    pub fn bytes(&self) -> &std::sync::Arc<Vec<u8>> {
+        &self.bytes
+    }
+
+    /// What the bytes encode ([`compose::base64_body`] of these gives
+    /// them): a quarter smaller, what the outbox keeps while the mails
+    /// wait.
+    pub fn decoded(&self) -> &std::sync::Arc<Vec<u8>> {
+        &self.decoded
+    }
 }
 
 /// What can go wrong talking to a mail server or a mail folder.

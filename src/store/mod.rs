@@ -559,9 +559,9 @@ impl OutboxItem {
 /// bytes each), then the CRC-32 of the part's file ([`part_files`]; 4
 /// bytes, big-endian), or, as earlier versions stored it, the bytes
 /// themselves.
-fn part_value(items: &[u64], crc: u32, base64: bool) -> Vec<u8> {
+fn part_value(items: &[u64], crc: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(4 + 8 * items.len() + 4);
-    let flags = PART_IN_FILE | if base64 { PART_BASE64 } else { 0 };
+    let flags = PART_IN_FILE | PART_BASE64;
     out.extend_from_slice(&(items.len() as u32 | flags).to_be_bytes());
     for item in items {
         out.extend_from_slice(&item.to_be_bytes());
@@ -1549,15 +1549,18 @@ impl Store {
             let mut item = OutboxItem::new(mail, DateTime::<Utc>::MIN_UTC);
             let key = self.db.generate_id()?;
             let shared = mail.shared.as_ref().filter(|s| {
-                let carried = mail.bytes.get(s.at..).and_then(|b| b.get(..s.bytes.len()));
-                carried == Some(s.bytes.as_slice())
+                let carried = mail
+                    .bytes
+                    .get(s.at()..)
+                    .and_then(|b| b.get(..s.bytes().len()));
+                carried == Some(s.bytes().as_slice())
                     && change
                         .outbox
                         .iter()
                         .filter(|m| {
                             m.shared
                                 .as_ref()
-                                .is_some_and(|o| Arc::ptr_eq(&o.bytes, &s.bytes))
+                                .is_some_and(|o| Arc::ptr_eq(o.bytes(), s.bytes()))
                         })
                         .count()
                         > 1
@@ -1565,7 +1568,7 @@ impl Store {
             if let Some(s) = shared {
                 let at = match parts
                     .iter()
-                    .position(|(_, _, p)| Arc::ptr_eq(&p.bytes, &s.bytes))
+                    .position(|(_, _, p)| Arc::ptr_eq(p.bytes(), s.bytes()))
                 {
                     Some(at) => at,
                     None => {
@@ -1576,8 +1579,8 @@ impl Store {
                 parts[at].1.push(key);
                 item.part = Some(PartRef {
                     key: parts[at].0,
-                    at: s.at,
-                    len: s.bytes.len(),
+                    at: s.at(),
+                    len: s.bytes().len(),
                 });
             }
             writes.push((OUTBOX, key.to_be_bytes().to_vec(), item.encode()?));
@@ -1604,31 +1607,15 @@ impl Store {
         // The parts' files last before the transaction (nothing in between
         // may fail and leave them behind), synced: sled may make the
         // transaction durable at any moment after it ([`part_files`]).
-        // A picture is kept as its PNG, a quarter smaller than its base64:
-        // only where that gives back exactly what the mails carry.
-        let decoded: Vec<Option<&[u8]>> = parts
-            .iter()
-            .map(|(_, _, shared)| {
-                shared
-                    .decoded
-                    .as_ref()
-                    .filter(|d| crate::mail::compose::base64_body(d) == *shared.bytes)
-                    .map(|d| d.as_slice())
-            })
-            .collect();
+        // A picture is kept as its PNG, a quarter smaller than its base64.
         let files: Vec<(u64, &[u8])> = parts
             .iter()
-            .zip(&decoded)
-            .map(|((key, _, shared), d)| (*key, d.unwrap_or(shared.bytes.as_slice())))
+            .map(|(key, _, shared)| (*key, shared.decoded().as_slice()))
             .collect();
         let crcs = part_files::write(&self.path, &files).map_err(|e| StoreError::Db(e.into()))?;
         let written: Vec<u64> = files.iter().map(|(key, _)| *key).collect();
-        for (((key, items, _), crc), d) in parts.iter().zip(crcs).zip(&decoded) {
-            writes.push((
-                PARTS,
-                key.to_be_bytes().to_vec(),
-                part_value(items, crc, d.is_some()),
-            ));
+        for ((key, items, _), crc) in parts.iter().zip(crcs) {
+            writes.push((PARTS, key.to_be_bytes().to_vec(), part_value(items, crc)));
         }
         let trees = self.transaction_trees();
         trees[..]

@@ -329,6 +329,11 @@ pub fn show(
                 _ => serde_json::Value::Null,
             };
             obj.insert("aborted".to_string(), aborted);
+            let paused = meta.paused.filter(|_| ended.is_none()).map_or(
+                serde_json::Value::Null,
+                |since| serde_json::json!({"since": since.to_rfc3339()}),
+            );
+            obj.insert("paused".to_string(), paused);
             // Deadlines are the daemon's, not the rules': filled in here.
             if let Some(awaiting) = obj.get_mut("awaiting").and_then(|a| a.as_array_mut()) {
                 for (a, entry) in loaded.game.awaiting().iter().zip(awaiting.iter_mut()) {
@@ -364,6 +369,14 @@ pub fn show(
                 .as_ref()
                 .map(|e| e.what(&meta.clock.settings))
                 .unwrap_or_default()
+        ));
+        return Ok(out);
+    }
+    // Paused, the clocks stand still: the deadlines move on at the resume.
+    if let Some(since) = meta.paused {
+        out.push_str(&format!(
+            "\nPaused by a moderator since {}: orders are refused until it resumes.\n",
+            meta.clock.settings.when(since)
         ));
         return Ok(out);
     }

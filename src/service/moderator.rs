@@ -357,7 +357,10 @@ pub fn run(
             meta.paused = Some(now);
             all(
                 &mut batch,
-                format!("A moderator paused the game{because}. Orders wait until it resumes."),
+                format!(
+                    "A moderator paused the game{because}. Orders are refused until it \
+                     resumes: send them again then."
+                ),
             );
             output = format!("{id} is paused.");
         }

@@ -118,6 +118,19 @@ fn pause_resume_extend_deadline_and_note_from_the_command_line() {
     s.ok(&["mod", "rocket-1", "deadline", "2026-12-01T18:00:00Z"]);
     assert_eq!(due(&s), "2026-12-01T18:00:00+00:00");
     s.ok(&["mod", "rocket-1", "pause"]);
+    // Paused, the game says so where a player or moderator looks.
+    assert!(s.json()["paused"]["since"].is_string(), "{}", s.json());
+    let shown = s.ok(&["show", "rocket-1", "--as", "bob"]);
+    assert!(
+        shown.contains("Paused by a moderator since") && !shown.contains("Deadlines:"),
+        "{shown}"
+    );
+    assert!(
+        s.sent()
+            .iter()
+            .any(|m| m.contains("Orders are refused until it")),
+        "the players are told their orders are refused"
+    );
     let refused = s.run(&["mod", "rocket-1", "pause"]);
     assert!(
         !refused.ok && refused.stderr.contains("paused already"),
@@ -135,6 +148,7 @@ fn pause_resume_extend_deadline_and_note_from_the_command_line() {
         .unwrap();
     assert!(out.status.success());
     assert_eq!(due(&s), "2026-12-03T18:00:00+00:00");
+    assert!(s.json()["paused"].is_null());
     s.ok(&["mod", "rocket-1", "note", "Welcome", "all!"]);
     let log = s.log();
     for act in [

@@ -146,7 +146,8 @@ pub(super) fn handle(
         if let Some(done) = site::untagged(ctx, &inc, &mid, &from, now)? {
             return Ok(site_handled(done));
         }
-        return help(ctx, &inc, mid, &from, "Your mail named no game.", now);
+        let reason = untagged_reason(ctx, &inc, &from)?;
+        return help(ctx, &inc, mid, &from, &reason, now);
     };
     let id = GameId(game.to_ascii_lowercase());
     if let Some(forming) = ctx.store.forming(&id)? {
@@ -369,6 +370,26 @@ struct SiteForm {
 /// The short help reply: at most one per address per interval, and to an
 /// address not proved only its one mail, with a code (see
 /// [`site::standing`]).
+/// Why a mail without a game's tag is answered with the help: where its
+/// subject names a game its sender plays in (a new mail, not a reply),
+/// that its orders were not read and how to send them.
+fn untagged_reason(ctx: &Ctx<'_>, inc: &Incoming, from: &str) -> Result<String, DaemonError> {
+    let subject = inc.subject.to_ascii_lowercase();
+    let named = ctx.store.games_of(from)?.into_iter().find(|id| {
+        subject
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .any(|word| word == id.0)
+    });
+    Ok(match named {
+        Some(id) => format!(
+            "Your mail names {id} but does not carry its tag, so nothing in it was read \
+             or applied. To send orders, reply to your latest mail from {id}: its \
+             subject carries the tag, [{id} …] with your key."
+        ),
+        None => "Your mail named no game.".to_string(),
+    })
+}
+
 fn help(
     ctx: &Ctx<'_>,
     inc: &Incoming,

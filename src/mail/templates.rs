@@ -30,6 +30,34 @@ pub struct TemplateError {
     pub message: String,
 }
 
+/// The `wrap` filter: each line of `text` longer than `width` (72 unless
+/// given) broken at spaces into lines no longer, where its words allow,
+/// as a plain-text mail is read.
+fn wrap(text: String, width: Option<usize>) -> String {
+    let width = width.unwrap_or(72);
+    let mut out = String::with_capacity(text.len() + text.len() / width);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut length = 0;
+        for (j, word) in line.split(' ').enumerate() {
+            if j > 0 {
+                if length > 0 && length + 1 + word.chars().count() > width {
+                    out.push('\n');
+                    length = 0;
+                } else {
+                    out.push(' ');
+                    length += 1;
+                }
+            }
+            out.push_str(word);
+            length += word.chars().count();
+        }
+    }
+    out
+}
+
 /// The loaded templates.
 pub struct Templates {
     env: Environment<'static>,
@@ -42,6 +70,7 @@ impl Templates {
         let mut env = Environment::new();
         env.set_trim_blocks(true);
         env.set_lstrip_blocks(true);
+        env.add_filter("wrap", wrap);
         env.set_auto_escape_callback(|name| {
             if name.ends_with(".html") {
                 AutoEscape::Html

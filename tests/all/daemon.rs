@@ -671,6 +671,41 @@ fn automatic_mail_is_never_answered() {
 }
 
 #[test]
+fn a_player_who_writes_a_new_mail_naming_the_game_is_told_to_reply_instead() {
+    let mut w = World::new();
+    let raw = w.raw("bob@example.org", "Rocket-1: my move", "", "station F8");
+    w.inbox.push(raw);
+    let mails = w.process();
+    assert_eq!(mails.len(), 1, "{mails:#?}");
+    assert_eq!(mails[0].to, "bob@example.org");
+    assert!(
+        mails[0]
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("names rocket-1 but does not carry its tag, so nothing in it was read"),
+        "{}",
+        mails[0].text
+    );
+    assert_eq!(w.log_len(), 0, "nothing applied");
+    // The help reads as a plain-text mail: no line runs on, and each
+    // command of the site's stands on a line of its own.
+    let long: Vec<&str> = mails[0]
+        .text
+        .lines()
+        .filter(|l| l.chars().count() > 78)
+        .collect();
+    assert!(long.is_empty(), "{long:#?}");
+    assert!(
+        mails[0].text.lines().any(|l| l == "  help")
+            && mails[0].text.lines().any(|l| l == "  start"),
+        "{}",
+        mails[0].text
+    );
+}
+
+#[test]
 fn mail_that_names_no_game_gets_one_answer_until_its_sender_replies_then_one_a_day() {
     let mut w = World::new();
     let raw = w.raw("stranger@example.net", "hello", "", "how do I play?");

@@ -390,12 +390,13 @@ impl Default for GamesConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read the config file {path}: {source}")]
+    #[error("cannot read the config file {path}: {cause}")]
     Read {
         /// The file.
         path: String,
-        /// Why.
-        source: std::io::Error,
+        /// Why: said in the message, and so not its `source` (printed
+        /// with its chain, the error said it twice).
+        cause: std::io::Error,
     },
     /// The file is not valid, with the line where known.
     #[error("config file {path}{}: {message}", .line.map(|l| format!(", line {l}")).unwrap_or_default())]
@@ -428,7 +429,7 @@ impl Config {
     pub fn read(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.display().to_string(),
-            source,
+            cause: source,
         })?;
         Config::parse_toml(&path.display().to_string(), &text)
     }

@@ -112,12 +112,13 @@ impl Shared {
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
     /// A local folder or file.
-    #[error("{path}: {source}")]
+    #[error("{path}: {cause}")]
     Io {
         /// The path.
         path: String,
-        /// The error.
-        source: std::io::Error,
+        /// The error: said in the message, and so not its `source` (a
+        /// chain printed whole would say it twice).
+        cause: std::io::Error,
     },
     /// The server could not be reached, or the connection broke.
     #[error("cannot reach {server}: {message}")]

@@ -18,7 +18,7 @@ fn escape(text: &str) -> String {
 fn io(path: &Path, e: std::io::Error) -> super::ServiceError {
     crate::mail::TransportError::Io {
         path: path.display().to_string(),
-        source: e,
+        cause: e,
     }
     .into()
 }

@@ -83,7 +83,7 @@ pub fn new_token() -> Result<String, ServiceError> {
         .and_then(|mut f| f.read_exact(&mut bytes))
         .map_err(|e| TransportError::Io {
             path: "/dev/urandom".to_string(),
-            source: e,
+            cause: e,
         })?;
     Ok(bytes
         .iter()
@@ -252,7 +252,7 @@ pub fn new_seed() -> Result<u64, ServiceError> {
         .and_then(|mut f| f.read_exact(&mut bytes))
         .map_err(|e| TransportError::Io {
             path: "/dev/urandom".to_string(),
-            source: e,
+            cause: e,
         })?;
     Ok(u64::from_be_bytes(bytes))
 }

@@ -750,12 +750,12 @@ pub enum StoreError {
     #[error(transparent)]
     Setup(#[from] SetupError),
     /// The database folder cannot be prepared for opening.
-    #[error("the database folder {path}: {source}")]
+    #[error("the database folder {path}: {cause}")]
     Folder {
         /// The file or folder.
         path: String,
-        /// What went wrong.
-        source: std::io::Error,
+        /// What went wrong: said in the message, and so not its `source`.
+        cause: std::io::Error,
     },
     /// Stored data cannot be read.
     #[error("stored data of game {game} cannot be read: {message}")]

@@ -47,7 +47,7 @@ pub struct Prepared {
 pub(super) fn folder_error(path: &Path, source: std::io::Error) -> StoreError {
     StoreError::Folder {
         path: path.display().to_string(),
-        source,
+        cause: source,
     }
 }
 

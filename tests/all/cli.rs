@@ -187,6 +187,18 @@ fn unknown_games_players_and_configs_are_one_line_errors() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.toml, line 2"), "{err}");
+    // A file that is not there: its cause said once.
+    let out = sm(&dir)
+        .args(["--config", "nothere.toml", "games"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot read the config file nothere.toml"),
+        "{err}"
+    );
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
 
     let out = sm(&dir)
         .args(["new", "rocket", "--player", "solo=s@example.org"])

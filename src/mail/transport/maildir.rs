@@ -158,7 +158,7 @@ fn check_handle(handle: &str) -> Result<(), TransportError> {
     {
         return Err(TransportError::Io {
             path: handle.to_string(),
-            source: std::io::Error::new(ErrorKind::InvalidInput, "not a Maildir message name"),
+            cause: std::io::Error::new(ErrorKind::InvalidInput, "not a Maildir message name"),
         });
     }
     Ok(())
@@ -247,7 +247,7 @@ impl Inbound for Maildir {
             None if self.already_done(handle)? => Ok(()),
             None => Err(TransportError::Io {
                 path: self.root.join("new").join(handle).display().to_string(),
-                source: std::io::Error::new(ErrorKind::NotFound, "no such message in new/ or cur/"),
+                cause: std::io::Error::new(ErrorKind::NotFound, "no such message in new/ or cur/"),
             }),
         }
     }

@@ -134,7 +134,7 @@ fn server_name(host: &str, port: u16) -> String {
 fn io_error(path: &Path, source: std::io::Error) -> TransportError {
     TransportError::Io {
         path: path.display().to_string(),
-        source,
+        cause: source,
     }
 }
 

@@ -295,7 +295,9 @@ fn run(
         let due = meta.clock.due_of(seat).unwrap_or(now);
         acts.push((
             seat,
-            format!("reminder sent: deadline {}", settings.describe(due, now)),
+            // Kept in the log, read later: the time alone, not "in 22
+            // hours" (the reminder mail itself says how long is left).
+            format!("reminder sent: deadline {}", settings.when(due)),
         ));
         if batch.applied.is_empty() {
             let due = meta.clock.due_of(seat).unwrap_or(now);

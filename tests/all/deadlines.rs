@@ -196,6 +196,17 @@ fn a_game_whose_player_never_answers_ends_under_the_skip_policy() {
             .any(|(_, _, t)| t.contains("Reminder: your deadline is")),
         "reminded"
     );
+    // The log, read later, gives the deadline's time, not how far off it
+    // was when the reminder went ("in 22 hours").
+    let reminders: Vec<&str> = log
+        .iter()
+        .filter(|e| e.order.starts_with("reminder sent"))
+        .map(|e| e.order.as_str())
+        .collect();
+    assert!(
+        !reminders.is_empty() && reminders.iter().all(|o| !o.contains("(in ")),
+        "{reminders:?}"
+    );
     assert!(
         cecil
             .iter()

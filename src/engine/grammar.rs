@@ -102,11 +102,21 @@ fn normalise(s: &str) -> String {
         .collect()
 }
 
-/// Splits an order line into words: blanks and commas separate.
+/// Splits an order line into words: blanks and commas separate. A line
+/// written as a sentence (`Veto!`, `station F8.`) ends its last word
+/// with the mark, which is no part of the order.
 pub fn words(line: &str) -> Vec<&str> {
-    line.split(|c: char| c.is_whitespace() || c == ',')
+    let mut words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())
-        .collect()
+        .collect();
+    if let Some(last) = words.pop() {
+        let bare = last.trim_end_matches(['!', '.']);
+        if !bare.is_empty() {
+            words.push(bare);
+        }
+    }
+    words
 }
 
 /// How an order line opens: the system's `!skip`, or a keyword (any

@@ -72,6 +72,30 @@ fn play(game: &mut dyn AnyGame, seed: u64, n: usize) -> Vec<(Seat, String)> {
 }
 
 #[test]
+fn an_order_written_as_a_sentence_reads_as_the_order() {
+    for kind in registry::GAMES.iter().copied() {
+        let n = (*player_range(kind).start()).max(2);
+        let new = || registry::new_game(&setup(kind, n, 3), &BoardSource::embedded()).unwrap();
+        let (mut plain, mut written) = (new(), new());
+        let mut rng = SplitMix64::new(5);
+        for step in 0..80 {
+            let Status::Active(awaited) = plain.status() else {
+                break;
+            };
+            let seat = awaited[rng.below(awaited.len())].seat;
+            let legal = plain.legal_order_lines(seat);
+            let line = legal[rng.below(legal.len())].clone();
+            let a = plain.apply_line(seat, &line).unwrap();
+            let line = format!("{line}{}", ["!", ".", " !", "!!"][step % 4]);
+            let b = written
+                .apply_line(seat, &line)
+                .unwrap_or_else(|e| panic!("{}: {line}: {e}", kind.name));
+            assert_eq!(a.order, b.order, "{line}");
+        }
+    }
+}
+
+#[test]
 fn player_counts_are_checked() {
     for kind in registry::GAMES.iter().copied() {
         for n in 0..=6 {

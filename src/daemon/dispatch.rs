@@ -1105,7 +1105,9 @@ fn moderate(
                 // One change per mail keeps the commit whole; later commands
                 // wait for the next mail.
                 out.push(format!(
-                    "> {line}\n  not done: send one command that changes the game per mail"
+                    "> {line}\n  not done: one command that changes the game per mail (a note \
+                     counts: it goes into the turn log; a `why TEXT` line before a command gives \
+                     its reason): send this one in a mail of its own"
                 ));
                 let _ = cmd;
             }

@@ -422,10 +422,14 @@ fn a_three_player_game_is_played_to_its_end_from_the_command_line() {
     let mut view = json(&dir, &game, None);
     assert_eq!(view["finished"], true);
     // The command line adds the game's deadline settings to the rules' view,
-    // and `aborted` (null: it ended by the rules).
+    // `aborted` (null: it ended by the rules) and `paused` (null).
     assert!(view.as_object_mut().unwrap().remove("deadlines").is_some());
     assert_eq!(
         view.as_object_mut().unwrap().remove("aborted"),
+        Some(serde_json::Value::Null)
+    );
+    assert_eq!(
+        view.as_object_mut().unwrap().remove("paused"),
         Some(serde_json::Value::Null)
     );
     assert_eq!(view, {

@@ -116,9 +116,8 @@ enum Command {
         /// The game id.
         game: String,
     },
-    /// A moderator command: pause, resume, extend, deadline, as, skip,
-    /// undo, replace, abort, resend, preview, note, moderator, set (each
-    /// listed below).
+    /// A moderator command, e.g. pause, extend 24h, note TEXT (`mod
+    /// --help` lists them all).
     Mod {
         /// The game id.
         game: String,

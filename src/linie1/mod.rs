@@ -3,8 +3,9 @@
 //!
 //! The rule book is `seeds/003` (Italian, with the Linie 1 variants at its
 //! end), cited as "seed §<section>"; where it is silent, the rulings of
-//! `../shared/linie1.md` (cited as "rulings N") decide, and where both are
-//! silent this module's own decisions are written in [`RULINGS`].
+//! `../shared/linie1.md` (cited as "rulings N", restated for players in
+//! `docs/linie1-rulings.md`) decide, and where both are silent this
+//! module's own decisions are written in [`RULINGS`] (repeated there).
 //!
 //! A turn is either laying (two tiles, each on an empty square or exchanged
 //! for a board tile, then drawing back to five) or, once a player's route is
@@ -84,7 +85,7 @@ pub const RULINGS: &[&str] = &[
      passes, or the supply and open hands are empty and nobody can lay, start a trip or \
      move, the game ends with no winner. A tile on a terminal's leg square must take the \
      terminal's track (rulings 1: no side without track faces a track end).",
-    "2. With `die` (linie1.md: the die gives the distance), the tram must move the number \
+    "2. With `die` (rulings 7: the die gives the distance), the tram must move the number \
      rolled unless a stop sign, its own \
      destination terminal or the end of the track stops it first; 5 or 6 runs on to the next \
      stop sign (or that terminal, or the end of the track).",
@@ -339,7 +340,7 @@ pub struct Linie1 {
     stop_signs: Vec<Option<Square>>,
     /// The face-down draw supply, by tile type (drawn at random).
     supply: Vec<u8>,
-    /// Unused start tiles, out of the game (linie1.md, Tiles).
+    /// Unused start tiles, out of the game (components, Tiles).
     out_of_game: Vec<u8>,
     turn: Turn,
     phase: Phase,

@@ -192,7 +192,7 @@ impl Linie1 {
     fn tile_for(&self, seat: Seat, paths: Paths) -> Result<TileId, RuleError> {
         let tile = self.data.tile_with_paths(paths).ok_or_else(|| {
             RuleError::new(
-                "linie1.md, Tiles",
+                "components, Tiles",
                 format!("No tile shows exactly the paths {paths}."),
             )
         })?;
@@ -288,7 +288,7 @@ impl Linie1 {
             }
             tiles.push(d.tile_with_paths(paths).ok_or_else(|| {
                 RuleError::new(
-                    "linie1.md, Tiles",
+                    "components, Tiles",
                     format!("No tile shows exactly the paths {paths}."),
                 )
             })?);
@@ -568,7 +568,7 @@ impl Linie1 {
             ));
         }
         let to = self.other_terminal(seat, t).ok_or_else(|| {
-            RuleError::new("linie1.md, Board", "Your line has no second terminal.")
+            RuleError::new("components, Board", "Your line has no second terminal.")
         })?;
         let from = Tram {
             at: Place::Terminal(t),

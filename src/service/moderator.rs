@@ -76,7 +76,7 @@ pub enum ModCommand {
 pub const FORMS: &[(&str, &str)] = &[
     (
         "pause",
-        "stop the clocks; players' orders are not applied meanwhile",
+        "stop the clocks; players' orders are refused meanwhile",
     ),
     (
         "resume",

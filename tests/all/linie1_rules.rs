@@ -1039,3 +1039,33 @@ fn the_map_fits_100_columns_and_shows_track_signs_and_trams() {
         assert!(line.chars().count() <= 100, "{line}");
     }
 }
+
+/// What refusals cite is there for a player to read: every ruling of
+/// Stationmaster's own, word for word, and each citation's place, in
+/// `docs/linie1-rulings.md`.
+#[test]
+fn the_rulings_refusals_cite_are_written_where_players_can_read_them() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/linie1-rulings.md"
+    ))
+    .unwrap();
+    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let doc_flat = flat(&doc);
+    for ruling in stationmaster::linie1::RULINGS {
+        assert!(doc_flat.contains(&flat(ruling)), "missing: {ruling}");
+    }
+    for n in 1..=8 {
+        assert!(
+            doc.contains(&format!("\n{n}. **")),
+            "the project's ruling {n}"
+        );
+    }
+    for cited in [
+        "components, Board",
+        "components, Tiles",
+        "`seed, <section>`",
+    ] {
+        assert!(doc.contains(cited), "{cited}");
+    }
+}

@@ -442,7 +442,11 @@ pub(super) fn hints(g: &Linie1, seat: Seat) -> Vec<String> {
                 examples.push(text(g, o));
             }
         }
-        examples.push(format!("({} placements in all)", lays.len()));
+        // The count closes the last example, not an item of its own (a
+        // stray comma before it).
+        if let Some(last) = examples.last_mut() {
+            last.push_str(&format!(" … ({} placements in all)", lays.len()));
+        }
         out.push(grammar::hint("lay SQUARE PATHS", &examples, ", "));
     }
     let exchanges: Vec<&Order> = legal
@@ -451,8 +455,10 @@ pub(super) fn hints(g: &Linie1, seat: Seat) -> Vec<String> {
         .collect();
     if !exchanges.is_empty() {
         let mut examples: Vec<String> = exchanges.iter().take(3).map(|o| text(g, o)).collect();
-        if exchanges.len() > 3 {
-            examples.push(format!("({} in all)", exchanges.len()));
+        if exchanges.len() > 3
+            && let Some(last) = examples.last_mut()
+        {
+            last.push_str(&format!(" … ({} in all)", exchanges.len()));
         }
         out.push(grammar::hint("exchange SQUARE PATHS", &examples, ", "));
     }

@@ -1007,6 +1007,7 @@ fn hints_give_examples_from_the_own_hand() {
     assert!(hints.contains("start TERMINAL"), "{hints}");
     assert!(hints.contains("lay SQUARE PATHS"), "{hints}");
     assert!(hints.contains("placements in all"), "{hints}");
+    assert!(!hints.contains(", ("), "no comma before the count: {hints}");
     for line in hints.lines() {
         assert!(line.chars().count() <= 96, "{line}");
     }

@@ -436,6 +436,7 @@ impl Daemon {
             report.failed = failed;
             return Ok(report);
         }
+        self.key_site_moderators(now)?;
         report.scheduled = self.schedule(now)?;
         let (more_sent, more_failed) = self.drain(now)?;
         report.sent = sent + more_sent;
@@ -451,6 +452,62 @@ impl Daemon {
             Ok(None) => {}
             Err(e) => tracing::error!(game = %id, error = %e, "archive not written"),
         }
+    }
+
+    /// Keys for the site's moderators (`[site] moderators`) in every game
+    /// that runs without one: looked at only when the list holds an
+    /// address not looked for before (an operator added a moderator), so
+    /// a cycle pays nothing otherwise. A game that changed meanwhile is
+    /// looked at again next cycle.
+    pub fn key_site_moderators(&mut self, now: DateTime<Utc>) -> Result<usize, DaemonError> {
+        let mut wanted: Vec<String> = self
+            .config
+            .site
+            .moderators
+            .iter()
+            .map(|m| m.trim().to_ascii_lowercase())
+            .collect();
+        wanted.sort();
+        wanted.dedup();
+        let keyed = self.store.site_moderators_keyed()?;
+        let new: Vec<&String> = wanted.iter().filter(|m| !keyed.contains(m)).collect();
+        if new.is_empty() {
+            if keyed != wanted {
+                // One taken off the list: forget it, so that it is looked
+                // for again if it comes back.
+                self.store.set_site_moderators_keyed(&wanted)?;
+            }
+            return Ok(0);
+        }
+        let ctx = self.ctx();
+        let mut sent = 0;
+        let mut done = true;
+        for id in ctx.store.ids()? {
+            for address in &new {
+                match moderator::key_site_moderator(&ctx, &id, address, now) {
+                    Ok(Some(change)) => match ctx.store.commit(&change) {
+                        Ok(()) => sent += 1,
+                        Err(StoreError::Conflict(game)) => {
+                            tracing::warn!(%game, "game changed while a moderator's key was made; next cycle");
+                            done = false;
+                        }
+                        Err(e) => return Err(e.into()),
+                    },
+                    Ok(None) => {}
+                    Err(e) => {
+                        tracing::error!(game = %id, moderator = %address, error = %e, "no key made for a moderator of the site");
+                        done = false;
+                    }
+                }
+            }
+        }
+        if done {
+            self.store.set_site_moderators_keyed(&wanted)?;
+        }
+        if sent > 0 {
+            tracing::info!(keys = sent, "keys sent to moderators of the site");
+        }
+        Ok(sent)
     }
 
     /// The scheduler: every game whose next deadline, reminder or absence

@@ -274,6 +274,57 @@ pub fn welcome(
     super::compose_mail(ctx, &id.0, "modkey", &draft, now)
 }
 
+/// A key for `address`, one of the site's moderators (`[site]
+/// moderators`), in game `id` where they have none: a moderator added to
+/// the config after the game began gets their key mail as one there at its
+/// start did (README, "Moderating"). None where they have a key, or the
+/// game is over. The log says who got a key; the players are not mailed.
+pub fn key_site_moderator(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    address: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<Change>, ServiceError> {
+    let key = address.to_ascii_lowercase();
+    let stored = ctx.store.meta(id)?;
+    if stored.moderator_tokens.contains_key(&key) {
+        return Ok(None);
+    }
+    let loaded = ctx.store.load(id)?;
+    if report::ended(ctx.store, id, &stored, &*loaded.game)?.is_some() {
+        return Ok(None);
+    }
+    let mut meta = stored.clone();
+    let token = super::new_token()?;
+    let mail = welcome(ctx, id, address, &token, now)?;
+    meta.moderator_welcome_ids
+        .insert(key.clone(), mail.message_id.clone());
+    meta.moderator_tokens.insert(key, token);
+    let mut update = super::game_update(
+        id,
+        loaded.seq,
+        stored.clock.next_fire,
+        &orders::Batch::default(),
+        &*loaded.game,
+        meta,
+        now,
+        Some("site"),
+    )?;
+    update.push(act_entry(
+        "operator",
+        &format!("moderator {address} (a moderator of the site): key sent"),
+        None,
+        EntryKind::Act,
+        loaded.game.turn_number(),
+        now,
+    ));
+    Ok(Some(Change {
+        update: Some(update),
+        outbox: vec![mail],
+        ..Change::default()
+    }))
+}
+
 /// A page rendered for `player`'s eyes, relabelled for a moderator who
 /// reads it: the lines the game words to its reader (`Your money: …`) name
 /// the player instead (`bob's money: …`).

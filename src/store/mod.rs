@@ -1932,6 +1932,27 @@ impl Store {
         Ok(())
     }
 
+    /// The site's moderators (`[site] moderators`, as the config gave
+    /// them) that every game had a key for when last looked at
+    /// ([`Store::set_site_moderators_keyed`]).
+    pub fn site_moderators_keyed(&self) -> Result<Vec<String>, StoreError> {
+        match self.site.get(site::KEYED_MODERATORS)? {
+            Some(b) => serde_json::from_slice(&b)
+                .map_err(|e| unreadable("the site's moderators with keys", e)),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Notes that every game has a key for each of `moderators`; made
+    /// durable with the next flush (a crash before it only means the
+    /// games are looked at again).
+    pub fn set_site_moderators_keyed(&self, moderators: &[String]) -> Result<(), StoreError> {
+        let bytes = serde_json::to_vec(moderators)
+            .map_err(|e| unreadable("the site's moderators with keys", e))?;
+        self.site.insert(site::KEYED_MODERATORS, bytes)?;
+        Ok(())
+    }
+
     /// Every game's id, in creation order per kind.
     pub fn ids(&self) -> Result<Vec<GameId>, StoreError> {
         let mut ids = Vec::new();

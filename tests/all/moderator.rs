@@ -734,3 +734,59 @@ fn an_aborted_game_refuses_orders_by_mail_and_the_reply_says_why() {
     );
     assert_eq!(s.json(), before, "nothing applied");
 }
+
+/// README, "Moderating": the site's moderators get a key for every game,
+/// also one added to `[site] moderators` after the game began; a game that
+/// is over gets none, and nobody gets a key twice.
+#[test]
+fn a_moderator_added_to_the_site_later_gets_a_key_for_each_running_game() {
+    let s = Site::new();
+    s.game();
+    s.ok(&[
+        "new",
+        "rocket",
+        "--player",
+        "alice=alice@example.org",
+        "--player",
+        "bob=bob@example.org",
+        "--seed",
+        "8",
+    ]);
+    s.ok(&["mod", "rocket-2", "abort"]);
+    let before = s.sent().len();
+    let keys_to = |mails: &[String], who: &str| {
+        mails
+            .iter()
+            .filter(|m| m.contains(&format!("To: {who}")) && m.contains("] You moderate rocket-"))
+            .count()
+    };
+    assert_eq!(keys_to(&s.sent(), "late@example.org"), 0);
+    std::fs::write(
+        s.dir.path().join("config.toml"),
+        "[mail]\naddress = \"sm@example.org\"\n[site]\nmoderators = [\"gm@example.org\", \"late@example.org\"]\n",
+    )
+    .unwrap();
+    let mails = s.sent();
+    assert_eq!(
+        keys_to(&mails, "late@example.org"),
+        1,
+        "rocket-1 only: rocket-2 is over"
+    );
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("Subject: [rocket-1 ") && m.contains("To: late@example.org")),
+        "the key is for rocket-1"
+    );
+    assert!(
+        s.log()
+            .contains("moderator late@example.org (a moderator of the site): key sent")
+    );
+    // Looked at once: no second key, and the players were not mailed.
+    let again = s.sent();
+    assert_eq!(keys_to(&again, "late@example.org"), 1);
+    assert_eq!(again.len(), before + 1, "only the key mail was sent");
+    // The key is kept with the game.
+    let export = s.ok(&["export"]);
+    assert!(export.contains("late@example.org"), "the key is stored");
+}

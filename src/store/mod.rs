@@ -51,6 +51,7 @@ mod part_files;
 pub mod recovery;
 pub mod site;
 
+pub(crate) use recovery::private_folder;
 pub use site::{Contact, Forming, FormingSeat, Observer, Pending, ReportMode};
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.

@@ -757,3 +757,27 @@ fn deadline_settings_take_neutral_names_and_the_games_own() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("`veto_question` and `question`"), "{err}");
 }
+
+/// What Stationmaster keeps (keys, addresses, mail waiting) is readable by
+/// the operator's user alone, whatever the umask: the folders it makes
+/// are mode 0700.
+#[test]
+fn the_folders_stationmaster_makes_are_the_operators_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new().unwrap();
+    let game = new_game(&dir, 7);
+    let out = sm(&dir).args(["process"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!game.is_empty());
+    for folder in ["var", "var/db", "var/outbox"] {
+        let mode = std::fs::metadata(dir.path().join(folder))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "{folder}: {mode:o}");
+    }
+}

@@ -30,7 +30,9 @@ impl EmlFiles {
     /// [`remove_stale_temps`]).
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, TransportError> {
         let dir = dir.as_ref().to_path_buf();
-        fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        // The mails carry the players' keys: a new folder is the
+        // operator's alone.
+        crate::store::private_folder(&dir).map_err(|e| io_error(&dir, e))?;
         let removed = remove_stale_temps(&dir)?;
         if removed > 0 {
             tracing::info!(dir = %dir.display(), removed, "removed temporary files left by a crash");

@@ -130,17 +130,24 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
             tile: t,
             from: None,
         } => {
-            format!("{} drew a {} from the supply.", who(player), tile(t))
+            // The paths as printed, as the player writes the tile.
+            format!(
+                "{} drew a {} ({}) from the supply.",
+                who(player),
+                tile(t),
+                d.tile(*t).paths
+            )
         }
         Event::Drew {
             player,
             tile: t,
-            from: Some(d),
+            from: Some(giver),
         } => format!(
-            "{} took a {} from {}'s open hand.",
+            "{} took a {} ({}) from {}'s open hand.",
             who(player),
             tile(t),
-            who(d)
+            d.tile(*t).paths,
+            who(giver)
         ),
         Event::Passed { player } => format!("{} could lay no tile and passed.", who(player)),
         Event::TurnSkipped { player } => format!("{}'s turn was skipped.", who(player)),

@@ -703,6 +703,19 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
             m.text
         );
         assert!(w.secrets[i].found_in(&m.text).is_some(), "{p}'s own cards");
+        // A tile drawn is told as the player writes it: `drew a curve (SW)`.
+        let drew = m
+            .text
+            .lines()
+            .find_map(|l| l.split_once(" drew a ")?.1.split_once(") from the supply."))
+            .and_then(|(tile, _)| tile.rsplit_once(" ("))
+            .map(|(_, paths)| paths.to_string());
+        assert!(
+            drew.as_deref()
+                .is_some_and(|p| !p.is_empty() && p.chars().all(|c| "NESW+".contains(c))),
+            "{p}: {drew:?} in {}",
+            m.text
+        );
     }
 
     // `history` by mail: answered to the sender alone, with the orders.

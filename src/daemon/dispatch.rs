@@ -217,7 +217,10 @@ pub(super) fn handle(
                 record.setup.players[a.index()].name,
                 record.setup.players[b.index()].name
             );
-            let owners = vec![Owner::player(ctx, &id, a)?, Owner::player(ctx, &id, b)?];
+            let owners = vec![
+                Owner::player(ctx, &id, a, false)?,
+                Owner::player(ctx, &id, b, true)?,
+            ];
             return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
         }
         (Some(a), None) => {
@@ -226,13 +229,13 @@ pub(super) fn handle(
             } else {
                 "the mail carried a wrong key"
             };
-            let owners = vec![Owner::player(ctx, &id, a)?];
+            let owners = vec![Owner::player(ctx, &id, a, false)?];
             return intruder(ctx, &inc, mid, &id, owners, &from, why, now);
         }
         (None, Some(b)) => {
             let why =
                 format!("the mail carried your key but came from {from}, not from your address");
-            let owners = vec![Owner::player(ctx, &id, b)?];
+            let owners = vec![Owner::player(ctx, &id, b, true)?];
             return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
         }
         (None, None) => {
@@ -291,12 +294,13 @@ fn forming_intruder(
     inc: &Incoming,
     from: &str,
 ) -> Option<(Vec<Owner>, String)> {
-    let owner = |i: usize| {
+    let owner = |i: usize, key_used: bool| {
         let s = &f.seats[i];
         Owner {
             name: s.name.clone(),
             email: s.address.clone(),
             moderator: false,
+            key_used,
             rate_key: format!("alert:{}:forming:{}", f.id.0, s.address),
         }
     };
@@ -308,14 +312,14 @@ fn forming_intruder(
     match (by_from, by_key) {
         (Some(a), Some(b)) if a == b => None,
         (Some(a), Some(b)) => Some((
-            vec![owner(a), owner(b)],
+            vec![owner(a, false), owner(b, true)],
             format!(
                 "the mail came from the address of {} but carried the key of {}",
                 f.seats[a].name, f.seats[b].name
             ),
         )),
         (Some(a), None) => Some((
-            vec![owner(a)],
+            vec![owner(a, false)],
             if inc.token.is_none() {
                 "the mail carried no key (it was not a reply to a mail from the game)"
             } else {
@@ -324,7 +328,7 @@ fn forming_intruder(
             .to_string(),
         )),
         (None, Some(b)) => Some((
-            vec![owner(b)],
+            vec![owner(b, true)],
             format!("the mail carried your key but came from {from}, not from your address"),
         )),
         (None, None) => None,
@@ -537,6 +541,7 @@ struct IntruderContext<'a> {
     message_id: &'a str,
     why: &'a str,
     moderator: bool,
+    key_used: bool,
     attempted: &'a [String],
 }
 
@@ -549,18 +554,27 @@ struct Owner {
     email: String,
     /// True for a moderator's key.
     moderator: bool,
+    /// The mail carried their key (from another address); else it came
+    /// from their address without it, and their key is safe.
+    key_used: bool,
     /// One alert per this key per `[limits] alert_interval_hours`.
     rate_key: String,
 }
 
 impl Owner {
-    fn player(ctx: &Ctx<'_>, id: &GameId, seat: Seat) -> Result<Owner, DaemonError> {
+    fn player(
+        ctx: &Ctx<'_>,
+        id: &GameId,
+        seat: Seat,
+        key_used: bool,
+    ) -> Result<Owner, DaemonError> {
         let record = ctx.store.record(id)?;
         let meta = ctx.store.meta(id)?;
         Ok(Owner {
             name: record.setup.players[seat.index()].name.clone(),
             email: meta.address(&record, seat).to_string(),
             moderator: false,
+            key_used,
             rate_key: format!("alert:{}:seat:{}", id.0, seat.0),
         })
     }
@@ -570,6 +584,7 @@ impl Owner {
             name: address.to_string(),
             email: address.to_string(),
             moderator: true,
+            key_used: true,
             rate_key: format!("alert:{}:moderator:{}", id.0, address.to_ascii_lowercase()),
         }
     }
@@ -621,6 +636,7 @@ fn intruder(
                 message_id: &mid,
                 why,
                 moderator: owner.moderator,
+                key_used: owner.key_used,
                 attempted: &attempted,
             },
         )?;

@@ -386,6 +386,17 @@ fn a_mail_without_the_key_or_from_another_address_changes_nothing_and_the_player
             .contains("Someone tried to give orders as you")
     );
     assert!(mails[0].text.contains("no key"), "{}", mails[0].text);
+    // The key was not in it: bob is not told someone has it.
+    let flat = mails[0]
+        .text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("Your key is safe") && !flat.contains("may have your key"),
+        "{}",
+        mails[0].text
+    );
 
     // With bob's key, from someone else: bob is told, not the sender
     // (alerts about one key are sent at most once a day).
@@ -404,6 +415,16 @@ fn a_mail_without_the_key_or_from_another_address_changes_nothing_and_the_player
     assert_eq!(mails[0].to, "bob@example.org");
     assert!(
         mails[0].text.contains("mallory@example.net"),
+        "{}",
+        mails[0].text
+    );
+    let flat = mails[0]
+        .text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("someone may have your key"),
         "{}",
         mails[0].text
     );

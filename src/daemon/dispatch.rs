@@ -907,9 +907,16 @@ fn authenticated(
     } else {
         None
     };
+    // The operator's log says why nothing was applied.
+    let mut not_taken: Option<&str> = None;
     if let Some(why) = stopped
         && (!lines.is_empty() || !absence_notes.is_empty())
     {
+        not_taken = Some(if meta.paused.is_some() {
+            "orders refused: the game is paused"
+        } else {
+            "orders refused: the game is over"
+        });
         section.notes.push(why);
         section.understood = lines.clone();
         lines.clear();
@@ -1032,7 +1039,7 @@ fn authenticated(
             }
         }
     } else {
-        receipt.outcome = format!("{name}: commands answered");
+        receipt.outcome = format!("{name}: {}", not_taken.unwrap_or("commands answered"));
     }
     mail.reply = Some(section);
     let out = report::player_mail(

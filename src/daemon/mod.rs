@@ -599,7 +599,16 @@ impl Daemon {
             match self.process(clock(), stop) {
                 Ok(r) => {
                     if r.fetched > 0 || r.sent > 0 || r.failed > 0 {
-                        tracing::info!(?r, "cycle");
+                        tracing::info!(
+                            fetched = r.fetched,
+                            applied = r.applied,
+                            skipped = r.skipped,
+                            sent = r.sent,
+                            failed = r.failed,
+                            quarantined = r.quarantined,
+                            deferred = r.deferred,
+                            "cycle"
+                        );
                     }
                     again = r.applied + r.skipped + r.quarantined > 0;
                 }

@@ -787,6 +787,20 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
     w.moderate("pause");
     let got = w.send(paused_turn, "pass");
     assert!(got[0].text.contains("paused"), "{}", got[0].text);
+    // The operator's log says why nothing was applied.
+    let receipt = w
+        .daemon
+        .store()
+        .receipt(&format!("l{}@example.org", w.n))
+        .unwrap()
+        .unwrap();
+    assert!(
+        receipt
+            .outcome
+            .ends_with("orders refused: the game is paused"),
+        "{}",
+        receipt.outcome
+    );
     w.moderate("resume");
     let answer = w.moderate("note Hello from the moderator");
     assert!(answer.text.contains("note"), "{}", answer.text);

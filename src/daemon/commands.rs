@@ -50,6 +50,40 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("address remove ADDRESS", Command::Address),
 ];
 
+/// The commands besides orders as `help` lists them after the orders
+/// (README, "Besides orders"): each form and what it does.
+pub const COMMANDS_HELP: &[(&str, &str)] = &[
+    ("map", "your report again, with no change to the game"),
+    (
+        "history [A..B]",
+        "every accepted order so far (or entries A to B)",
+    ),
+    ("say TEXT", "table talk to every player, sent at once"),
+    ("tell PLAYER TEXT", "table talk to one player"),
+    (
+        "reports full|short|turn",
+        "how much mail you get: a report after each change, a line a change, or one when it is your turn",
+    ),
+    (
+        "away YYYY-MM-DD to YYYY-MM-DD",
+        "your deadlines stop while you are away",
+    ),
+    ("back", "you are back before the date you gave"),
+    (
+        "address add ADDRESS",
+        "play this game from ADDRESS too (`address remove ADDRESS` takes it back)",
+    ),
+];
+
+/// [`COMMANDS_HELP`] as a block of text for `help`.
+pub fn commands_help() -> String {
+    let mut out = String::from("Besides orders, one command a line (never read as an order):\n");
+    for (form, what) in COMMANDS_HELP {
+        out.push_str(&format!("  {form}\n      {what}\n"));
+    }
+    out
+}
+
 /// The command of a line, if it is one: `away` with its dates, `back`
 /// alone, the others alone or with one argument.
 pub fn command(line: &str) -> Option<Command> {

@@ -821,7 +821,11 @@ fn authenticated(
         ..MailContext::default()
     };
     if wants.contains(&Command::Help) {
-        mail.help = Some(loaded.game.help());
+        mail.help = Some(format!(
+            "{}\n{}",
+            loaded.game.help().trim_end(),
+            commands::commands_help()
+        ));
     }
     if wants.contains(&Command::History) {
         let entries: Vec<_> = ctx

@@ -826,6 +826,14 @@ fn help_map_and_history_are_answered_to_the_sender_alone() {
         "{}",
         mails[0].text
     );
+    // And the commands besides orders, each with what it does.
+    for (form, _) in stationmaster::daemon::commands::COMMANDS_HELP {
+        assert!(
+            mails[0].text.contains(form),
+            "help lacks {form}: {}",
+            mails[0].text
+        );
+    }
     let mails = w.send("alice", "map");
     assert_eq!(mails.len(), 1);
     assert!(mails[0].text.contains("@Yor@"));

@@ -1047,7 +1047,16 @@ impl<'a, 'c> Session<'a, 'c> {
             let text = if self.closed.is_some() {
                 text.to_string()
             } else {
-                format!("{text}\n\n{}", status_text(f, i == 0, self.now))
+                // The creator is told when the game may start.
+                let ready = i == 0
+                    && crate::registry::find(&f.kind)
+                        .is_ok_and(|e| e.players.contains(&f.seats.len()));
+                let start = if ready {
+                    "\n\nEnough players sit now: reply with `start` to deal and begin (or wait for more)."
+                } else {
+                    ""
+                };
+                format!("{text}{start}\n\n{}", status_text(f, i == 0, self.now))
             };
             let mail = seat_notice(self.ctx, f, i, &text, self.now)?;
             self.mails.push(mail);
@@ -1325,7 +1334,7 @@ impl<'a, 'c> Session<'a, 'c> {
         let creator = &f.seats[0];
         let title = crate::registry::title(&f.kind);
         let text = format!(
-            "Hello,\n\n{} ({}) invites you to a game of {title}, {}, played by mail on Stationmaster at {}.\n\n{}\n\nTo take a seat, reply to this mail with the line\n\n  join {}\n\n(or `join {} as NAME` to choose your name in the game). If you do not want to play, do nothing: this invitation is the only mail you get from this server unless you answer it.\n\nTo get no invitations from this server ever again, reply with the line\n\n  no more invitations\n\n-- \nStationmaster ({}). You were invited by {}.\n",
+            "Hello,\n\n{} ({}) invites you to a game of {title}, {}, played by mail on Stationmaster at {}.\n\n{}\n\nTo take a seat, reply to this mail with the line\n\n  join {}\n\n(or `join {} as NAME` to choose your name in the game). If you do not want to play, do nothing{}.\n\nTo get no invitations from this server ever again, reply with the line\n\n  no more invitations\n\n-- \nStationmaster ({}). You were invited by {}.\n",
             creator.name,
             creator.address,
             f.id,
@@ -1333,6 +1342,13 @@ impl<'a, 'c> Session<'a, 'c> {
             status_text(&f, false, self.now),
             f.id,
             f.id,
+            // Only to an address that never wrote here is this mail the
+            // only one; one that plays here already gets its games' mail.
+            if code.is_some() {
+                ": this invitation is the only mail you get from this server unless you answer it"
+            } else {
+                ""
+            },
             ctx.config.mail.address,
             creator.address,
         );

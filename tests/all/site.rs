@@ -364,6 +364,12 @@ fn a_game_made_joined_and_started_by_mail() {
         "{}",
         told.text
     );
+    // Two sit: the creator is told the game may start.
+    assert!(
+        told.text.contains("reply with `start` to deal and begin"),
+        "{}",
+        told.text
+    );
 
     // Only the creator starts; then everyone is welcomed in their thread.
     s.reply(BOB, &bob_seat, "start");
@@ -457,6 +463,24 @@ fn a_game_made_joined_and_started_by_mail() {
         format!("Re: [rocket-1 {bob_key}] Stephenson's Rocket")
     );
     assert!(report.text.contains("Waiting for"), "{}", report.text);
+
+    // Bob plays here now: an invitation to a second game is not called
+    // the only mail he gets from this server.
+    s.deliver(ALICE, "another game", None, "new rocket");
+    let second = one(&s.process(), ALICE);
+    assert!(second.text.contains("You made rocket-2"), "{}", second.text);
+    s.reply(ALICE, &second, &format!("invite {BOB}"));
+    let invitation = one(&s.process(), BOB);
+    assert!(
+        invitation.text.contains("join rocket-2"),
+        "{}",
+        invitation.text
+    );
+    assert!(
+        !invitation.text.contains("only mail you get"),
+        "{}",
+        invitation.text
+    );
 }
 
 #[test]

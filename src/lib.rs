@@ -10,6 +10,7 @@
 //!   snapshot.
 //! - [`clock`]: deadlines, reminders and absences, pure.
 //! - [`config`]: the operator's `config.toml`.
+//! - [`folders`]: the folders made for what is kept, the operator's alone.
 //! - [`mail`]: transports (Maildir, IMAP, `.eml` files, SMTP), MIME in and
 //!   out, the templates.
 //! - [`daemon`]: the poll loop, dispatch of mail, the scheduler, moderators,
@@ -23,6 +24,7 @@ pub mod clock;
 pub mod config;
 pub mod daemon;
 pub mod engine;
+pub mod folders;
 pub mod linie1;
 pub mod local;
 pub mod mail;

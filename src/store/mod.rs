@@ -51,7 +51,6 @@ mod part_files;
 pub mod recovery;
 pub mod site;
 
-pub(crate) use recovery::private_folder;
 pub use site::{Contact, Forming, FormingSeat, Observer, Pending, ReportMode};
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.
@@ -2154,6 +2153,15 @@ impl GameUpdate {
     pub fn push(&mut self, mut entry: LogEntry) {
         entry.seq = self.base_seq + self.entries.len() as u64 + 1;
         self.entries.push(entry);
+    }
+
+    /// Adds `entry` before the update's entries, numbering them again: the
+    /// act that caused them (a moderator's `as`) comes first in the log.
+    pub fn push_first(&mut self, entry: LogEntry) {
+        self.entries.insert(0, entry);
+        for (k, e) in self.entries.iter_mut().enumerate() {
+            e.seq = self.base_seq + 1 + k as u64;
+        }
     }
 }
 

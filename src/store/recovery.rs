@@ -89,21 +89,6 @@ fn creating_prefix(path: &Path) -> String {
 /// How old a `.creating` sibling must be to count as left by a crash.
 const STALE_CREATING: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// Creates folder `path` where missing, and the missing folders above it,
-/// readable by the operator's user alone (mode 0700): what Stationmaster
-/// keeps there (keys, players' addresses, mail waiting) is nobody else's,
-/// whatever the umask. A folder there already is left as it is.
-pub(crate) fn private_folder(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    if path.is_dir() {
-        return Ok(());
-    }
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(path)
-}
-
 /// Creates an empty sled database in `path`, which is missing or empty: in
 /// a sibling folder of this process first, then renamed into place. If
 /// another process got there first, its database is kept.
@@ -112,7 +97,7 @@ fn create(path: &Path) -> Result<(), StoreError> {
         Some(p) => p.to_path_buf(),
         None => PathBuf::from("."),
     };
-    private_folder(&parent).map_err(|e| folder_error(&parent, e))?;
+    crate::folders::private_folder(&parent).map_err(|e| folder_error(&parent, e))?;
     let prefix = creating_prefix(path);
     remove_stale_siblings(&parent, &prefix)?;
     let temp = parent.join(format!("{prefix}{}", std::process::id()));

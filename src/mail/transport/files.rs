@@ -32,7 +32,7 @@ impl EmlFiles {
         let dir = dir.as_ref().to_path_buf();
         // The mails carry the players' keys: a new folder is the
         // operator's alone.
-        crate::store::private_folder(&dir).map_err(|e| io_error(&dir, e))?;
+        crate::folders::private_folder(&dir).map_err(|e| io_error(&dir, e))?;
         let removed = remove_stale_temps(&dir)?;
         if removed > 0 {
             tracing::info!(dir = %dir.display(), removed, "removed temporary files left by a crash");

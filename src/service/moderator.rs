@@ -471,16 +471,49 @@ pub fn run(
                 .map_err(|e| invalid(format!("refused, nothing applied: {e}")))?;
             game = g;
             meta = m;
-            let done: Vec<String> = b.applied.iter().map(|(_, a)| a.order.clone()).collect();
+            // The moderator's orders, told apart from the waiting orders
+            // (the player's own, or others') whose moment they brought.
+            let done = b.given.clone();
+            let mut unmatched = done.clone();
+            let followed: Vec<String> = b
+                .applied
+                .iter()
+                .filter_map(|(s, a)| {
+                    if *s == seat
+                        && let Some(i) = unmatched.iter().position(|o| *o == a.order)
+                    {
+                        unmatched.remove(i);
+                        return None;
+                    }
+                    let name = names.get(s.index()).map_or("", String::as_str);
+                    Some(format!("{name}: {}", a.order))
+                })
+                .collect();
+            let held: Vec<String> = b.held.iter().map(|h| h.describe()).collect();
+            let mut gave = done.clone();
+            gave.extend(b.held.iter().map(|h| h.line.clone()));
             b.notes.push((
                 seat,
                 format!(
                     "A moderator gave orders for you{because}: {}.",
-                    done.join("; ")
+                    gave.join("; ")
                 ),
             ));
             batch = b;
-            output = format!("Applied for {player}: {}.", done.join("; "));
+            let mut said = Vec::new();
+            if !done.is_empty() {
+                said.push(format!("Applied for {player}: {}.", done.join("; ")));
+            }
+            if !held.is_empty() {
+                said.push(format!("Held for {player}: {}", held.join(" ")));
+            }
+            if !followed.is_empty() {
+                said.push(format!(
+                    "Waiting orders applied after them: {}.",
+                    followed.join("; ")
+                ));
+            }
+            output = said.join(" ");
         }
         ModCommand::Skip => {
             let mut change = scheduler::skip_awaited_because(ctx, id, by, why, now)?;
@@ -773,7 +806,9 @@ pub fn run(
         update.push(entry);
     }
     if let Some(text) = text {
-        update.push(act_entry(by, &text, why, EntryKind::Act, turn, now));
+        // Before the entries it caused (`as`: the orders, and the waiting
+        // ones they brought on).
+        update.push_first(act_entry(by, &text, why, EntryKind::Act, turn, now));
     }
     if update.meta.paused.is_some() || update.meta.aborted {
         update.meta.clock.next_fire = None;

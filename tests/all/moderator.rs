@@ -790,3 +790,55 @@ fn a_moderator_added_to_the_site_later_gets_a_key_for_each_running_game() {
     let export = s.ok(&["export"]);
     assert!(export.contains("late@example.org"), "the key is stored");
 }
+
+/// `as`: the moderator's orders told apart from the waiting orders their
+/// moment brought on (a standing bid held, a player's own held order), and
+/// the act logged before the entries it caused.
+#[test]
+fn as_tells_the_moderators_orders_apart_from_the_waiting_ones_they_bring_on() {
+    let s = Site::new();
+    s.game();
+    s.ok(&[
+        "order",
+        "rocket-1",
+        "--as",
+        "bob",
+        "token manchester textiles\nextend ly b4",
+    ]);
+    s.ok(&["order", "rocket-1", "--as", "cecil", "extend ly c5"]);
+    s.ok(&["order", "rocket-1", "--as", "cecil", "veto"]);
+    s.ok(&["order", "rocket-1", "--as", "cecil", "station F8"]);
+    // Not cecil's place in the round yet: the bid is held, not applied.
+    let held = s.ok(&["mod", "rocket-1", "as", "cecil", "bid 1 c5"]);
+    assert!(
+        held.starts_with("Held for cecil: bid 1 c5") && !held.contains("Applied"),
+        "{held}"
+    );
+    let out = s.ok(&["mod", "rocket-1", "as", "bob", "pass"]);
+    assert_eq!(
+        out.trim(),
+        "Applied for bob: pass. Waiting orders applied after them: cecil: bid 1 C5; cecil: station F8."
+    );
+    let log = s.log();
+    let heads: Vec<&str> = log.lines().filter(|l| l.starts_with('#')).collect();
+    let at = |text: &str| {
+        heads
+            .iter()
+            .position(|l| l.contains(text))
+            .unwrap_or_else(|| panic!("{text}: {heads:#?}"))
+    };
+    let act = at("moderator operator: as bob: pass");
+    let order = heads
+        .iter()
+        .position(|l| l.ends_with(" bob: pass") && !l.contains("moderator"))
+        .unwrap();
+    assert!(act < order && order < at("cecil: station F8"), "{heads:#?}");
+    // Bob is told of the order given for him, not of cecil's.
+    let mails = s.sent();
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.contains("A moderator gave orders for you: pass.")),
+        "bob's note"
+    );
+}

@@ -499,3 +499,9 @@ fn golden_svgs_tolerate_float_noise_and_nothing_else() {
     assert_eq!(a[1], SvgToken::Number(10.0001));
     assert_eq!(a[3], SvgToken::Number(-3.5));
 }
+
+/// `text` with its lines run together and its blanks made single: what a
+/// wrapped mail says, to look a sentence up in.
+pub fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -387,11 +387,7 @@ fn a_mail_without_the_key_or_from_another_address_changes_nothing_and_the_player
     );
     assert!(mails[0].text.contains("no key"), "{}", mails[0].text);
     // The key was not in it: bob is not told someone has it.
-    let flat = mails[0]
-        .text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let flat = crate::common::flat(&mails[0].text);
     assert!(
         flat.contains("Your key is safe") && !flat.contains("may have your key"),
         "{}",
@@ -418,11 +414,7 @@ fn a_mail_without_the_key_or_from_another_address_changes_nothing_and_the_player
         "{}",
         mails[0].text
     );
-    let flat = mails[0]
-        .text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let flat = crate::common::flat(&mails[0].text);
     assert!(
         flat.contains("someone may have your key"),
         "{}",
@@ -700,11 +692,7 @@ fn a_player_who_writes_a_new_mail_naming_the_game_is_told_to_reply_instead() {
     assert_eq!(mails.len(), 1, "{mails:#?}");
     assert_eq!(mails[0].to, "bob@example.org");
     assert!(
-        mails[0]
-            .text
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::common::flat(&mails[0].text)
             .contains("names rocket-1 but does not carry its tag, so nothing in it was read"),
         "{}",
         mails[0].text

@@ -1051,7 +1051,7 @@ fn the_rulings_refusals_cite_are_written_where_players_can_read_them() {
         "/docs/linie1-rulings.md"
     ))
     .unwrap();
-    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::common::flat;
     let doc_flat = flat(&doc);
     for ruling in stationmaster::linie1::RULINGS {
         assert!(doc_flat.contains(&flat(ruling)), "missing: {ruling}");

@@ -762,7 +762,7 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
     s.deliver(DAVE, "how does this work?", None, "Hello, how do I play?");
     let help = one(&s.process(), DAVE);
     // The help's lines are wrapped: read as words.
-    let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::common::flat;
     let text = flat(&help.text);
     for (form, what) in stationmaster::service::site::FORMS {
         assert!(

@@ -371,12 +371,9 @@ struct SiteForm {
     what: &'static str,
 }
 
-/// The short help reply: at most one per address per interval, and to an
-/// address not proved only its one mail, with a code (see
-/// [`site::standing`]).
 /// Why a mail without a game's tag is answered with the help: where its
-/// subject names a game its sender plays in (a new mail, not a reply),
-/// that its orders were not read and how to send them.
+/// subject names a game its sender plays in, that its orders were not
+/// read and how to send them.
 fn untagged_reason(ctx: &Ctx<'_>, inc: &Incoming, from: &str) -> Result<String, DaemonError> {
     let subject = inc.subject.to_ascii_lowercase();
     let named = ctx.store.games_of(from)?.into_iter().find(|id| {
@@ -394,6 +391,9 @@ fn untagged_reason(ctx: &Ctx<'_>, inc: &Incoming, from: &str) -> Result<String, 
     })
 }
 
+/// The short help reply: at most one per address per interval, and to an
+/// address not proved only its one mail, with a code (see
+/// [`site::standing`]).
 fn help(
     ctx: &Ctx<'_>,
     inc: &Incoming,
@@ -899,7 +899,7 @@ fn authenticated(
         tally: talked.tally.clone(),
         ..Change::default()
     };
-    let stopped = if let Some(ended) = ended {
+    let stopped = if let Some(ended) = &ended {
         Some(format!(
             "Nothing was applied. {}.",
             ended.refusal(id, &meta.clock.settings)
@@ -916,10 +916,11 @@ fn authenticated(
     if let Some(why) = stopped
         && (!lines.is_empty() || !absence_notes.is_empty())
     {
-        not_taken = Some(if meta.paused.is_some() {
-            "orders refused: the game is paused"
-        } else {
+        // As `stopped` was chosen: over first, then paused.
+        not_taken = Some(if ended.is_some() {
             "orders refused: the game is over"
+        } else {
+            "orders refused: the game is paused"
         });
         section.notes.push(why);
         section.understood = lines.clone();

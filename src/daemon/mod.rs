@@ -494,9 +494,11 @@ impl Daemon {
                         Err(e) => return Err(e.into()),
                     },
                     Ok(None) => {}
+                    // Logged once: the game is not looked at again for
+                    // this address (a cycle must not read every game
+                    // again for one that cannot be read).
                     Err(e) => {
                         tracing::error!(game = %id, moderator = %address, error = %e, "no key made for a moderator of the site");
-                        done = false;
                     }
                 }
             }

@@ -32,9 +32,10 @@ pub struct TemplateError {
 
 /// The `wrap` filter: each line of `text` longer than `width` (72 unless
 /// given) broken at spaces into lines no longer, where its words allow,
-/// as a plain-text mail is read.
+/// as a plain-text mail is read. A line's indent is kept; no blank is
+/// left where a line is broken.
 fn wrap(text: String, width: Option<usize>) -> String {
-    let width = width.unwrap_or(72);
+    let width = width.unwrap_or(72).max(1);
     let mut out = String::with_capacity(text.len() + text.len() / width);
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
@@ -43,7 +44,11 @@ fn wrap(text: String, width: Option<usize>) -> String {
         let mut length = 0;
         for (j, word) in line.split(' ').enumerate() {
             if j > 0 {
-                if length > 0 && length + 1 + word.chars().count() > width {
+                if !word.is_empty() && length > 0 && length + 1 + word.chars().count() > width {
+                    // No blank left at the end of the line broken.
+                    while out.ends_with(' ') {
+                        out.pop();
+                    }
                     out.push('\n');
                     length = 0;
                 } else {
@@ -125,6 +130,20 @@ impl Templates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrap_breaks_long_lines_at_blanks_and_keeps_the_rest() {
+        let text = "  indented short line\na long line of words that runs on past the width\nx";
+        let wrapped = wrap(text.to_string(), Some(20));
+        assert_eq!(
+            wrapped,
+            "  indented short\nline\na long line of words\nthat runs on past\nthe width\nx"
+        );
+        // Two blanks at a break leave none behind; a word longer than the
+        // width stays whole; a width of 0 is taken as 1.
+        assert_eq!(wrap("abc  defgh".to_string(), Some(4)), "abc\ndefgh");
+        assert_eq!(wrap("a b".to_string(), Some(0)), "a\nb");
+    }
 
     #[test]
     fn the_built_in_templates_compile_and_an_operator_copy_wins() {

@@ -202,9 +202,10 @@ pub fn new_game_change(
         let token = new_token()?;
         let mail = moderator::welcome(ctx, &record.id, &m, &token, now)?;
         // Their welcome is the root of their thread.
+        let key = m.trim().to_ascii_lowercase();
         meta.moderator_welcome_ids
-            .insert(m.to_ascii_lowercase(), mail.message_id.clone());
-        meta.moderator_tokens.insert(m.to_ascii_lowercase(), token);
+            .insert(key.clone(), mail.message_id.clone());
+        meta.moderator_tokens.insert(key, token);
         outbox.push(mail);
     }
     let map = report::Board::new(ctx, &*game, &[]);

@@ -287,7 +287,7 @@ pub fn key_site_moderator(
 ) -> Result<Option<Change>, ServiceError> {
     let key = address.to_ascii_lowercase();
     let stored = ctx.store.meta(id)?;
-    if stored.moderator_tokens.contains_key(&key) {
+    if stored.moderator_tokens.contains_key(&key) || stored.aborted {
         return Ok(None);
     }
     let loaded = ctx.store.load(id)?;
@@ -310,6 +310,9 @@ pub fn key_site_moderator(
         now,
         Some("site"),
     )?;
+    // Only the keys change: the clock (and its place in the scheduler's
+    // index, a paused game's none) stays as it was.
+    update.meta.clock = stored.clock.clone();
     update.push(act_entry(
         "operator",
         &format!("moderator {address} (a moderator of the site): key sent"),
@@ -473,20 +476,20 @@ pub fn run(
             meta = m;
             // The moderator's orders, told apart from the waiting orders
             // (the player's own, or others') whose moment they brought.
-            let done = b.given.clone();
-            let mut unmatched = done.clone();
+            let done: Vec<String> = b
+                .given
+                .iter()
+                .filter_map(|i| b.applied.get(*i))
+                .map(|(_, a)| a.order.clone())
+                .collect();
             let followed: Vec<String> = b
                 .applied
                 .iter()
-                .filter_map(|(s, a)| {
-                    if *s == seat
-                        && let Some(i) = unmatched.iter().position(|o| *o == a.order)
-                    {
-                        unmatched.remove(i);
-                        return None;
-                    }
+                .enumerate()
+                .filter(|(i, _)| !b.given.contains(i))
+                .map(|(_, (s, a))| {
                     let name = names.get(s.index()).map_or("", String::as_str);
-                    Some(format!("{name}: {}", a.order))
+                    format!("{name}: {}", a.order)
                 })
                 .collect();
             let held: Vec<String> = b.held.iter().map(|h| h.describe()).collect();
@@ -518,7 +521,7 @@ pub fn run(
         ModCommand::Skip => {
             let mut change = scheduler::skip_awaited_because(ctx, id, by, why, now)?;
             if let Some(u) = &mut change.update {
-                u.push(act_entry(by, "skip", why, EntryKind::Act, turn, now));
+                u.push_first(act_entry(by, "skip", why, EntryKind::Act, turn, now));
             }
             return Ok(ModOutcome {
                 change,

@@ -23,9 +23,9 @@ use crate::store::{BatchRejected, GameMeta, Held};
 pub struct Batch {
     /// Orders applied, by whom (held orders of other players included).
     pub applied: Vec<(Seat, Applied)>,
-    /// Of those, the orders of the lines given, as applied (the rest were
-    /// waiting, and their moment came).
-    pub given: Vec<String>,
+    /// Of those, the places (in `applied`) of the orders of the lines
+    /// given; the others were waiting, and their moment came.
+    pub given: Vec<usize>,
     /// The sender's lines now held, each with why.
     pub held: Vec<HeldLine>,
     /// Notes for players about their held orders.
@@ -107,7 +107,7 @@ pub fn run(
         match timing {
             Timing::Now => {
                 let applied = work.apply_line(seat, line).map_err(refuse)?;
-                batch.given.push(applied.order.clone());
+                batch.given.push(batch.applied.len());
                 batch.applied.push((seat, applied));
                 flush_queues(&mut work, &mut meta, &mut batch);
             }

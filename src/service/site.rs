@@ -1038,8 +1038,13 @@ impl<'a, 'c> Session<'a, 'c> {
     }
 
     /// A notice to every seat of the forming game but the sender's, in
-    /// their threads.
-    fn tell_others(&mut self, f: &Forming, text: &str) -> Result<(), ServiceError> {
+    /// their threads; `to_creator` is added to the creator's.
+    fn tell_others(
+        &mut self,
+        f: &Forming,
+        text: &str,
+        to_creator: &str,
+    ) -> Result<(), ServiceError> {
         for (i, s) in f.seats.iter().enumerate() {
             if s.address.eq_ignore_ascii_case(&self.from) {
                 continue;
@@ -1047,16 +1052,8 @@ impl<'a, 'c> Session<'a, 'c> {
             let text = if self.closed.is_some() {
                 text.to_string()
             } else {
-                // The creator is told when the game may start.
-                let ready = i == 0
-                    && crate::registry::find(&f.kind)
-                        .is_ok_and(|e| e.players.contains(&f.seats.len()));
-                let start = if ready {
-                    "\n\nEnough players sit now: reply with `start` to deal and begin (or wait for more)."
-                } else {
-                    ""
-                };
-                format!("{text}{start}\n\n{}", status_text(f, i == 0, self.now))
+                let extra = if i == 0 { to_creator } else { "" };
+                format!("{text}{extra}\n\n{}", status_text(f, i == 0, self.now))
             };
             let mail = seat_notice(self.ctx, f, i, &text, self.now)?;
             self.mails.push(mail);
@@ -1262,7 +1259,17 @@ impl<'a, 'c> Session<'a, 'c> {
         });
         f.invited.retain(|a| !a.eq_ignore_ascii_case(&self.from));
         let note = format!("{name} ({}) joined {}.", self.from, f.id);
-        self.tell_others(&f, &note)?;
+        // The creator is told when the game may start.
+        let start = match crate::registry::find(&f.kind) {
+            Ok(e) if e.players.end() == &f.seats.len() => {
+                "\n\nEvery seat is taken: reply with `start` to deal and begin."
+            }
+            Ok(e) if e.players.contains(&f.seats.len()) => {
+                "\n\nEnough players sit now: reply with `start` to deal and begin, or wait for more."
+            }
+            _ => "",
+        };
+        self.tell_others(&f, &note, start)?;
         self.seat = Some(f.seats.len() - 1);
         self.new_root = Some(root);
         let id = f.id.clone();
@@ -1379,14 +1386,14 @@ impl<'a, 'c> Session<'a, 'c> {
                 f.seats[0].name, f.id
             );
             self.closed = Some(f.id.clone());
-            self.tell_others(&f, &note)?;
+            self.tell_others(&f, &note, "")?;
             return Ok(format!("You cancelled {}; the others are told.", f.id));
         }
         // Their answer is the last mail in their thread.
         self.left = Some((f.clone(), seat));
         let gone = f.seats.remove(seat);
         let note = format!("{} left {}.", gone.name, f.id);
-        self.tell_others(&f, &note)?;
+        self.tell_others(&f, &note, "")?;
         let id = f.id.clone();
         self.seat = None;
         self.forming = Some(f);

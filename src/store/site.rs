@@ -191,11 +191,11 @@ pub(super) fn forming_key(id: &GameId) -> Vec<u8> {
     format!("forming:{}", id.0).into_bytes()
 }
 
-/// The `site` tree's key of `address`'s contact record.
 /// The key of the site's moderators every game has a key for
 /// ([`super::Store::site_moderators_keyed`]).
 pub(super) const KEYED_MODERATORS: &[u8] = b"keyed-site-moderators";
 
+/// The `site` tree's key of `address`'s contact record.
 pub(super) fn contact_key(address: &str) -> Vec<u8> {
     format!("contact:{}", address.trim().to_ascii_lowercase()).into_bytes()
 }

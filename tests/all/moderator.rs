@@ -50,6 +50,11 @@ impl Site {
         o.stdout
     }
 
+    /// `player`'s orders in rocket-1, from the command line.
+    fn order(&self, player: &str, orders: &str) -> String {
+        self.ok(&["order", "rocket-1", "--as", player, orders])
+    }
+
     fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.ok(&["show", "rocket-1", "--json"])).unwrap()
     }
@@ -455,20 +460,8 @@ fn a_finished_game_is_archived_with_its_final_scores() {
 fn verify_catches_an_edited_log_entry() {
     let s = Site::new();
     s.game();
-    s.ok(&[
-        "order",
-        "rocket-1",
-        "--as",
-        "bob",
-        "token manchester textiles\nextend ly b4",
-    ]);
-    s.ok(&[
-        "order",
-        "rocket-1",
-        "--as",
-        "cecil",
-        "token london steel\ntoken london textiles",
-    ]);
+    s.order("bob", "token manchester textiles\nextend ly b4");
+    s.order("cecil", "token london steel\ntoken london textiles");
     assert!(
         s.ok(&["verify", "rocket-1"])
             .contains("4 entries are intact")
@@ -753,7 +746,6 @@ fn a_moderator_added_to_the_site_later_gets_a_key_for_each_running_game() {
         "8",
     ]);
     s.ok(&["mod", "rocket-2", "abort"]);
-    let before = s.sent().len();
     let keys_to = |mails: &[String], who: &str| {
         mails
             .iter()
@@ -761,6 +753,11 @@ fn a_moderator_added_to_the_site_later_gets_a_key_for_each_running_game() {
             .count()
     };
     assert_eq!(keys_to(&s.sent(), "late@example.org"), 0);
+    // Paused, its clock stands still: a key made meanwhile leaves it so.
+    s.ok(&["mod", "rocket-1", "pause"]);
+    let clock = |v: serde_json::Value| (v["paused"].clone(), v["awaiting"].clone());
+    let before_clock = clock(s.json());
+    let before = s.sent().len();
     std::fs::write(
         s.dir.path().join("config.toml"),
         "[mail]\naddress = \"sm@example.org\"\n[site]\nmoderators = [\"gm@example.org\", \"late@example.org\"]\n",
@@ -782,6 +779,11 @@ fn a_moderator_added_to_the_site_later_gets_a_key_for_each_running_game() {
         s.log()
             .contains("moderator late@example.org (a moderator of the site): key sent")
     );
+    assert_eq!(
+        clock(s.json()),
+        before_clock,
+        "still paused, the deadlines as they were"
+    );
     // Looked at once: no second key, and the players were not mailed.
     let again = s.sent();
     assert_eq!(keys_to(&again, "late@example.org"), 1);
@@ -798,16 +800,10 @@ fn a_moderator_added_to_the_site_later_gets_a_key_for_each_running_game() {
 fn as_tells_the_moderators_orders_apart_from_the_waiting_ones_they_bring_on() {
     let s = Site::new();
     s.game();
-    s.ok(&[
-        "order",
-        "rocket-1",
-        "--as",
-        "bob",
-        "token manchester textiles\nextend ly b4",
-    ]);
-    s.ok(&["order", "rocket-1", "--as", "cecil", "extend ly c5"]);
-    s.ok(&["order", "rocket-1", "--as", "cecil", "veto"]);
-    s.ok(&["order", "rocket-1", "--as", "cecil", "station F8"]);
+    s.order("bob", "token manchester textiles\nextend ly b4");
+    s.order("cecil", "extend ly c5");
+    s.order("cecil", "veto");
+    s.order("cecil", "station F8");
     // Not cecil's place in the round yet: the bid is held, not applied.
     let held = s.ok(&["mod", "rocket-1", "as", "cecil", "bid 1 c5"]);
     assert!(

@@ -286,33 +286,22 @@ pub fn key_site_moderator(
     now: DateTime<Utc>,
 ) -> Result<Option<Change>, ServiceError> {
     let key = address.to_ascii_lowercase();
-    let stored = ctx.store.meta(id)?;
-    if stored.moderator_tokens.contains_key(&key) || stored.aborted {
+    let mut meta = ctx.store.meta(id)?;
+    if meta.moderator_tokens.contains_key(&key) || meta.aborted {
         return Ok(None);
     }
     let loaded = ctx.store.load(id)?;
-    if report::ended(ctx.store, id, &stored, &*loaded.game)?.is_some() {
+    if report::ended(ctx.store, id, &meta, &*loaded.game)?.is_some() {
         return Ok(None);
     }
-    let mut meta = stored.clone();
     let token = super::new_token()?;
     let mail = welcome(ctx, id, address, &token, now)?;
     meta.moderator_welcome_ids
         .insert(key.clone(), mail.message_id.clone());
     meta.moderator_tokens.insert(key, token);
-    let mut update = super::game_update(
-        id,
-        loaded.seq,
-        stored.clock.next_fire,
-        &orders::Batch::default(),
-        &*loaded.game,
-        meta,
-        now,
-        Some("site"),
-    )?;
     // Only the keys change: the clock (and its place in the scheduler's
     // index, a paused game's none) stays as it was.
-    update.meta.clock = stored.clock.clone();
+    let mut update = super::site::meta_update(id, &loaded, meta)?;
     update.push(act_entry(
         "operator",
         &format!("moderator {address} (a moderator of the site): key sent"),

@@ -1850,8 +1850,8 @@ fn not_forming(ctx: &Ctx<'_>, id: &GameId) -> Result<String, ServiceError> {
 }
 
 /// A change to game `id`'s bookkeeping (`meta`) alone: nothing of the
-/// game, no log entry.
-fn meta_update(
+/// game, no log entry, the clock as it was.
+pub(super) fn meta_update(
     id: &GameId,
     loaded: &crate::store::Loaded,
     meta: crate::store::GameMeta,

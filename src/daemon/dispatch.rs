@@ -899,29 +899,29 @@ fn authenticated(
         tally: talked.tally.clone(),
         ..Change::default()
     };
+    // Why orders are not taken: the player's sentence, and the operator's
+    // log's words.
     let stopped = if let Some(ended) = &ended {
-        Some(format!(
-            "Nothing was applied. {}.",
-            ended.refusal(id, &meta.clock.settings)
+        Some((
+            format!(
+                "Nothing was applied. {}.",
+                ended.refusal(id, &meta.clock.settings)
+            ),
+            "orders refused: the game is over",
         ))
     } else if meta.paused.is_some() {
-        Some(
+        Some((
             "A moderator has paused this game: orders are not taken until it resumes. Send them again then.".to_string(),
-        )
+            "orders refused: the game is paused",
+        ))
     } else {
         None
     };
-    // The operator's log says why nothing was applied.
     let mut not_taken: Option<&str> = None;
-    if let Some(why) = stopped
+    if let Some((why, logged)) = stopped
         && (!lines.is_empty() || !absence_notes.is_empty())
     {
-        // As `stopped` was chosen: over first, then paused.
-        not_taken = Some(if ended.is_some() {
-            "orders refused: the game is over"
-        } else {
-            "orders refused: the game is paused"
-        });
+        not_taken = Some(logged);
         section.notes.push(why);
         section.understood = lines.clone();
         lines.clear();

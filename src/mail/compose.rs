@@ -134,14 +134,14 @@ pub struct InlinePicture {
 
 impl InlinePicture {
     /// The picture of `png`, a PNG file's bytes.
-    pub fn new(cid: String, name: String, png: Vec<u8>) -> Result<InlinePicture, ComposeError> {
+    pub fn new(cid: String, name: String, png: Vec<u8>) -> InlinePicture {
         let base64 = base64_body(&png);
-        Ok(InlinePicture {
+        InlinePicture {
             cid,
             name,
             base64: std::sync::Arc::new(base64),
             png: std::sync::Arc::new(png),
-        })
+        }
     }
 
     /// The PNG file as a mail carries it: base64, in lines of 76.

@@ -158,13 +158,7 @@ impl Board {
                     }
                 };
                 match crate::picture::png(&picture) {
-                    Ok(png) => match inline_picture(ctx, png) {
-                        Ok(inline) => Some(inline),
-                        Err(e) => {
-                            tracing::warn!(error = %e, "the board's picture could not be attached; reports go without it");
-                            None
-                        }
-                    },
+                    Ok(png) => Some(inline_picture(ctx, png)),
                     Err(e) => {
                         tracing::warn!(error = %e, "the board's picture could not be rendered; reports go without it");
                         None
@@ -180,7 +174,7 @@ impl Board {
 fn inline_picture(
     ctx: &Ctx<'_>,
     png: crate::picture::Png,
-) -> Result<(crate::mail::compose::InlinePicture, PictureRef), crate::mail::compose::ComposeError> {
+) -> (crate::mail::compose::InlinePicture, PictureRef) {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(&png.bytes);
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -193,8 +187,8 @@ fn inline_picture(
         width: png.width,
         height: png.height,
     };
-    let inline = crate::mail::compose::InlinePicture::new(cid, "board.png".to_string(), png.bytes)?;
-    Ok((inline, reference))
+    let inline = crate::mail::compose::InlinePicture::new(cid, "board.png".to_string(), png.bytes);
+    (inline, reference)
 }
 
 /// A short status line for subjects: whose turn, or the end.

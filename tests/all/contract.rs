@@ -547,7 +547,7 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
     let mut rng = SplitMix64::new(5);
     let png: Vec<u8> = (0..30_000).map(|_| rng.next_u64() as u8).collect();
     let cid = "board.1@example.org".to_string();
-    let picture = InlinePicture::new(cid.clone(), "board.png".into(), png.clone()).unwrap();
+    let picture = InlinePicture::new(cid.clone(), "board.png".into(), png.clone());
     let draft = |to: &str, picture: Option<InlinePicture>| Draft {
         to: to.into(),
         subject: "Your turn".into(),

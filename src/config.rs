@@ -427,9 +427,9 @@ impl Config {
     /// Reads `path` as TOML into the structs, and checks nothing else:
     /// `check-config` reads a file so, to list all of its problems.
     pub fn read(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
             path: path.display().to_string(),
-            cause: source,
+            cause,
         })?;
         Config::parse_toml(&path.display().to_string(), &text)
     }

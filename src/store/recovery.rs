@@ -44,10 +44,10 @@ pub struct Prepared {
     pub removed: Vec<PathBuf>,
 }
 
-pub(super) fn folder_error(path: &Path, source: std::io::Error) -> StoreError {
+pub(super) fn folder_error(path: &Path, cause: std::io::Error) -> StoreError {
     StoreError::Folder {
         path: path.display().to_string(),
-        cause: source,
+        cause,
     }
 }
 
@@ -106,15 +106,12 @@ fn create(path: &Path) -> Result<(), StoreError> {
         Err(e) if e.kind() == ErrorKind::NotFound => {}
         Err(e) => return Err(folder_error(&temp, e)),
     }
+    // The database holds every key: its folder is the operator's alone,
+    // made so before sled writes in it.
+    crate::folders::private_folder(&temp).map_err(|e| folder_error(&temp, e))?;
     {
         let db = super::open_sled(&temp)?;
         db.flush()?;
-    }
-    // The database holds every key: its folder is the operator's alone.
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(&temp, fs::Permissions::from_mode(0o700))
-            .map_err(|e| folder_error(&temp, e))?;
     }
     // rename(2) replaces an empty folder; a missing one is simply created.
     match fs::rename(&temp, path) {

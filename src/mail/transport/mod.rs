@@ -131,10 +131,10 @@ fn server_name(host: &str, port: u16) -> String {
 }
 
 /// An I/O error on `path`.
-fn io_error(path: &Path, source: std::io::Error) -> TransportError {
+fn io_error(path: &Path, cause: std::io::Error) -> TransportError {
     TransportError::Io {
         path: path.display().to_string(),
-        cause: source,
+        cause,
     }
 }
 

@@ -128,6 +128,21 @@ pub fn moderator_vocabulary() -> Vocabulary {
 mod tests {
     use super::*;
 
+    /// `help` lists every command but itself: a command added to
+    /// [`COMMANDS`] without a line in [`COMMANDS_HELP`] fails here.
+    #[test]
+    fn help_lists_every_command() {
+        let first = |form: &str| form.split_whitespace().next().unwrap_or("").to_string();
+        for (form, cmd) in COMMANDS.iter().filter(|(_, c)| *c != Command::Help) {
+            assert!(
+                COMMANDS_HELP.iter().any(|(h, _)| COMMANDS
+                    .iter()
+                    .any(|(f, c)| c == cmd && first(f) == first(h))),
+                "{form} is not in COMMANDS_HELP"
+            );
+        }
+    }
+
     #[test]
     fn commands_are_read_as_before() {
         assert_eq!(command("help"), Some(Command::Help));

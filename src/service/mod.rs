@@ -336,6 +336,12 @@ pub(crate) fn game_update(
         }
     }
     meta.clock.sync(&game.awaiting(), now);
+    if meta.paused.is_some() || meta.aborted {
+        // A stopped game is in no deadline's way: out of the scheduler's
+        // index until it is resumed (which syncs the clock again), or the
+        // index would hand it to every cycle once its old time passed.
+        meta.clock.next_fire = None;
+    }
     let entries = batch
         .applied
         .iter()

@@ -802,9 +802,6 @@ pub fn run(
         // ones they brought on).
         update.push_first(act_entry(by, &text, why, EntryKind::Act, turn, now));
     }
-    if update.meta.paused.is_some() || update.meta.aborted {
-        update.meta.clock.next_fire = None;
-    }
     outbox.extend(super::reports(
         ctx,
         id,

@@ -24,6 +24,8 @@ struct Game {
     _dir: TempDir,
     daemon: Daemon,
     outbox: MemoryOutbound,
+    /// What the players mail in.
+    inbox: MemoryInbound,
     id: GameId,
     now: DateTime<Utc>,
     /// (to, subject, text) of every mail sent.
@@ -41,6 +43,7 @@ impl Game {
         let dir = TempDir::new().unwrap();
         let store = Store::open(&dir.path().join("db")).unwrap();
         let outbox = MemoryOutbound::new();
+        let inbox = MemoryInbound::new();
         let mut config = Config::default();
         config.mail.address = "sm@example.org".into();
         config.site.moderators = vec!["gm@example.org".into()];
@@ -49,7 +52,7 @@ impl Game {
             config,
             Templates::load(None).unwrap(),
             BoardSource::embedded(),
-            Box::new(MemoryInbound::new()),
+            Box::new(inbox.clone()),
             Box::new(outbox.clone()),
         );
         let setup = Setup {
@@ -69,6 +72,7 @@ impl Game {
             _dir: dir,
             daemon,
             outbox,
+            inbox,
             id,
             now: start(),
             mails: Vec::new(),
@@ -484,30 +488,7 @@ fn an_absence_holds_the_players_deadlines_and_everyone_is_told() {
     let mut g = Game::new(ClockSettings::default(), 7);
     // Through the mail path: bob announces an absence with his key.
     let token = g.daemon.store().meta(&g.id).unwrap().tokens[1].clone();
-    let inbox = MemoryInbound::new();
-    let outbox = g.outbox.clone();
-    let mut config = Config::default();
-    config.mail.address = "sm@example.org".into();
-    let store_path = g._dir.path().join("db");
-    drop(std::mem::replace(
-        &mut g.daemon,
-        Daemon::new(
-            Store::open(&g._dir.path().join("other")).unwrap(),
-            config.clone(),
-            Templates::load(None).unwrap(),
-            BoardSource::embedded(),
-            Box::new(MemoryInbound::new()),
-            Box::new(outbox.clone()),
-        ),
-    ));
-    g.daemon = Daemon::new(
-        Store::open(&store_path).unwrap(),
-        config,
-        Templates::load(None).unwrap(),
-        BoardSource::embedded(),
-        Box::new(inbox.clone()),
-        Box::new(outbox),
-    );
+    let inbox = g.inbox.clone();
     inbox.push(format!(
         "From: bob@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <away1@example.org>\r\n\r\naway 2026-11-24 to 2026-11-27\r\n"
     ));
@@ -545,6 +526,36 @@ fn an_absence_holds_the_players_deadlines_and_everyone_is_told() {
     g.cycle();
     let last = g.mails_to("bob").last().unwrap().2.clone();
     assert!(last.contains("an absence may last at most 14d"), "{last}");
+}
+
+/// A paused game is out of the scheduler's way until it is resumed, even
+/// when an order from the command line (the operator's override) moves
+/// it on meanwhile; resumed, its deadlines count again.
+#[test]
+fn a_paused_game_is_not_looked_at_by_the_scheduler_until_resumed() {
+    let mut g = Game::new(ClockSettings::default(), 7);
+    let ctx = g.daemon.ctx();
+    stationmaster::local::moderate(&ctx, &g.id, "gm@example.org", "pause", None, g.now).unwrap();
+    let mut rng = SplitMix64::new(3);
+    let seat = g.present("")[0];
+    let before = g.log().len();
+    g.play(seat, &mut rng);
+    assert!(g.log().len() > before, "the operator's order was applied");
+    // Past every deadline and reminder the game had: nothing is due,
+    // cycle after cycle.
+    for days in [3, 10, 30] {
+        g.now = start() + Duration::days(days);
+        assert_eq!(
+            g.cycle().scheduled,
+            0,
+            "day {days}: a paused game was looked at"
+        );
+    }
+    let ctx = g.daemon.ctx();
+    stationmaster::local::moderate(&ctx, &g.id, "gm@example.org", "resume", None, g.now).unwrap();
+    // Resumed, its deadlines run again, and fall due.
+    g.now += Duration::days(3);
+    assert_eq!(g.cycle().scheduled, 1, "resumed, its deadline counts");
 }
 
 #[test]

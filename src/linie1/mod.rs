@@ -82,7 +82,8 @@ pub const OPTIONS: &[GameOption] = &[
 pub const RULINGS: &[&str] = &[
     "1. A player with no legal placement or exchange for the tile still owed, and no trip \
      to start, may `pass`; they still draw back to five. If every player in one round \
-     passes, or the supply and open hands are empty and nobody can lay, start a trip or \
+     passes (a turn skipped for a missed deadline counts as a pass only when the player \
+     could do nothing else), or the supply and open hands are empty and nobody can lay, start a trip or \
      move, the game ends with no winner. A tile on a terminal's leg square must take the \
      terminal's track (rulings 1: no side without track faces a track end).",
     "2. With `die` (rulings 7: the die gives the distance), the tram must move the number \

@@ -674,9 +674,9 @@ impl Linie1 {
     /// The most squares the next move may take under the main rule: 1 for
     /// the game's first move, else the last move plus one (rulings 6).
     pub fn max_distance(&self) -> u8 {
-        self.last_move
-            .map_or(1, |m| m.saturating_add(1))
-            .min(MAX_WALK)
+        // No upper bound but the move's own counter (MAX_WALK bounds only
+        // a die's run to the next stop sign).
+        self.last_move.map_or(1, |m| m.saturating_add(1))
     }
 
     /// The longest a move may be now, and whether it must be exactly that
@@ -1356,6 +1356,18 @@ impl Linie1 {
     fn skip(&mut self, seat: Seat) -> Result<Vec<Event>, RuleError> {
         self.check_turn(seat)?;
         let mut events = vec![Event::TurnSkipped { player: seat }];
+        // A skipped turn counts in a round of passes (Stationmaster ruling
+        // 1) only when passing was all the player could do: one who could
+        // have laid, exchanged, started or moved ends that round.
+        let only_pass = matches!(self.phase, Phase::Lay { laid: 0 })
+            && !self.players[seat.index()].driving
+            && self.starts(seat).is_empty()
+            && self.lay_orders(seat, 0, true).is_empty();
+        self.passes = if only_pass {
+            self.passes.saturating_add(1)
+        } else {
+            0
+        };
         match self.phase {
             Phase::Lay { .. } | Phase::Draw { .. } => {
                 let owed = HAND_SIZE.saturating_sub(self.players[seat.index()].hand.len());

@@ -132,6 +132,17 @@ fn cards(g: &Linie1, seat: Seat, line: u8, stops: &[char]) -> Linie1 {
 }
 
 /// Anna on line 2 with stops K and A, the whole route built.
+/// The game with its supply emptied (the tiles out of the game).
+fn no_supply(g: &Linie1) -> Linie1 {
+    edit(g, |v| {
+        for i in 0..v["supply"].as_array().unwrap().len() {
+            let n = v["supply"][i].as_u64().unwrap() + v["out_of_game"][i].as_u64().unwrap();
+            v["out_of_game"][i] = json!(n);
+            v["supply"][i] = json!(0);
+        }
+    })
+}
+
 fn route_game(n: usize, options: &[&str]) -> Linie1 {
     let g = cards(&game(n, options), ANNA, 2, &['K', 'A']);
     board(&g, ROUTE)
@@ -490,14 +501,7 @@ fn drawing_from_a_drivers_open_hand() {
 
 #[test]
 fn rulings_08_an_empty_supply_leaves_hands_short() {
-    let g = edit(&game(2, &[]), |v| {
-        for i in 0..v["supply"].as_array().unwrap().len() {
-            let n = v["supply"][i].as_u64().unwrap() + v["out_of_game"][i].as_u64().unwrap();
-            v["out_of_game"][i] = json!(n);
-            v["supply"][i] = json!(0);
-        }
-    });
-    let mut g = g;
+    let mut g = no_supply(&game(2, &[]));
     ok(&mut g, ANNA, "lay C4 WE");
     ok(&mut g, ANNA, "lay H4 WE");
     assert_eq!(g.players()[0].hand.len(), 3);
@@ -511,13 +515,7 @@ fn stationmaster_ruling_1_pass_only_when_nothing_fits_and_a_blocked_game_ends() 
     assert!(m.contains("You can still lay"), "{m}");
     // Empty supply, empty hands: nobody can do anything.
     let g = hand(&hand(&g, ANNA, &[]), BERT, &[]);
-    let mut g = edit(&g, |v| {
-        for i in 0..v["supply"].as_array().unwrap().len() {
-            let n = v["supply"][i].as_u64().unwrap() + v["out_of_game"][i].as_u64().unwrap();
-            v["out_of_game"][i] = json!(n);
-            v["supply"][i] = json!(0);
-        }
-    });
+    let mut g = no_supply(&g);
     assert_eq!(g.legal_orders(ANNA), [Order::Pass]);
     let ev = ok(&mut g, ANNA, "pass");
     assert!(ev.contains(&Event::Blocked));
@@ -530,17 +528,43 @@ fn stationmaster_ruling_1_pass_only_when_nothing_fits_and_a_blocked_game_ends() 
     );
 }
 
+/// A turn skipped (a missed deadline, a moderator's `skip`) is a pass in
+/// the round only when the player could do nothing else.
+#[test]
+fn stationmaster_ruling_1_a_skipped_turn_that_could_have_played_is_no_pass() {
+    // Bert holds a tile he could lay; Anna has nothing, nor has the supply.
+    let g = hand(&hand(&game(2, &[]), ANNA, &[]), BERT, &["WE"]);
+    let mut g = no_supply(&g);
+    ok(&mut g, ANNA, "pass");
+    let ev = g.apply(BERT, &Order::Skip).unwrap();
+    assert!(matches!(ev[0], Event::TurnSkipped { .. }));
+    let ev = ok(&mut g, ANNA, "pass");
+    assert!(!ev.contains(&Event::Blocked), "{ev:?}");
+    ok(&mut g, BERT, "lay C4 WE");
+    // A driver skipped would have moved: the round of passes ends too.
+    let g = hand(&hand(&route_game(2, &["stops=2"]), ANNA, &[]), BERT, &[]);
+    let mut g = no_supply(&g);
+    ok(&mut g, ANNA, "start 2W");
+    ok(&mut g, ANNA, "move A10");
+    assert_eq!(g.legal_orders(BERT), [Order::Pass]);
+    ok(&mut g, BERT, "pass");
+    g.apply(ANNA, &Order::Skip).unwrap();
+    let ev = ok(&mut g, BERT, "pass");
+    assert!(!ev.contains(&Event::Blocked), "{ev:?}");
+    assert!(matches!(g.status(), Status::Active(_)));
+    // Skipped with nothing to do, the player's turn ends a game nobody can
+    // move on, as their pass would.
+    let g = hand(&hand(&game(2, &[]), ANNA, &[]), BERT, &[]);
+    let mut g = no_supply(&g);
+    let ev = g.apply(ANNA, &Order::Skip).unwrap();
+    assert!(ev.contains(&Event::Blocked), "{ev:?}");
+}
+
 #[test]
 fn stationmaster_ruling_1_a_finished_route_starts_rather_than_passes() {
     // Anna's route is built; nothing is left to draw and no hand tile fits.
     let g = hand(&hand(&route_game(2, &["stops=2"]), ANNA, &[]), BERT, &[]);
-    let mut g = edit(&g, |v| {
-        for i in 0..v["supply"].as_array().unwrap().len() {
-            let n = v["supply"][i].as_u64().unwrap() + v["out_of_game"][i].as_u64().unwrap();
-            v["out_of_game"][i] = json!(n);
-            v["supply"][i] = json!(0);
-        }
-    });
+    let mut g = no_supply(&g);
     let legal = g.legal_orders(ANNA);
     assert!(!legal.is_empty());
     assert!(
@@ -650,6 +674,14 @@ fn rulings_06_the_first_move_goes_one_square_then_the_last_plus_one() {
         matches!(&ev[0], Event::Moved { distance: 1, counted, .. } if counted.is_empty()),
         "D is not one of Anna's stops"
     );
+}
+
+#[test]
+fn rulings_06_the_limit_has_no_ceiling_of_its_own() {
+    // The previous move plus one, however long it was.
+    let g = edit(&game(2, &[]), |v| v["last_move"] = json!(40));
+    assert_eq!(g.max_distance(), 41);
+    assert_eq!(g.view(None).max_move, 41);
 }
 
 #[test]

@@ -102,6 +102,9 @@ pub const RULINGS: &[&str] = &[
      each branch.",
     "5. A tram whose way on cannot reach its destination through its remaining stops is taken \
      off the board at the end of its move; its player starts again from a terminal next turn.",
+    "6. With `die_or_repeat` (variant 2: the result of the player before), `repeat` takes the \
+     last result another player rolled or repeated; a driver's own last result is not theirs \
+     to repeat, so a lone driver rolls.",
 ];
 
 /// Linie 1 as the registry lists it.
@@ -349,6 +352,10 @@ pub struct Linie1 {
     last_move: Option<u8>,
     /// The last die result (variant 2).
     last_roll: Option<u8>,
+    /// Who rolled or repeated it (Stationmaster ruling 6); None in games
+    /// stored before it was kept.
+    #[serde(default)]
+    last_roller: Option<Seat>,
     /// Turns in a row that ended with a pass (Stationmaster ruling 1).
     passes: u8,
     result: Option<Outcome>,
@@ -426,6 +433,7 @@ impl Linie1 {
             phase: Phase::Lay { laid: 0 },
             last_move: None,
             last_roll: None,
+            last_roller: None,
             passes: 0,
             result: None,
         })

@@ -1184,6 +1184,7 @@ impl Linie1 {
         {
             let value = self.rng.below(6) as u8 + 1;
             self.last_roll = Some(value);
+            self.last_roller = Some(seat);
             self.phase = Phase::Drive { roll: Some(value) };
             events.push(Event::Rolled {
                 player: seat,
@@ -1211,6 +1212,12 @@ impl Linie1 {
             ));
         }
         let value = if repeat {
+            if self.last_roller == Some(seat) {
+                return Err(RuleError::new(
+                    "Stationmaster ruling 6",
+                    "The last result is your own: `repeat` takes another player's. Roll.",
+                ));
+            }
             self.last_roll.ok_or_else(|| {
                 RuleError::new(
                     "rulings 7",
@@ -1221,6 +1228,7 @@ impl Linie1 {
             self.rng.below(6) as u8 + 1
         };
         self.last_roll = Some(value);
+        self.last_roller = Some(seat);
         self.phase = Phase::Drive { roll: Some(value) };
         events.push(Event::Rolled {
             player: seat,
@@ -1631,7 +1639,7 @@ impl Linie1 {
                 }
                 if self.options.die == DieRule::DieOrRepeat && roll.is_none() {
                     let mut out = vec![Order::Roll];
-                    if self.last_roll.is_some() {
+                    if self.last_roll.is_some() && self.last_roller != Some(seat) {
                         out.push(Order::Repeat);
                     }
                     return out;

@@ -893,9 +893,7 @@ fn variant_2_roll_or_repeat_the_previous_result() {
     assert!(m.contains("roll"), "{m}");
     refused(&g, ANNA, "repeat", "rulings 7");
     let ev = ok(&mut g, ANNA, "roll");
-    let Event::Rolled { value, .. } = ev[0] else {
-        panic!()
-    };
+    assert!(matches!(ev[0], Event::Rolled { .. }));
     refused(&g, ANNA, "roll", "rulings 7");
     ok(&mut g, ANNA, "move A10");
     // Bert cannot roll: he lays.
@@ -904,11 +902,24 @@ fn variant_2_roll_or_repeat_the_previous_result() {
     ok(&mut g, BERT, "lay H4 WE");
     ok(&mut g, BERT, "draw supply");
     ok(&mut g, BERT, "draw supply");
-    let ev = ok(&mut g, ANNA, "repeat");
+    // The last result is Anna's own: not hers to repeat (Stationmaster
+    // ruling 6; seed, variant 2: the player before).
+    assert_eq!(g.legal_orders(ANNA), [Order::Roll]);
+    let m = refused(&g, ANNA, "repeat", "Stationmaster ruling 6");
+    assert!(m.contains("your own"), "{m}");
+    // Bert's tram sets out and may take over her new result.
+    let ev = ok(&mut g, ANNA, "roll");
+    let Event::Rolled { value, .. } = ev[0] else {
+        panic!()
+    };
+    ok(&mut g, ANNA, "move B10");
+    let mut g = cards(&g, BERT, 2, &['K', 'A']);
+    ok(&mut g, BERT, "start 2W");
+    let ev = ok(&mut g, BERT, "repeat");
     assert_eq!(
         ev[0],
         Event::Rolled {
-            player: ANNA,
+            player: BERT,
             value,
             repeated: true
         }

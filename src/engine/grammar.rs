@@ -178,15 +178,17 @@ pub fn help_text(forms: &[OrderForm]) -> String {
     out
 }
 
-/// Width of a hint's label column.
-pub const HINT_LABEL: usize = 21;
+/// Width of a hint's label column: the longest label (`exchange SQUARE
+/// PATHS`) and two spaces.
+pub const HINT_LABEL: usize = 23;
 /// The widest a hint line may be (mail readers show 100 columns or fewer).
 pub const HINT_WIDTH: usize = 96;
 
 /// One "You can:" hint: `label` in its column, then `items` separated by
 /// `sep`, wrapped under the items' column so no line passes [`HINT_WIDTH`].
 pub fn hint(label: &str, items: &[String], sep: &str) -> String {
-    let mut out = format!("{label:<HINT_LABEL$}");
+    // A label wider than its column still stands apart from its items.
+    let mut out = format!("{label:<w$}", w = HINT_LABEL.max(label.chars().count() + 2));
     let mut width = out.chars().count();
     for (i, item) in items.iter().enumerate() {
         let piece = if i + 1 < items.len() {
@@ -210,6 +212,16 @@ pub fn hint(label: &str, items: &[String], sep: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hints_label_stands_apart_from_its_items_however_long() {
+        let items = ["J2 WE+NE+SE".to_string(), "K3 NS".to_string()];
+        assert!(
+            hint("exchange SQUARE PATHS", &items, ", ").starts_with("exchange SQUARE PATHS  J2")
+        );
+        let long = "a label longer than the column";
+        assert!(hint(long, &items, ", ").starts_with(&format!("{long}  J2")));
+    }
 
     fn choices() -> Vec<(String, u8)> {
         vec![

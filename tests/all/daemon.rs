@@ -951,7 +951,7 @@ fn the_mover_may_call_a_veto_on_their_own_move() {
     assert!(
         cecil
             .text
-            .contains("veto                 call a veto round on L&Y's move to C5"),
+            .contains("veto                   call a veto round on L&Y's move to C5"),
         "the mover is offered the veto: {}",
         cecil.text
     );

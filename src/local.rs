@@ -203,7 +203,7 @@ pub fn order(
             hints_text(&*loaded.game, seat)
         ));
     }
-    // A game that is over takes no more orders.
+    // A game that is over, or paused, takes no orders.
     {
         let loaded = store.load(id)?;
         let meta = store.meta(id)?;
@@ -211,6 +211,15 @@ pub fn order(
             return Err(LocalError::Refused(format!(
                 "Nothing was applied. {}.",
                 ended.refusal(id, &meta.clock.settings)
+            )));
+        }
+        // As by mail (README, `pause`): a paused game takes no player's
+        // orders; a moderator's `as` still acts for one.
+        if meta.paused.is_some() {
+            return Err(LocalError::Refused(format!(
+                "Nothing was applied. A moderator has paused {id}: orders are refused until it \
+                 resumes (`stationmaster mod {id} resume`); meanwhile `stationmaster mod {id} as \
+                 NAME ORDER` acts for a player."
             )));
         }
     }

@@ -142,6 +142,25 @@ fn pause_resume_extend_deadline_and_note_from_the_command_line() {
         "{}",
         refused.stderr
     );
+    // The command line's orders are a player's orders: refused too, and
+    // the log and the players' mail stay as they were.
+    let (log, mails) = (s.log(), s.sent().len());
+    let order = s.run(&[
+        "order",
+        "rocket-1",
+        "--as",
+        "alice",
+        "token manchester textiles",
+    ]);
+    assert!(
+        !order.ok
+            && order.stderr.contains("Nothing was applied")
+            && order.stderr.contains("paused")
+            && order.stderr.contains("mod rocket-1 resume"),
+        "{}",
+        order.stderr
+    );
+    assert_eq!((s.log(), s.sent().len()), (log, mails));
     // Resumed two days later: the deadline moved on by two days.
     let out = Command::cargo_bin("stationmaster")
         .unwrap()

@@ -528,7 +528,15 @@ pub fn run(
             }
             let undone: Vec<String> = effective[effective.len() - *n as usize..]
                 .iter()
-                .map(|e| format!("{}: {}", e.player, e.order))
+                .map(|e| {
+                    // A passed-over turn is stored as `!skip`, which only
+                    // replays it (README: never shown so).
+                    if e.order == crate::engine::SKIP_ORDER {
+                        format!("{}: turn skipped", e.player)
+                    } else {
+                        format!("{}: {}", e.player, e.order)
+                    }
+                })
                 .collect();
             let entry = act_entry(
                 by,

@@ -241,6 +241,18 @@ fn as_preview_skip_and_undo() {
     // undo 3: back to the start.
     let out = s.ok(&["mod", "rocket-1", "--why", "mistake", "undo", "3"]);
     assert!(out.contains("bob: token Manchester textiles"), "{out}");
+    // The skip in words, never its stored form.
+    assert!(
+        out.contains("cecil: turn skipped") && !out.contains("!skip"),
+        "{out}"
+    );
+    assert!(
+        s.sent()
+            .iter()
+            .any(|m| m.contains("A moderator undid") && m.contains("cecil: turn skipped")),
+        "the players are told in words"
+    );
+    assert!(s.sent().iter().all(|m| !m.contains("!skip")));
     assert_eq!(s.json(), before);
     let log = s.log();
     assert!(log.contains("undo 3"), "{log}");

@@ -21,7 +21,11 @@
 //!   counts only when the line goes on after it and the form takes
 //!   arguments: `extnd gwr c14` is an order that will be refused and
 //!   explained, but a one-word sign-off (`Alex`, `Vito`) is never taken for
-//!   a mistyped order.
+//!   a mistyped order. A keyword of three letters (`lay`, `bid`) is
+//!   mistyped as easily (`lya G3 WE`), but three-letter words are common
+//!   chatter (`Hey`, `May`): such a typo counts only when the line names
+//!   a place on the board after it, a word of letters then digits (`G3`,
+//!   `c14`), which chatter seldom holds.
 //! - A shortened word alone on its line counts only for a form without
 //!   arguments (`p` for `pass`; a signed initial `B` is not `bid`).
 
@@ -110,6 +114,15 @@ impl Vocabulary {
                 .map(|(k, w)| fit(w, k, f.prefixes))
                 .collect();
             let Some(fits) = fits else { continue };
+            // A short keyword's typo needs a place named after it.
+            let short = f
+                .keywords
+                .iter()
+                .zip(&fits)
+                .any(|(k, fit)| *fit == Fit::Typo && k.chars().count() < 4);
+            if short && !words[n..].iter().any(|w| names_a_place(w)) {
+                continue;
+            }
             let worst = fits.iter().copied().max().unwrap_or(Fit::Exact);
             let alone = words.len() == n;
             match worst {
@@ -166,11 +179,23 @@ fn fit(word: &str, keyword: &str, prefixes: bool) -> Option<Fit> {
         Some(Fit::Exact)
     } else if prefixes && k.starts_with(&w) {
         Some(Fit::Prefix)
-    } else if w.chars().count() >= 4 && k.chars().count() >= 4 && likely_typo(&w, &k) {
+    } else if w.chars().count() >= 3 && k.chars().count() >= 3 && likely_typo(&w, &k) {
+        // Three-letter ones only with a place after them (`Vocabulary::read`).
         Some(Fit::Typo)
     } else {
         None
     }
+}
+
+/// True for a word that names a place on a board: one or two letters, then
+/// one or two digits (`G3`, `c14`), as both games' squares and hexes do.
+fn names_a_place(word: &str) -> bool {
+    let letters = word.chars().take_while(char::is_ascii_alphabetic).count();
+    let digits = word[letters..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .count();
+    (1..=2).contains(&letters) && (1..=2).contains(&digits) && letters + digits == word.len()
 }
 
 /// As the grammar compares words: `&`, `'` and `.` do not count.
@@ -270,6 +295,24 @@ mod tests {
         assert_eq!(v.read("Vito"), Reading::Chatter);
         assert_eq!(v.read("psas"), Reading::Chatter);
         assert_eq!(v.read("hlep"), Reading::Chatter);
+    }
+
+    #[test]
+    fn a_short_keywords_typo_counts_only_before_a_place() {
+        let v = Vocabulary::new().orders(["lay SQUARE PATHS", "bid N HEX", "pass"]);
+        assert_eq!(v.read("lya G3 WE"), Reading::Typo("lay".into()));
+        assert_eq!(v.read("lau B5 NS"), Reading::Typo("lay".into()));
+        assert_eq!(v.read("bdi 3 c5"), Reading::Typo("bid".into()));
+        for line in [
+            "May the best player win",
+            "Hey all, here goes",
+            "Day 2: going for the east",
+            "Way to go!",
+            "bad luck, Bert",
+            "May 3rd suits me",
+        ] {
+            assert_eq!(v.read(line), Reading::Chatter, "{line}");
+        }
     }
 
     #[test]

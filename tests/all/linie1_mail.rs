@@ -880,3 +880,30 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
     assert!(log.contains("won the game"), "{log}");
     w.check_views();
 }
+
+/// `lay` has three letters: a mistyped one before a square (`lya C4 WE`)
+/// refuses the mail, as `extnd gwr c14` does in Rocket, rather than being
+/// left out as chatter while the rest of the turn is applied.
+#[test]
+fn a_mistyped_lay_refuses_the_mail() {
+    let mut w = World::new();
+    let seat = w.active();
+    let g = w.game();
+    let lay = g
+        .legal_orders(Seat(seat as u8))
+        .into_iter()
+        .map(|o| g.order_text(&o))
+        .find(|t| t.starts_with("lay "))
+        .expect("a tile to lay");
+    let typo = lay.replacen("lay", "lya", 1);
+    let tiles = w.tiles();
+    let got = w.send(seat, &format!("Hi all,\n{typo}\n{lay}\nAnna"));
+    assert_eq!(w.tiles(), tiles, "nothing laid");
+    let reply = got
+        .iter()
+        .find(|m| m.to == w.addresses[seat] && m.in_reply_to.is_some())
+        .expect("the player is answered");
+    for part in ["Nothing was applied.", &typo, "did you mean `lay`?"] {
+        assert!(reply.text.contains(part), "{part}: {}", reply.text);
+    }
+}

@@ -163,7 +163,11 @@ pub fn run_daemon(
         }
     };
     let ran = daemon.run_with(stop, clock, &mut |d, pause| {
-        if let Ok((request, reply)) = requests.recv_timeout(pause) {
+        if let Ok((mut request, reply)) = requests.recv_timeout(pause) {
+            // A command without `--now` runs at the daemon's time, so a
+            // daemon on a set clock (`run --now`) and the command line
+            // agree on what is due; an explicit `--now` still wins.
+            request.now = request.now.or_else(|| Some(clock()));
             let outcome = execute(&Env::of(&d.ctx()), &request);
             let _ = reply.send(outcome);
         }

@@ -304,3 +304,45 @@ fn export_works_while_the_daemon_runs_and_import_is_refused_in_one_sentence() {
     }
     assert!(String::from_utf8_lossy(&sm(e, &["verify", "rocket-1"]).stdout).contains("intact"));
 }
+
+/// A daemon on a set clock (`run --now`) lends it to the commands it runs
+/// for the command line: a deadline set from the command line without
+/// `--now` is reckoned from the daemon's time, not the machine's.
+#[test]
+fn commands_without_now_run_at_the_daemons_time() {
+    let dir = folder();
+    let out = sm(
+        dir.path(),
+        &[
+            "new",
+            "rocket",
+            "--player",
+            "a=a@example.org",
+            "--player",
+            "b=b@example.org",
+        ],
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "rocket-1\n");
+    let daemon = Running::start(dir.path());
+    // NOW is in the past: the machine's clock would call this deadline
+    // long gone.
+    let out = command(dir.path())
+        .env_remove("STATIONMASTER_NOW")
+        .args(["mod", "rocket-1", "deadline", "2026-11-22T18:00:00Z"])
+        .output()
+        .unwrap();
+    let (_, stderr, code) = seen(&out);
+    assert_eq!(code, Some(0), "{stderr}");
+    let log = String::from_utf8_lossy(&sm(dir.path(), &["log", "rocket-1"]).stdout).into_owned();
+    let act = log
+        .lines()
+        .find(|l| l.contains("deadline 2026-11-22"))
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(
+        act.contains("2026-11-21 18:00"),
+        "at the daemon's time: {act}"
+    );
+    daemon.stop();
+    // Nobody was passed over: at the daemon's time the deadline is ahead.
+    assert!(!log.contains("missed"), "{log}");
+}

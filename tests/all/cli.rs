@@ -741,8 +741,15 @@ fn deadline_settings_take_neutral_names_and_the_games_own() {
     stdout(sm(&dir).args(["mod", &c, "set", "question", "1h"]));
     assert_eq!(deadlines(&c)["veto_bid"], "9h");
     assert_eq!(deadlines(&c)["veto_question"], "1h");
+    // A setting or a value that cannot be read: the command line used
+    // wrongly, as an unreadable `extend` is.
+    let (code, err) = failed(sm(&dir).args(["mod", &c, "set", "turn", "banana"]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("not a duration"), "{err}");
+    let (code, err) = failed(sm(&dir).args(["mod", &c, "extend", "banana"]));
+    assert_eq!(code, Some(64), "{err}");
     let (code, err) = failed(sm(&dir).args(["mod", &c, "set", "bidding", "1h"]));
-    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(code, Some(64), "{err}");
     assert!(
         err.contains("turn, veto_question, veto_bid, time_zone"),
         "{err}"

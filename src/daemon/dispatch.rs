@@ -688,6 +688,9 @@ fn authenticated(
     let mut absence: Vec<String> = Vec::new();
     let mut history_turns: Option<(u32, u32)> = None;
     let mut talk_lines: Vec<String> = Vec::new();
+    // The commands read (but `away` and `back`, echoed with the orders),
+    // echoed under "Your mail" in the reply.
+    let mut commands_read: Vec<String> = Vec::new();
     let mut report_lines: Vec<String> = Vec::new();
     let mut address_lines: Vec<String> = Vec::new();
     // Greetings and sign-offs are not orders: left out, and shown.
@@ -707,7 +710,11 @@ fn authenticated(
             Reading::Typo(meant) => typos.push((line.to_string(), meant)),
             Reading::Order => {}
         }
-        match commands::command(line) {
+        let command = commands::command(line);
+        if command.is_some_and(|c| !matches!(c, Command::Away | Command::Back)) {
+            commands_read.push(line.to_string());
+        }
+        match command {
             Some(Command::Away | Command::Back) => absence.push(line.to_string()),
             Some(Command::Say | Command::Tell) => talk_lines.push(line.to_string()),
             Some(Command::Reports) => report_lines.push(line.to_string()),
@@ -973,6 +980,7 @@ fn authenticated(
                     .understood
                     .extend(batch.held.iter().map(|h| h.line.clone()));
                 section.understood.extend(absence.iter().cloned());
+                section.understood.extend(commands_read.iter().cloned());
                 section.applied =
                     batch.applied.iter().any(|(s, _)| *s == seat) || !absence_notes.is_empty();
                 section.held = batch.held.iter().map(|h| h.describe()).collect();
@@ -1045,6 +1053,9 @@ fn authenticated(
         }
     } else {
         receipt.outcome = format!("{name}: {}", not_taken.unwrap_or("commands answered"));
+    }
+    if !section.refused {
+        section.understood.extend(commands_read);
     }
     mail.reply = Some(section);
     let out = report::player_mail(

@@ -833,6 +833,8 @@ fn help_map_and_history_are_answered_to_the_sender_alone() {
         "{}",
         mails[0].text
     );
+    // The commands read are echoed, as orders are.
+    assert!(mails[0].text.contains("  > HISTORY"), "{}", mails[0].text);
     assert_eq!(w.log_len(), 1);
 }
 

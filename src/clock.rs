@@ -480,15 +480,25 @@ impl Clock {
         self.waits.iter().find(|w| w.seat == seat).map(|w| w.due)
     }
 
-    /// Reminders due at `now`: (seat, lead) pairs not yet sent.
-    pub fn reminders_due(&self, now: DateTime<Utc>) -> Vec<(Seat, Span)> {
+    /// Reminders due at `now`, one for each deadline that has any: its
+    /// seat, its kind, and every lead time come and not yet sent. After
+    /// an outage several leads of one deadline are due at once; they make
+    /// one reminder, and all count as sent.
+    pub fn reminders_due(&self, now: DateTime<Utc>) -> Vec<(Seat, WaitKind, Vec<Span>)> {
         let mut out = Vec::new();
         for w in &self.waits {
-            for lead in &self.settings.reminders {
-                let at = w.due - lead.duration();
-                if at > w.since && at <= now && now < w.due && !w.reminded.contains(&lead.0) {
-                    out.push((w.seat, *lead));
-                }
+            let leads: Vec<Span> = self
+                .settings
+                .reminders
+                .iter()
+                .filter(|lead| {
+                    let at = w.due - lead.duration();
+                    at > w.since && at <= now && now < w.due && !w.reminded.contains(&lead.0)
+                })
+                .copied()
+                .collect();
+            if !leads.is_empty() {
+                out.push((w.seat, w.kind, leads));
             }
         }
         out
@@ -706,7 +716,13 @@ mod tests {
         );
         assert_eq!(
             c.reminders_due(t("2026-11-22T18:00:00Z")),
-            vec![(Seat(0), Span(1440))]
+            vec![(Seat(0), WaitKind::Turn, vec![Span(1440)])]
+        );
+        // Looked at only an hour before the deadline (the daemon was
+        // down): both leads have come, as one reminder.
+        assert_eq!(
+            c.reminders_due(t("2026-11-23T17:00:00Z")),
+            vec![(Seat(0), WaitKind::Turn, vec![Span(1440), Span(120)])]
         );
         c.waits[0].reminded.push(1440);
         c.plan();

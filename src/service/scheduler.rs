@@ -288,11 +288,19 @@ fn run(
 
     // Reminders to players who still owe input.
     let mut map = None;
-    for (seat, lead) in meta.clock.reminders_due(now) {
-        if let Some(w) = meta.clock.waits.iter_mut().find(|w| w.seat == seat) {
-            w.reminded.push(lead.0);
-        }
-        let due = meta.clock.due_of(seat).unwrap_or(now);
+    // One reminder a deadline, however many of its leads have come (after
+    // an outage, several at once): all count as sent.
+    for (seat, kind, leads) in meta.clock.reminders_due(now) {
+        let Some(w) = meta
+            .clock
+            .waits
+            .iter_mut()
+            .find(|w| w.seat == seat && w.kind == kind)
+        else {
+            continue;
+        };
+        w.reminded.extend(leads.iter().map(|l| l.0));
+        let due = w.due;
         acts.push((
             seat,
             // Kept in the log, read later: the time alone, not "in 22
@@ -300,7 +308,6 @@ fn run(
             format!("reminder sent: deadline {}", settings.when(due)),
         ));
         if batch.applied.is_empty() {
-            let due = meta.clock.due_of(seat).unwrap_or(now);
             let mail = MailContext {
                 notes: vec![format!(
                     "Reminder: your deadline is {}.",

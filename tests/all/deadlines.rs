@@ -446,6 +446,46 @@ fn reminders_go_only_to_players_who_owe_input_and_deadlines_show_in_reports() {
     assert_eq!(r.scheduled, 0, "nothing due: no game looked at");
 }
 
+/// The daemon was down while both reminders of a deadline came (12h and
+/// 2h before): once back, the player gets one reminder, not one a lead,
+/// and the log one entry; neither comes again.
+#[test]
+fn reminders_that_came_during_an_outage_make_one_mail() {
+    let clock = ClockSettings {
+        reminders: vec![Span(12 * 60), Span(2 * 60)],
+        ..ClockSettings::default()
+    };
+    let mut g = Game::new(clock, 7);
+    // bob's deadline is Wed 25 Nov 09:00; the daemon is back an hour before.
+    g.now = start() + Duration::hours(47);
+    g.cycle();
+    g.now += Duration::minutes(30);
+    g.cycle();
+    let reminders: Vec<&String> = g
+        .mails_to("bob")
+        .into_iter()
+        .filter(|(_, _, t)| t.contains("Reminder:"))
+        .map(|(_, _, t)| t)
+        .collect();
+    assert_eq!(reminders.len(), 1, "one reminder, not one a lead");
+    assert!(
+        reminders[0]
+            .contains("Reminder: your deadline is Wed 25 Nov 2026 09:00 UTC (in 60 minutes)."),
+        "{}",
+        reminders[0]
+    );
+    let logged: Vec<String> = g
+        .log()
+        .into_iter()
+        .filter(|e| e.order.starts_with("reminder sent"))
+        .map(|e| e.order)
+        .collect();
+    assert_eq!(
+        logged,
+        ["reminder sent: deadline Wed 25 Nov 2026 09:00 UTC"]
+    );
+}
+
 #[test]
 fn deadlines_round_to_an_hour_in_the_games_time_zone_and_skip_weekends() {
     let clock = ClockSettings {

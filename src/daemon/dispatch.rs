@@ -733,6 +733,18 @@ fn authenticated(
     // it. Everyone is told.
     let mut absence_notes: Vec<(Seat, String)> = Vec::new();
     let mut absence_error: Option<(String, String)> = None;
+    // A player has one absence at a time: a second line would silently
+    // undo the first.
+    if let [_, second, ..] = absence.as_slice() {
+        absence_error = Some((
+            second.clone(),
+            format!(
+                "one `away` or `back` a mail: this one has {}; send the one you mean",
+                absence.len()
+            ),
+        ));
+        absence.clear();
+    }
     for line in &absence {
         if line.eq_ignore_ascii_case("back") {
             if let Some(a) = meta.clock.away.get_mut(seat.index()) {

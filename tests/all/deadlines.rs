@@ -566,6 +566,19 @@ fn an_absence_holds_the_players_deadlines_and_everyone_is_told() {
     g.cycle();
     let last = g.mails_to("bob").last().unwrap().2.clone();
     assert!(last.contains("an absence may last at most 14d"), "{last}");
+    // Two absences in one mail: the second would undo the first unseen.
+    let before = g.daemon.store().meta(&g.id).unwrap().clock;
+    inbox.push(format!(
+        "From: bob@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <away3@example.org>\r\n\r\naway 2026-12-01 to 2026-12-03\r\naway 2026-12-05 to 2026-12-07\r\n"
+    ));
+    g.cycle();
+    let last = g.mails_to("bob").last().unwrap().2.clone();
+    assert!(
+        last.contains("away 2026-12-05 to 2026-12-07")
+            && last.contains("one `away` or `back` a mail: this one has 2"),
+        "{last}"
+    );
+    assert_eq!(g.daemon.store().meta(&g.id).unwrap().clock, before);
 }
 
 /// A paused game is out of the scheduler's way until it is resumed, even

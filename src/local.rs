@@ -370,7 +370,12 @@ pub fn show(
             e.what(&meta.clock.settings)
         ));
     }
-    out.push_str(&loaded.game.render(viewer));
+    out.push_str(&crate::service::report::page_text(
+        &*loaded.game,
+        ended.as_ref(),
+        viewer,
+        &meta.clock.settings,
+    ));
     if ended.is_some() {
         out.push_str(&format!(
             "\nThe game is over: {id} {}.\n",

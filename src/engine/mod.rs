@@ -303,6 +303,14 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
         self.status_to(&self.view(viewer))
     }
 
+    /// The status block for the reader of `view` of a game stopped before
+    /// its rules ended it (a moderator's `abort`): the position as it was
+    /// left, shown as final. It opens with `The game is over: {how}.`
+    /// where [`Game::status_to`] says whose turn it is, and asks nothing of
+    /// anyone. The game itself is not told: the abort is the daemon's, in
+    /// the game's bookkeeping, never an event of its rules.
+    fn stopped_status_to(&self, view: &Self::View, how: &str) -> String;
+
     /// Internal consistency (conservation of pieces and the like). A failure
     /// is a bug in the engine, never a player's fault.
     fn check_invariants(&self) -> Result<(), String>;
@@ -402,6 +410,9 @@ pub trait AnyGame: Send + Sync {
     fn picture(&self, last: &[serde_json::Value]) -> Result<Option<picture::Picture>, SetupError>;
     /// See [`Game::render_status`].
     fn render_status(&self, viewer: Option<Seat>) -> String;
+    /// [`Game::stopped_status_to`] the view of `viewer`: the status block
+    /// of a game a moderator aborted, with `how` it ended.
+    fn render_stopped_status(&self, viewer: Option<Seat>, how: &str) -> String;
     /// The map and status block for `viewer`, as text.
     fn render(&self, viewer: Option<Seat>) -> String {
         page_text(&self.render_map().text, &self.render_status(viewer))
@@ -547,6 +558,10 @@ impl<G: Game> AnyGame for G {
 
     fn render_status(&self, viewer: Option<Seat>) -> String {
         Game::render_status(self, viewer)
+    }
+
+    fn render_stopped_status(&self, viewer: Option<Seat>, how: &str) -> String {
+        self.stopped_status_to(&self.view(viewer), how)
     }
 
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {

@@ -595,7 +595,11 @@ impl Game for Linie1 {
     }
 
     fn status_to(&self, view: &View) -> String {
-        render::status(view)
+        render::status(view, None)
+    }
+
+    fn stopped_status_to(&self, view: &View, how: &str) -> String {
+        render::status(view, Some(how))
     }
 
     fn check_invariants(&self) -> Result<(), String> {

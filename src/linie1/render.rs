@@ -281,10 +281,12 @@ pub(super) fn map(g: &Linie1) -> Map {
 }
 
 /// The status block, drawn from what the reader may see.
-pub(super) fn status(v: &View) -> String {
+/// The status block of `v`; `stopped`: the game was stopped before its
+/// end (a moderator's abort), and how, said where the turn would be.
+pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
     let mut out = String::new();
-    match &v.result {
-        Some(r) => {
+    match (&v.result, stopped) {
+        (Some(r), _) => {
             let _ = writeln!(
                 out,
                 "The game is over: {}.{}",
@@ -295,7 +297,10 @@ pub(super) fn status(v: &View) -> String {
                     .unwrap_or_default()
             );
         }
-        None => {
+        (None, Some(how)) => {
+            let _ = writeln!(out, "The game is over: {how}.");
+        }
+        (None, None) => {
             let awaited: Vec<String> = v
                 .awaiting
                 .iter()
@@ -380,9 +385,15 @@ pub(super) fn status(v: &View) -> String {
             (&me.line, &me.route_card, &me.stops, &me.terminals)
     {
         let ordered = v.options.iter().any(|o| o == "ordered_stops") && s.len() >= 3;
+        // Secret until the trip starts, while there is a trip to come.
+        let over = v.result.is_some() || stopped.is_some();
         let row = format!(
-            "Your cards (secret until you start your trip): line {l}, route card {c}: \
-             stops {} ({}); terminals {}.",
+            "Your cards{}: line {l}, route card {c}: stops {} ({}); terminals {}.",
+            if over {
+                ""
+            } else {
+                " (secret until you start your trip)"
+            },
             s.iter().map(char::to_string).collect::<Vec<_>>().join(" "),
             if ordered {
                 "in this order"

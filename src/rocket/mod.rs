@@ -578,7 +578,11 @@ impl Game for Rocket {
     }
 
     fn status_to(&self, view: &view::View) -> String {
-        render::status(self, view)
+        render::status(self, view, None)
+    }
+
+    fn stopped_status_to(&self, view: &view::View, how: &str) -> String {
+        render::status(self, view, Some(how))
     }
 
     fn check_invariants(&self) -> Result<(), String> {

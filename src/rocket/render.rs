@@ -204,15 +204,21 @@ fn key(g: &Rocket, codes: &[String], out: &mut String) {
 }
 
 /// The status block for the reader of `view`; money comes from the view.
-pub(super) fn status(g: &Rocket, view: &View) -> String {
+/// The status block for the reader of `view`; `stopped`: the game was
+/// stopped before its end (a moderator's abort), and how, said where the
+/// turn would be.
+pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
     let b = g.board();
     let name = |s: Seat| g.player(s).name.clone();
     let mut out = String::new();
-    match g.result() {
-        Some(r) => {
+    match (g.result(), stopped) {
+        (Some(r), _) => {
             let _ = writeln!(out, "The game is over: {}.", r.reason);
         }
-        None => {
+        (None, Some(how)) => {
+            let _ = writeln!(out, "The game is over: {how}.");
+        }
+        (None, None) => {
             let t = g.turn();
             let extended: Vec<String> = t.extended.iter().map(|l| b.line(*l).id.clone()).collect();
             let _ = write!(

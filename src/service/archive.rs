@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 
 use super::report;
-use crate::engine::Status;
 use crate::store::{GameId, Store};
 
 fn escape(text: &str) -> String {
@@ -41,20 +40,25 @@ pub fn write(
         Err(e) => return Err(e.into()),
     };
     let meta = store.meta(id)?;
-    let finished = matches!(loaded.game.status(), Status::Finished(_));
-    if !finished && !meta.aborted {
+    let Some(ended) = report::ended(store, id, &meta, &*loaded.game)? else {
         return Ok(None);
-    }
+    };
+    let settings = &meta.clock.settings;
     std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e))?;
     let entries = store.log(id)?;
     let head = format!(
         "{} ({}){}",
         loaded.record.header(),
         crate::registry::title(&loaded.record.setup.kind),
-        if meta.aborted {
-            ". Aborted by a moderator."
-        } else {
-            "."
+        match &ended {
+            // `. Aborted by a moderator (…) on … (why), without a result.`
+            report::Ended::Aborted { .. } => {
+                let how = ended.how(settings);
+                let mut c = how.chars();
+                let first = c.next().map(|f| f.to_uppercase().collect::<String>());
+                format!(". {}{}.", first.unwrap_or_default(), c.as_str())
+            }
+            report::Ended::Finished(_) => ".".to_string(),
         }
     );
     let mut log = report::history_lines(&*loaded.game, &entries, None)
@@ -63,7 +67,10 @@ pub fn write(
         line.push_str(&format!("   [{}]", &e.hash[..e.hash.len().min(16)]));
     }
     let log_text = format!("{head}\n\n{}\n", log.join("\n"));
-    let final_text = format!("{head}\n\n{}", loaded.game.render(None));
+    let final_text = format!(
+        "{head}\n\n{}",
+        report::page_text(&*loaded.game, Some(&ended), None, settings)
+    );
     let files = [
         ("log.txt", log_text.clone()),
         ("final.txt", final_text),
@@ -97,7 +104,7 @@ pub fn write(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{id}</title>\n<style>svg {{ max-width: 100%; height: auto }}</style></head>\n<body style=\"font-family: sans-serif\">\n<h1>{}</h1>\n{}{}\n<h2>The turn log</h2>\n<pre>{}</pre>\n</body></html>\n",
         escape(&head),
         picture.as_deref().unwrap_or_default(),
-        loaded.game.render_html(None),
+        report::page_html(&*loaded.game, Some(&ended), None, settings),
         escape(&log.join("\n"))
     );
     let path = folder.join("index.html");

@@ -58,9 +58,13 @@ pub(crate) fn short_mail(
     seat: Seat,
     events: &[String],
     notes: &[String],
+    ended: Option<&report::Ended>,
     now: DateTime<Utc>,
 ) -> Result<OutMail, ServiceError> {
-    let mut text = format!("{id}: {}\n", report::headline(game));
+    let mut text = format!(
+        "{id}: {}\n",
+        report::headline_of(game, ended, &meta.clock.settings)
+    );
     // One line per change: the log entries, without what each caused.
     let changes: Vec<&String> = events.iter().filter(|l| !l.starts_with(' ')).collect();
     if !changes.is_empty() {
@@ -143,16 +147,21 @@ pub(crate) fn observer_mail(
     address: &str,
     events: &[String],
     note: &str,
+    ended: Option<&report::Ended>,
     now: DateTime<Utc>,
 ) -> Result<OutMail, ServiceError> {
-    let mut text = format!("{id}: {}\n\n{note}\n", report::headline(game));
+    let settings = &meta.clock.settings;
+    let mut text = format!(
+        "{id}: {}\n\n{note}\n",
+        report::headline_of(game, ended, settings)
+    );
     if !events.is_empty() {
         text.push_str("\nSince your last mail:\n");
         for e in events {
             text.push_str(&format!("  {e}\n"));
         }
     }
-    let status = game.render_status(None);
+    let status = report::status_block(game, ended, None, settings);
     text.push_str(&format!(
         "\n{}\n",
         crate::engine::page_text(&board.map.text, &status)
@@ -230,6 +239,7 @@ pub(crate) fn to_observers(
     if update.entries.is_empty() || update.meta.observers.is_empty() {
         return Ok(out);
     }
+    let ended = report::ended_after(ctx.store, update, game)?;
     let new_seq = update.base_seq + update.entries.len() as u64;
     let (_, over) = awaits_or_over(game, &update.meta, Seat(0));
     // Nobody's private messages: an observer is no end of any.
@@ -280,6 +290,7 @@ pub(crate) fn to_observers(
             &o.address,
             &events,
             &note,
+            ended.as_ref(),
             now,
         )?);
         if let Some(slot) = update.meta.observers.get_mut(i) {

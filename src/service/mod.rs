@@ -409,6 +409,7 @@ pub(crate) fn reports(
     let mut out = Vec::new();
     let map = report::Board::new(ctx, game, &update.entries);
     let changed = !update.entries.is_empty();
+    let ended = report::ended_after(ctx.store, update, game)?;
     for s in 0..record.setup.players.len() {
         let seat = Seat(s as u8);
         let concerned = changed
@@ -445,6 +446,7 @@ pub(crate) fn reports(
         let mut mail = MailContext {
             events,
             status,
+            ended: ended.clone(),
             notes: batch
                 .notes
                 .iter()
@@ -466,6 +468,7 @@ pub(crate) fn reports(
                 seat,
                 &mail.events,
                 &mail.notes,
+                ended.as_ref(),
                 now,
             )?);
             if let Some(r) = update.meta.reported.get_mut(s) {
@@ -504,13 +507,16 @@ pub(crate) fn reports(
     )?);
     // Orders that end the game: the moderators hear of it too (a finished
     // game takes no more orders, so this happens once).
-    if !batch.applied.is_empty() && matches!(game.status(), crate::engine::Status::Finished(_)) {
+    if !batch.applied.is_empty()
+        && let Some(finished @ report::Ended::Finished(_)) = &ended
+    {
         out.extend(report::game_over_to_moderators(
             ctx,
             id,
             &record,
             &update.meta,
             game,
+            finished,
             now,
         )?);
     }

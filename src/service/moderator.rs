@@ -633,8 +633,14 @@ pub fn run(
         ModCommand::Abort => {
             meta.aborted = true;
             meta.paused = None;
+            // As `report::ended` reads it back from the act logged below.
+            let ended = report::Ended::Aborted {
+                at: now,
+                by: by.to_string(),
+                why: why.map(str::to_string),
+            };
             outbox.extend(report::game_over_to_moderators(
-                ctx, id, &record, &meta, &*game, now,
+                ctx, id, &record, &meta, &*game, &ended, now,
             )?);
             all(
                 &mut batch,

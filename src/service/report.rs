@@ -95,6 +95,10 @@ pub struct MailContext {
     /// ([`event_lines_and_status`]); [`player_mail`] reads it otherwise.
     #[serde(skip)]
     pub status: Option<String>,
+    /// How the game ended, where the caller knows it (an abort being made
+    /// is not in the stored log yet); [`player_mail`] reads it otherwise.
+    #[serde(skip)]
+    pub ended: Option<Ended>,
 }
 
 /// The board's picture as the HTML part refers to it:
@@ -255,6 +259,31 @@ impl Ended {
         }
     }
 
+    /// How it ended, for a status block (`The game is over: …`): `aborted
+    /// by a moderator (gm@example.org) on … (why), without a result`, or
+    /// `bob won`.
+    pub fn how(&self, settings: &crate::clock::ClockSettings) -> String {
+        match self {
+            Ended::Aborted { .. } => format!(
+                "{}, without a result",
+                self.what(settings).trim_start_matches("was ")
+            ),
+            Ended::Finished(headline) => headline
+                .strip_prefix("Game over: ")
+                .unwrap_or(headline)
+                .to_string(),
+        }
+    }
+
+    /// The line a mail about the game opens with: `Game over: aborted by a
+    /// moderator (…) on … (why), without a result`, or `Game over: bob won`.
+    pub fn headline(&self, settings: &crate::clock::ClockSettings) -> String {
+        match self {
+            Ended::Aborted { .. } => format!("Game over: {}", self.how(settings)),
+            Ended::Finished(headline) => headline.clone(),
+        }
+    }
+
     /// A few words for `games`: `aborted on …`, `finished: bob won`.
     pub fn short(&self, settings: &crate::clock::ClockSettings) -> String {
         match self {
@@ -275,8 +304,19 @@ pub fn ended(
     meta: &GameMeta,
     game: &dyn AnyGame,
 ) -> Result<Option<Ended>, crate::store::StoreError> {
+    let log = if meta.aborted {
+        store.log(id)?
+    } else {
+        Vec::new()
+    };
+    Ok(ended_in(meta, game, &log))
+}
+
+/// How a game ended, if it is over, with `log` its log (read only for an
+/// abort, so it may be empty for a game that was not aborted; a change not
+/// yet stored goes at its end, so the abort being made is found).
+pub fn ended_in(meta: &GameMeta, game: &dyn AnyGame, log: &[LogEntry]) -> Option<Ended> {
     if meta.aborted {
-        let log = store.log(id)?;
         let act = log.iter().rev().find(|e| {
             e.kind == crate::store::EntryKind::Act
                 && e.order == "abort"
@@ -284,7 +324,7 @@ pub fn ended(
                     .as_deref()
                     .is_some_and(|s| s.starts_with("moderator"))
         });
-        return Ok(Some(match act {
+        return Some(match act {
             Some(e) => Ended::Aborted {
                 at: e.at,
                 by: e
@@ -300,12 +340,84 @@ pub fn ended(
                 by: "a moderator".to_string(),
                 why: None,
             },
-        }));
+        });
     }
-    Ok(match game.status() {
+    match game.status() {
         Status::Finished(_) => Some(Ended::Finished(headline(game))),
         Status::Active(_) => None,
-    })
+    }
+}
+
+/// How the game of `update` ended, if it did, `update` included: an abort
+/// is read from the log, and the abort being made is one of the change's
+/// entries, not stored yet.
+pub fn ended_after(
+    store: &crate::store::Store,
+    update: &crate::store::GameUpdate,
+    game: &dyn AnyGame,
+) -> Result<Option<Ended>, crate::store::StoreError> {
+    let log = if update.meta.aborted {
+        let mut log = store.log(&update.id)?;
+        log.extend(update.entries.iter().cloned());
+        log
+    } else {
+        Vec::new()
+    };
+    Ok(ended_in(&update.meta, game, &log))
+}
+
+/// The line a mail about `game` opens with: whose turn ([`headline`]), or
+/// how it `ended` (an abort, who made it and why).
+pub fn headline_of(
+    game: &dyn AnyGame,
+    ended: Option<&Ended>,
+    settings: &crate::clock::ClockSettings,
+) -> String {
+    match ended {
+        Some(e) => e.headline(settings),
+        None => headline(game),
+    }
+}
+
+/// The status block of `viewer`, as the game shows it; for a game a
+/// moderator aborted, the position as it was left, final, saying how it
+/// ended instead of whom it waits for.
+pub fn status_block(
+    game: &dyn AnyGame,
+    ended: Option<&Ended>,
+    viewer: Option<Seat>,
+    settings: &crate::clock::ClockSettings,
+) -> String {
+    match ended {
+        Some(e @ Ended::Aborted { .. }) => game.render_stopped_status(viewer, &e.how(settings)),
+        _ => game.render_status(viewer),
+    }
+}
+
+/// The map and [`status_block`] of `viewer`, as text.
+pub fn page_text(
+    game: &dyn AnyGame,
+    ended: Option<&Ended>,
+    viewer: Option<Seat>,
+    settings: &crate::clock::ClockSettings,
+) -> String {
+    crate::engine::page_text(
+        &game.render_map().text,
+        &status_block(game, ended, viewer, settings),
+    )
+}
+
+/// The map and [`status_block`] of `viewer`, as an HTML `<pre>`.
+pub fn page_html(
+    game: &dyn AnyGame,
+    ended: Option<&Ended>,
+    viewer: Option<Seat>,
+    settings: &crate::clock::ClockSettings,
+) -> String {
+    crate::engine::page_html(
+        &game.render_map().html,
+        &status_block(game, ended, viewer, settings),
+    )
 }
 
 /// Events of `entries` as `seat` reads them, each order first.
@@ -423,12 +535,16 @@ pub fn history_lines(
 
 /// Who must act by when, one line per awaited player (`You` for the
 /// reader): `bob (2 actions): by Mon 23 Nov 2026 18:00 UTC (in 48 hours)`.
+/// None for an aborted game: it waits for nobody, whatever its position.
 pub fn deadline_lines(
     game: &dyn AnyGame,
     meta: &GameMeta,
     viewer: Option<Seat>,
     now: DateTime<Utc>,
 ) -> Vec<String> {
+    if meta.aborted {
+        return Vec::new();
+    }
     let names = game.player_names();
     game.awaiting()
         .iter()
@@ -682,20 +798,25 @@ pub fn game_over_to_moderators(
     record: &GameRecord,
     meta: &GameMeta,
     game: &dyn AnyGame,
+    ended: &Ended,
     now: DateTime<Utc>,
 ) -> Result<Vec<OutMail>, ServiceError> {
-    let how = if meta.aborted {
-        "The game was aborted by a moderator; it ends without a result.".to_string()
-    } else {
-        format!("The game is over. {}.", headline(game))
+    let settings = &meta.clock.settings;
+    let how = match ended {
+        Ended::Aborted { .. } => format!("The game is over: {}.", ended.how(settings)),
+        Ended::Finished(headline) => format!("The game is over. {headline}."),
     };
     let text = format!(
         "{how}\n\n{}\n\nThe archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
-        game.render(None),
+        page_text(game, Some(ended), None, settings),
         archive_place(ctx, id),
         crate::registry::title(&record.setup.kind),
     );
-    let html = notice_html(ctx, &text, Some(&game.render_html(None)))?;
+    let html = notice_html(
+        ctx,
+        &text,
+        Some(&page_html(game, Some(ended), None, settings)),
+    )?;
     to_each_moderator(ctx, id, meta, &meta.moderators, "over", &text, &html, now)
 }
 
@@ -898,10 +1019,18 @@ pub fn player_mail(
         .iter()
         .map(|p| p.name.clone())
         .collect();
-    let status = mail
-        .status
-        .take()
-        .unwrap_or_else(|| game.render_status(Some(seat)));
+    let ended = match mail.ended.take() {
+        Some(e) => Some(e),
+        None => ended(ctx.store, id, meta, game)?,
+    };
+    let settings = &meta.clock.settings;
+    let status = match (mail.status.take(), &ended) {
+        // The game's own status block says whose turn it is.
+        (_, Some(Ended::Aborted { .. })) | (None, _) => {
+            status_block(game, ended.as_ref(), Some(seat), settings)
+        }
+        (Some(status), _) => status,
+    };
     mail.map = crate::engine::page_text(&board.map.text, &status);
     mail.map_html = crate::engine::page_html(&board.map.html, &status);
     let picture = board.picture(ctx, game);
@@ -912,12 +1041,9 @@ pub fn player_mail(
         .iter()
         .map(|h| h.replace('\n', "\n  "))
         .collect();
-    mail.headline = headline(game);
-    mail.over = meta.aborted || matches!(game.status(), Status::Finished(_));
+    mail.headline = headline_of(game, ended.as_ref(), settings);
+    mail.over = ended.is_some();
     if mail.over {
-        if meta.aborted {
-            mail.headline = "Game over: aborted by a moderator, without a result".to_string();
-        }
         // Nothing more is asked of anyone.
         mail.hints.clear();
         mail.deadlines.clear();

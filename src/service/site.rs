@@ -1658,6 +1658,7 @@ impl<'a, 'c> Session<'a, 'c> {
             address: from.clone(),
             reported: loaded.seq,
         });
+        let ended = report::ended(ctx.store, &id, &meta, &*loaded.game)?;
         let page = super::delivery::observer_mail(
             ctx,
             &id,
@@ -1668,6 +1669,7 @@ impl<'a, 'c> Session<'a, 'c> {
             &from,
             &[],
             "You watch this game from now on: after each change you get what happened and the board as every player sees it (nobody's private holdings). `unwatch` in reply stops it.",
+            ended.as_ref(),
             self.now,
         )?;
         self.mails.push(page);

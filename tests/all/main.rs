@@ -17,6 +17,7 @@ mod stack;
 mod binary;
 mod common;
 
+mod aborted;
 mod architecture;
 mod beside_daemon;
 mod board;

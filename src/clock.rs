@@ -308,6 +308,27 @@ impl ClockSettings {
     }
 }
 
+/// A length of time for people, exact to the minute: `2 days 21 hours`,
+/// `1 hour 5 minutes`, `45 minutes`; under a minute, `less than a minute`.
+/// (A [`Span`] prints as written in commands, `2d21h`; [`relative`] rounds
+/// to the nearest unit.)
+pub fn duration_words(d: Duration) -> String {
+    let minutes = d.num_minutes().max(0);
+    if minutes == 0 {
+        return "less than a minute".to_string();
+    }
+    let parts: Vec<String> = [
+        (minutes / 1440, "day"),
+        (minutes % 1440 / 60, "hour"),
+        (minutes % 60, "minute"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, unit)| format!("{n} {unit}{}", if n == 1 { "" } else { "s" }))
+    .collect();
+    parts.join(" ")
+}
+
 /// `in 31 hours`, `in 2 days`, `12 minutes ago`.
 pub fn relative(when: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let secs = (when - now).num_seconds();
@@ -675,6 +696,16 @@ mod tests {
         assert_eq!(relative(t("2026-11-21T18:45:00Z"), now), "in 45 minutes");
         assert_eq!(relative(t("2026-11-28T18:00:00Z"), now), "in 7 days");
         assert_eq!(relative(t("2026-11-21T17:00:00Z"), now), "60 minutes ago");
+    }
+
+    #[test]
+    fn durations_in_words_are_exact_to_the_minute() {
+        let words = |m: i64| duration_words(Duration::minutes(m));
+        assert_eq!(words(4140), "2 days 21 hours");
+        assert_eq!(words(1440 + 60 + 1), "1 day 1 hour 1 minute");
+        assert_eq!(words(45), "45 minutes");
+        assert_eq!(words(2 * 1440 + 5), "2 days 5 minutes");
+        assert_eq!(duration_words(Duration::seconds(59)), "less than a minute");
     }
 
     #[test]

@@ -422,8 +422,8 @@ pub fn run(
                 ),
             );
             output = format!(
-                "{id} resumed; deadlines moved on by {} minutes.",
-                paused.num_minutes()
+                "{id} resumed; deadlines moved on by {}.",
+                crate::clock::duration_words(paused)
             );
         }
         ModCommand::Extend(span) => {

@@ -201,6 +201,28 @@ fn pause_resume_extend_deadline_and_note_from_the_command_line() {
 }
 
 #[test]
+fn resume_says_how_long_the_game_was_paused_in_days_and_hours() {
+    let s = Site::new();
+    s.game();
+    s.ok(&["mod", "rocket-1", "pause"]);
+    // 2 days 21 hours (4140 minutes) after the pause.
+    let out = Command::cargo_bin("stationmaster")
+        .unwrap()
+        .current_dir(s.dir.path())
+        .env("STATIONMASTER_CONFIG", "config.toml")
+        .env("STATIONMASTER_NOW", "2026-11-26T06:00:00Z")
+        .args(["mod", "rocket-1", "resume"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("rocket-1 resumed; deadlines moved on by 2 days 21 hours."),
+        "{said}"
+    );
+}
+
+#[test]
 fn as_preview_skip_and_undo() {
     let s = Site::new();
     s.game();

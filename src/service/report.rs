@@ -496,11 +496,47 @@ pub fn entry_text(e: &LogEntry) -> String {
             _ => format!("{} says: {rest}", e.player),
         };
     }
+    // The clock's sentences about a player read as the skip's do: `cecil
+    // missed the deadline of their turn (…); under the game's `wait`
+    // policy …`, `cecil missed 3 deadlines in a row: …`.
+    if e.kind == EntryKind::Act
+        && e.source.as_deref() == Some(super::DEADLINE_SOURCE)
+        && e.order.starts_with("missed ")
+    {
+        return format!("{} {}", e.player, without_relative_time(&e.order));
+    }
     match (&e.why, &e.kind) {
         (Some(why), EntryKind::Order) => format!("{}: {} ({} {why})", e.player, e.order, e.player),
         (Some(why), _) => format!("{}: {} (why: {why})", e.player, e.order),
         (None, _) => format!("{}: {}", e.player, e.order),
     }
+}
+
+/// `text` without the relative times that entries written before they
+/// were kept out of the log carry (`… 01:00 UTC (60 minutes ago))`): true
+/// only at the moment it was written.
+fn without_relative_time(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut from = 0;
+    while let Some(at) = out[from..].find(" (").map(|i| from + i) {
+        let Some(len) = out[at..].find(')') else {
+            break;
+        };
+        let inner = &out[at + 2..at + len];
+        let amount = inner
+            .strip_prefix("in ")
+            .or_else(|| inner.strip_suffix(" ago"))
+            .and_then(|a| a.split_once(' '));
+        let relative = amount.is_some_and(|(n, unit)| {
+            n.parse::<u64>().is_ok() && ["minute", "minutes", "hours", "days"].contains(&unit)
+        });
+        if relative {
+            out.replace_range(at..at + len + 1, "");
+        } else {
+            from = at + 2;
+        }
+    }
+    out
 }
 
 /// The history lines of a game (the whole log), for `seat` (`None`: a
@@ -1107,6 +1143,25 @@ mod tests {
             ("Meeting: Tuesday", "Re: Meeting: Tuesday"),
         ] {
             assert_eq!(reply_subject(got), want, "{got}");
+        }
+    }
+
+    #[test]
+    fn an_old_entrys_relative_time_is_left_out_when_read() {
+        for (stored, read) in [
+            (
+                "missed the deadline of their turn (Sun 29 Nov 2026 01:00 UTC (60 minutes ago)); policy wait: the moderators were told",
+                "missed the deadline of their turn (Sun 29 Nov 2026 01:00 UTC); policy wait: the moderators were told",
+            ),
+            ("x (in 48 hours) y (3 days ago)", "x y"),
+            ("x (in 1 minute)", "x"),
+            (
+                "missed 3 deadlines (in a row) (in soon)",
+                "missed 3 deadlines (in a row) (in soon)",
+            ),
+            ("unclosed (in 2 hours", "unclosed (in 2 hours"),
+        ] {
+            assert_eq!(without_relative_time(stored), read, "{stored}");
         }
     }
 

@@ -83,9 +83,10 @@ pub fn skip_awaited_because(
     run(ctx, id, now, Some((moderator, why))).map(|c| c.unwrap_or_default())
 }
 
-/// Why `seat` was passed over, for the log and the reports (after the
-/// player's name): a missed deadline and the policy that applied, or a
-/// moderator's skip.
+/// Why `seat` was passed over (or, under `wait`, waited for), for the log
+/// and the reports (after the player's name): a missed deadline and the
+/// policy that applied, or a moderator's skip. Kept in the log and read
+/// later, so `when` is the deadline's time alone, never "60 minutes ago".
 fn passed_over(
     game: &str,
     kind: WaitKind,
@@ -96,6 +97,9 @@ fn passed_over(
 ) -> String {
     let entry = crate::registry::find(game).ok();
     let what = match (kind, policy) {
+        (WaitKind::Turn, Policy::Wait) => {
+            "the game waits for them, and the moderators were told".to_string()
+        }
         (WaitKind::Turn, Policy::Default) => entry
             .map_or("the game's default order is given for them", |e| {
                 e.default_turn
@@ -167,7 +171,15 @@ fn run(
         };
         let seat = wait.seat;
         let name = names.get(seat.index()).cloned().unwrap_or_default();
+        // For the mails of this moment; the log gets `settings.when`.
         let when = settings.describe(wait.due, now);
+        let away_until = meta
+            .clock
+            .away
+            .get(seat.index())
+            .and_then(|a| a.as_ref())
+            .filter(|a| a.from <= wait.due)
+            .map(|a| settings.when(a.to));
         if let (Some(m), None) = (meta.clock.misses.get_mut(seat.index()), forced_by) {
             *m += 1;
         }
@@ -188,7 +200,17 @@ fn run(
                 {
                     w.late = true;
                 }
-                acts.push((seat, format!("missed the deadline of their {} ({when}); policy wait: the moderators were told", crate::registry::wait_name(&record.setup.kind, wait.kind))));
+                acts.push((
+                    seat,
+                    passed_over(
+                        &record.setup.kind,
+                        wait.kind,
+                        policy,
+                        None,
+                        &settings.when(wait.due),
+                        away_until,
+                    ),
+                ));
                 to_players.push((seat, format!("Your deadline for your {} passed at {when}. The game waits for you; the moderators have been told.", crate::registry::wait_name(&record.setup.kind, wait.kind))));
                 outbox.extend(to_moderators(
                     ctx,
@@ -201,13 +223,6 @@ fn run(
             }
             Policy::Skip | Policy::Default => {
                 let first = batch.applied.len();
-                let away_until = meta
-                    .clock
-                    .away
-                    .get(seat.index())
-                    .and_then(|a| a.as_ref())
-                    .filter(|a| a.from <= wait.due)
-                    .map(|a| settings.when(a.to));
                 let reason = passed_over(
                     &record.setup.kind,
                     wait.kind,
@@ -341,7 +356,7 @@ fn run(
         }
         acts.push((
             seat,
-            "warned that their absence ends within a day".to_string(),
+            format!("warned that their absence ends {}", settings.when(to)),
         ));
         to_players.push((
             seat,

@@ -351,6 +351,48 @@ fn under_the_wait_policy_the_moderators_are_told_and_their_skip_moves_the_game_o
     );
 }
 
+/// What the log keeps of a deadline missed under `wait` is read later
+/// (`history`, `log`, the archive): it gives the deadline's time, not how
+/// long ago it was when the scheduler saw it, and reads as a missed turn
+/// under `skip` does ("bob missed …", not "bob: missed …").
+#[test]
+fn a_deadline_missed_under_wait_is_logged_without_a_relative_time() {
+    let clock = ClockSettings {
+        policy: Policy::Wait,
+        ..ClockSettings::default()
+    };
+    let mut g = Game::new(clock, 7);
+    // bob's deadline is Wed 25 Nov 09:00; the scheduler sees it an hour on.
+    g.now = start() + Duration::hours(49);
+    g.cycle();
+    let entries: Vec<String> = g
+        .log()
+        .into_iter()
+        .filter(|e| e.player == "bob" && e.order.starts_with("missed"))
+        .map(|e| e.order)
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            "missed the deadline of their turn (Wed 25 Nov 2026 09:00 UTC); under the game's `wait` policy the game waits for them, and the moderators were told"
+        ]
+    );
+    let log = stationmaster::local::log(g.daemon.store(), &g.id, None, false).unwrap();
+    assert!(
+        log.contains("bob missed the deadline of their turn (Wed 25 Nov 2026 09:00 UTC); under the game's `wait` policy")
+            && !log.contains(" ago")
+            && !log.contains("bob: missed"),
+        "{log}"
+    );
+    // The mails of the moment may say how long ago it was.
+    assert!(
+        g.mails_to("bob").iter().any(|(_, _, t)| t.contains(
+            "Your deadline for your turn passed at Wed 25 Nov 2026 09:00 UTC (60 minutes ago)."
+        )),
+        "bob is told"
+    );
+}
+
 #[test]
 fn a_veto_round_in_which_nobody_answers_resolves() {
     // bob and cecil take L&Y shares; then alice moves L&Y and nobody answers.
@@ -558,6 +600,14 @@ fn an_absence_holds_the_players_deadlines_and_everyone_is_told() {
         g.mails_to("bob")
             .iter()
             .any(|(_, _, t)| t.contains("Your absence ends"))
+    );
+    // The log, read later, says when it ends, not "within a day".
+    assert!(
+        g.log()
+            .iter()
+            .any(|e| e.order == "warned that their absence ends Sat 28 Nov 2026 00:00 UTC"),
+        "{:?}",
+        g.log().iter().map(|e| &e.order).collect::<Vec<_>>()
     );
     // A longer absence than the game allows is refused.
     inbox.push(format!(

@@ -365,6 +365,40 @@ pub struct Wait {
     pub reminded: Vec<u32>,
     /// The late notice was sent (policy `wait`: nothing else happens).
     pub late: bool,
+    /// The missed-turn policy in force when the deadline started, which is
+    /// the one it is handled under (`None` in deadlines stored before it
+    /// was kept: the game's policy now).
+    #[serde(default)]
+    pub policy: Option<Policy>,
+    /// The reminder lead times in force when it started (`None`: stored
+    /// before they were kept; the game's now).
+    #[serde(default)]
+    pub reminders: Option<Vec<Span>>,
+    /// The deadline before any absence held it: the window's end, or what
+    /// a moderator set (`None`: stored before it was kept; worked out again
+    /// from `since`).
+    #[serde(default)]
+    pub unheld: Option<DateTime<Utc>>,
+}
+
+impl Wait {
+    /// The policy this deadline is handled under: the one in force when
+    /// it started.
+    pub fn policy(&self, settings: &ClockSettings) -> Policy {
+        self.policy.unwrap_or(settings.policy)
+    }
+
+    /// The reminders of this deadline: those in force when it started.
+    pub fn reminders<'a>(&'a self, settings: &'a ClockSettings) -> &'a [Span] {
+        self.reminders.as_deref().unwrap_or(&settings.reminders)
+    }
+
+    /// The deadline before absences, as it was set when the deadline
+    /// started (or moved by a moderator since).
+    fn unheld(&self, settings: &ClockSettings) -> DateTime<Utc> {
+        self.unheld
+            .unwrap_or_else(|| settings.due(self.kind, self.since))
+    }
 }
 
 /// A declared absence.
@@ -473,6 +507,9 @@ impl Clock {
                         due: self.held(a.seat, now, due),
                         reminded: Vec::new(),
                         late: false,
+                        policy: Some(self.settings.policy),
+                        reminders: Some(self.settings.reminders.clone()),
+                        unheld: Some(due),
                     });
                 }
             }
@@ -481,12 +518,14 @@ impl Clock {
         self.plan();
     }
 
-    /// Re-applies absences to running deadlines (after `away`).
+    /// Re-applies absences to running deadlines (after `away`), each from
+    /// its deadline as set: the settings of when it started, or what a
+    /// moderator made it, never the settings of now.
     pub fn hold_running(&mut self) {
         let held: Vec<DateTime<Utc>> = self
             .waits
             .iter()
-            .map(|w| self.held(w.seat, w.since, self.settings.due(w.kind, w.since)))
+            .map(|w| self.held(w.seat, w.since, w.unheld(&self.settings)))
             .collect();
         for (w, due) in self.waits.iter_mut().zip(held) {
             if !w.late {
@@ -494,6 +533,17 @@ impl Clock {
             }
         }
         self.plan();
+    }
+
+    /// Moves every running deadline by `to` (a moderator's `extend`,
+    /// `deadline`, or a resume after a pause): the deadline and the one an
+    /// absence holds it from alike, so a later `away` keeps the move.
+    pub fn move_running(&mut self, to: impl Fn(DateTime<Utc>) -> DateTime<Utc>) {
+        for w in self.waits.iter_mut() {
+            let unheld = w.unheld(&self.settings);
+            w.unheld = Some(to(unheld));
+            w.due = to(w.due);
+        }
     }
 
     /// The deadline of `seat`, if awaited.
@@ -508,9 +558,8 @@ impl Clock {
     pub fn reminders_due(&self, now: DateTime<Utc>) -> Vec<(Seat, WaitKind, Vec<Span>)> {
         let mut out = Vec::new();
         for w in &self.waits {
-            let leads: Vec<Span> = self
-                .settings
-                .reminders
+            let leads: Vec<Span> = w
+                .reminders(&self.settings)
                 .iter()
                 .filter(|lead| {
                     let at = w.due - lead.duration();
@@ -557,7 +606,7 @@ impl Clock {
             if !w.late {
                 consider(w.due);
             }
-            for lead in &self.settings.reminders {
+            for lead in w.reminders(&self.settings) {
                 let at = w.due - lead.duration();
                 if at > w.since && at < w.due && !w.reminded.contains(&lead.0) {
                     consider(at);

@@ -412,9 +412,7 @@ pub fn run(
                 return Err(invalid(format!("{id} is not paused")));
             };
             let paused = now - since;
-            for w in meta.clock.waits.iter_mut() {
-                w.due += paused;
-            }
+            meta.clock.move_running(|t| t + paused);
             all(
                 &mut batch,
                 format!(
@@ -427,8 +425,8 @@ pub fn run(
             );
         }
         ModCommand::Extend(span) => {
+            meta.clock.move_running(|t| t + span.duration());
             for w in meta.clock.waits.iter_mut() {
-                w.due += span.duration();
                 w.late = false;
             }
             all(
@@ -441,8 +439,8 @@ pub fn run(
             if *t <= now {
                 return Err(invalid("that time has passed".to_string()));
             }
+            meta.clock.move_running(|_| *t);
             for w in meta.clock.waits.iter_mut() {
-                w.due = *t;
                 w.late = false;
             }
             all(
@@ -693,7 +691,8 @@ pub fn run(
             all(
                 &mut batch,
                 format!(
-                    "A moderator changed the deadline setting {key} to {value}{because}; it applies to deadlines that start from now."
+                    "A moderator changed the deadline setting {key} to {value}{because}; {}.",
+                    set_applies(key)
                 ),
             );
             output = format!("{key} is now {value}.");
@@ -876,6 +875,20 @@ pub fn setting_names(kind: &str) -> String {
         .map(str::to_string),
     );
     names.join(", ")
+}
+
+/// When a change of deadline setting `key` takes effect, as everyone is
+/// told: a running deadline keeps the settings it started under (its
+/// time, reminders and policy).
+pub fn set_applies(key: &str) -> &'static str {
+    match key {
+        "time_zone" => {
+            "it applies to deadlines that start from now, and times are shown in it from now on (running deadlines keep their moment)"
+        }
+        "replace_after" => "it counts from the next missed deadline on",
+        "away_max" => "it applies to absences declared from now",
+        _ => "it applies to deadlines that start from now; running ones keep theirs",
+    }
 }
 
 /// `settings` of a game of `kind` with `key` set to `value` (as written in

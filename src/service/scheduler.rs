@@ -185,7 +185,9 @@ fn run(
         }
         // A veto question means `no veto`, a bid `pass`; a moderator's skip
         // overrides `wait`.
-        let policy = match (wait.kind, settings.policy, forced_by) {
+        // The policy in force when the deadline started, as players were
+        // told a change of it applies to deadlines that start afterwards.
+        let policy = match (wait.kind, wait.policy(&settings), forced_by) {
             (WaitKind::Turn, Policy::Wait, Some(_)) => Policy::Skip,
             (WaitKind::Turn, p, _) => p,
             _ => Policy::Default,

@@ -631,6 +631,102 @@ fn an_absence_holds_the_players_deadlines_and_everyone_is_told() {
     assert_eq!(g.daemon.store().meta(&g.id).unwrap().clock, before);
 }
 
+/// `set policy` applies to deadlines that start after it, as every player
+/// is told: a deadline running under `skip` is handled under `skip`, the
+/// next one under the new policy.
+#[test]
+fn a_running_deadline_keeps_the_policy_it_started_under() {
+    let mut g = Game::new(ClockSettings::default(), 7);
+    let ctx = g.daemon.ctx();
+    stationmaster::local::moderate(
+        &ctx,
+        &g.id,
+        "gm@example.org",
+        "set policy default",
+        None,
+        g.now,
+    )
+    .unwrap();
+    g.cycle();
+    assert!(
+        g.mails_to("bob").iter().any(|(_, _, t)| t.contains(
+            "changed the deadline setting policy to default; it applies to deadlines that start from now; running ones keep theirs."
+        )),
+        "bob is told"
+    );
+    // bob's deadline (started under `skip`) passes: his turn is skipped.
+    g.now = start() + Duration::hours(48);
+    g.cycle();
+    let log = g.log();
+    let bob: Vec<&str> = log
+        .iter()
+        .filter(|e| e.player == "bob" && e.source.as_deref() == Some("deadline"))
+        .map(|e| e.order.as_str())
+        .collect();
+    assert_eq!(bob, ["!skip"], "{log:#?}");
+    // cecil's, started after the change, is handled under `default`.
+    g.now += Duration::hours(48);
+    g.cycle();
+    let cecil: Vec<String> = g
+        .log()
+        .into_iter()
+        .filter(|e| e.player == "cecil" && e.source.as_deref() == Some("deadline"))
+        .map(|e| e.order)
+        .collect();
+    assert!(
+        !cecil.is_empty() && cecil.iter().all(|o| o.starts_with("token ")),
+        "{cecil:?}"
+    );
+}
+
+/// A running deadline keeps its reminders and its length whatever `set`
+/// changes meanwhile, and a moderator's `extend` stays when the player
+/// then declares an absence.
+#[test]
+fn a_running_deadline_keeps_its_reminders_and_its_time() {
+    let mut g = Game::new(ClockSettings::default(), 7);
+    let ctx = g.daemon.ctx();
+    let bob_due = |g: &Game| {
+        g.daemon
+            .store()
+            .meta(&g.id)
+            .unwrap()
+            .clock
+            .due_of(Seat(1))
+            .unwrap()
+    };
+    for command in ["set reminders 1h", "set turn 24h", "extend 24h"] {
+        stationmaster::local::moderate(&ctx, &g.id, "gm@example.org", command, None, g.now)
+            .unwrap();
+    }
+    g.cycle();
+    assert_eq!(
+        bob_due(&g),
+        start() + Duration::hours(72),
+        "48h and 24h more"
+    );
+    // An absence that does not touch the deadline leaves it where it is.
+    let token = g.daemon.store().meta(&g.id).unwrap().tokens[1].clone();
+    g.inbox.push(format!(
+        "From: bob@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <away1@example.org>\r\n\r\naway 2026-12-10 to 2026-12-12\r\n"
+    ));
+    g.cycle();
+    assert_eq!(
+        bob_due(&g),
+        start() + Duration::hours(72),
+        "kept after `away`"
+    );
+    // The reminder a day before, as when the deadline started.
+    g.now = start() + Duration::hours(48);
+    g.cycle();
+    assert!(
+        g.mails_to("bob")
+            .iter()
+            .any(|(_, _, t)| t.contains("Reminder: your deadline is Thu 26 Nov 2026 09:00 UTC")),
+        "the 24h reminder of when the deadline started"
+    );
+}
+
 /// A paused game is out of the scheduler's way until it is resumed, even
 /// when an order from the command line (the operator's override) moves
 /// it on meanwhile; resumed, its deadlines count again.

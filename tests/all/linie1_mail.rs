@@ -754,9 +754,21 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
         note.text
     );
 
-    // The moderator sets the `default` policy; the next missed turn lays
-    // a tile for the player.
+    // The moderator sets the `default` policy. It applies to deadlines
+    // that start from then on: the turn running now still ends under
+    // `skip`, and the next missed turn lays a tile for the player.
     w.moderate("why testing\nset policy default");
+    let running = w.active();
+    let tiles = w.tiles();
+    w.now += Duration::hours(49);
+    w.process();
+    assert!(
+        w.log()
+            .last()
+            .is_some_and(|e| e.player == PLAYERS[running] && e.order == "!skip"),
+        "the running turn is skipped"
+    );
+    assert_eq!(w.tiles(), tiles, "no tile laid for it");
     let late = w.active();
     let entries = w.log().len();
     let tiles = w.tiles();

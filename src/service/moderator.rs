@@ -163,7 +163,12 @@ pub fn parse(text: &str) -> Result<ModCommand, String> {
         "resume" => Ok(ModCommand::Resume),
         "extend" => {
             need("a duration, e.g. 24h")?;
-            Span::parse(rest).map(ModCommand::Extend)
+            match Span::parse(rest)? {
+                Span(0) => Err(format!(
+                    "`extend {rest}` gives nobody more time: say how much more, e.g. extend 24h"
+                )),
+                span => Ok(ModCommand::Extend(span)),
+            }
         }
         "deadline" => {
             need("a time, e.g. 2026-12-01T18:00:00Z")?;

@@ -722,6 +722,27 @@ fn a_bad_setting_or_command_is_refused_with_a_sentence() {
         "{}",
         out.stderr
     );
+    // No time, or less than none, is no extension: refused, and nobody is
+    // told they got `0m` more.
+    for (span, says) in [
+        (
+            "0h",
+            "`extend 0h` gives nobody more time: say how much more, e.g. extend 24h",
+        ),
+        ("0d0m", "`extend 0d0m` gives nobody more time"),
+        ("-24h", "`-24h` is not a duration such as 48h, 2d or 90m"),
+    ] {
+        let out = s.run(&["mod", "rocket-1", "extend", span]);
+        assert!(
+            !out.ok && out.stderr.contains(says),
+            "extend {span}: {}",
+            out.stderr
+        );
+    }
+    assert!(
+        !s.log().contains("extend"),
+        "a refused extend is not logged"
+    );
     let out = s.run(&["mod", "rocket-1", "dance"]);
     assert!(
         !out.ok && out.stderr.contains("is not a moderator command"),

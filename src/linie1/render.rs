@@ -280,11 +280,13 @@ pub(super) fn map(g: &Linie1) -> Map {
     )
 }
 
-/// The status block, drawn from what the reader may see.
-/// The status block of `v`; `stopped`: the game was stopped before its
-/// end (a moderator's abort), and how, said where the turn would be.
+/// The status block of `v`, drawn from what the reader may see;
+/// `stopped`: the game was stopped before its end (a moderator's abort),
+/// and how, said where the turn would be.
 pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
     let mut out = String::new();
+    // A game over looks back: no next move's limit.
+    let over = v.result.is_some() || stopped.is_some();
     match (&v.result, stopped) {
         (Some(r), _) => {
             let _ = writeln!(
@@ -311,6 +313,9 @@ pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
     }
     let mut facts = vec![format!("Supply: {} tiles face down", v.supply_left)];
     match (v.roll, v.last_move) {
+        (Some(r), _) if !over => facts.push(format!("die: {r}")),
+        (_, Some(m)) if over => facts.push(format!("last move {m}")),
+        (_, _) if over => {}
         (Some(r), _) => facts.push(format!("die: {r}")),
         (None, Some(m))
             if v.last_roll.is_none() && !v.options.iter().any(|o| o.starts_with("die")) =>

@@ -9,12 +9,20 @@ const GM: &str = "gm@example.org";
 const CAROL: &str = "carol@example.net";
 
 /// What an aborted game must no longer say: whom it waits for, a deadline,
-/// and Linie 1's "secret until you start your trip" (the trip never comes).
+/// Linie 1's "secret until you start your trip" (the trip never comes) and
+/// its next move's limit.
 fn still_waiting(text: &str) -> Option<&'static str> {
     let lower = text.to_lowercase();
-    ["waiting for", "deadline", "(in 48 hours)", "secret until"]
-        .into_iter()
-        .find(|w| lower.contains(w))
+    [
+        "waiting for",
+        "deadline",
+        "(in 48 hours)",
+        "secret until",
+        "first move goes",
+        "next at most",
+    ]
+    .into_iter()
+    .find(|w| lower.contains(w))
 }
 
 fn says_aborted(what: &str, text: &str) {

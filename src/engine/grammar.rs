@@ -178,6 +178,15 @@ pub fn help_text(forms: &[OrderForm]) -> String {
     out
 }
 
+/// `text` with its first letter a capital, to open a sentence:
+/// `supply: 91 tiles` gives `Supply: 91 tiles`.
+pub fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    c.next()
+        .map(|first| first.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 /// Width of a hint's label column: the longest label (`exchange SQUARE
 /// PATHS`) and two spaces.
 pub const HINT_LABEL: usize = 23;

@@ -20,7 +20,7 @@ type Seg = (String, Option<&'static str>);
 use super::data::{Edge, Paths, Square};
 use super::view::View;
 use super::{Linie1, Place};
-use crate::engine::Map;
+use crate::engine::{Map, grammar};
 
 /// The widest line the map and status may print.
 pub const MAX_WIDTH: usize = 100;
@@ -333,15 +333,7 @@ pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
     facts.push(format!("options: {}", v.options.join(", ")));
     // Each fact a sentence of its own: "Supply: 91 tiles face down.  The
     // first move goes 1 square."
-    let facts: Vec<String> = facts
-        .iter()
-        .map(|f| {
-            let mut c = f.chars();
-            c.next()
-                .map(|first| first.to_uppercase().chain(c).collect())
-                .unwrap_or_default()
-        })
-        .collect();
+    let facts: Vec<String> = facts.iter().map(|f| grammar::capitalised(f)).collect();
     let _ = writeln!(out, "{}.", facts.join(".  "));
     out.push('\n');
     for p in &v.players {

@@ -53,10 +53,10 @@ pub fn write(
         match &ended {
             // `. Aborted by a moderator (…) on … (why), without a result.`
             report::Ended::Aborted { .. } => {
-                let how = ended.how(settings);
-                let mut c = how.chars();
-                let first = c.next().map(|f| f.to_uppercase().collect::<String>());
-                format!(". {}{}.", first.unwrap_or_default(), c.as_str())
+                format!(
+                    ". {}.",
+                    crate::engine::grammar::capitalised(&ended.how(settings))
+                )
             }
             report::Ended::Finished(_) => ".".to_string(),
         }

@@ -573,17 +573,14 @@ pub fn moderate(
 ) -> Result<String, LocalError> {
     let cmd = crate::service::moderator::parse(command)
         .map_err(|e| LocalError::Usage(format!("mod {id} {command}: {e}")))?;
-    // A setting or value that cannot be read is a command line used
-    // wrongly (exit 64), as an unreadable duration is.
-    if let crate::service::moderator::ModCommand::Set { key, value } = &cmd {
-        let kind = ctx.store.record(id)?.setup.kind;
-        let settings = ctx.store.meta(id)?.clock.settings;
-        crate::service::moderator::set(&settings, &kind, key, value)
-            .map_err(|e| LocalError::Usage(format!("mod {id} {command}: {e}")))?;
-    }
     let outcome =
         crate::service::moderator::run(ctx, id, by, &cmd, why, now).map_err(|e| match e {
             ServiceError::Invalid(msg) => LocalError::Refused(msg),
+            // A setting or value that cannot be read is a command line used
+            // wrongly (exit 64), as an unreadable duration is.
+            ServiceError::Unreadable(msg) => {
+                LocalError::Usage(format!("mod {id} {command}: {msg}"))
+            }
             other => LocalError::Daemon(other),
         })?;
     if outcome.change.update.is_some() || !outcome.change.outbox.is_empty() {

@@ -49,6 +49,10 @@ pub enum ServiceError {
     /// A setting or argument that cannot be used.
     #[error("{0}")]
     Invalid(String),
+    /// An argument that cannot be read (a moderator's `set` with a setting
+    /// or value that is none): the command line's usage error, exit 64.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 /// What the handling of mail needs: the store, the config, the templates and

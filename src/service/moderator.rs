@@ -691,8 +691,8 @@ pub fn run(
             output = "Note sent to every player.".to_string();
         }
         ModCommand::Set { key, value } => {
-            meta.clock.settings =
-                set(&meta.clock.settings, &record.setup.kind, key, value).map_err(invalid)?;
+            meta.clock.settings = set(&meta.clock.settings, &record.setup.kind, key, value)
+                .map_err(ServiceError::Unreadable)?;
             all(
                 &mut batch,
                 format!(

@@ -457,6 +457,9 @@ pub struct Clock {
     pub waits: Vec<Wait>,
     /// Deadlines missed in a row, by seat.
     pub misses: Vec<u32>,
+    /// By seat: whether the moderators were asked to replace the player
+    /// in their present run of misses (once a run).
+    pub replace_asked: Vec<bool>,
     /// Absences, by seat.
     pub away: Vec<Option<Away>>,
     /// When the scheduler must next look at the game.
@@ -470,9 +473,46 @@ impl Clock {
             settings,
             waits: Vec::new(),
             misses: vec![0; players],
+            replace_asked: vec![false; players],
             away: vec![None; players],
             next_fire: None,
         }
+    }
+
+    /// `seat` missed a deadline: one more in their run.
+    pub fn missed_one(&mut self, seat: Seat) {
+        if let Some(m) = self.misses.get_mut(seat.index()) {
+            *m += 1;
+        }
+    }
+
+    /// `seat` acted, or someone else took the seat: their run of misses ends.
+    pub fn run_of_misses_ends(&mut self, seat: Seat) {
+        if let Some(m) = self.misses.get_mut(seat.index()) {
+            *m = 0;
+        }
+        if let Some(a) = self.replace_asked.get_mut(seat.index()) {
+            *a = false;
+        }
+    }
+
+    /// The length of `seat`'s run of misses if the moderators are to be
+    /// asked to replace them now: the run has reached `replace_after` and
+    /// they were not asked in it yet (after `set replace_after` lowered
+    /// the setting below the run, at its next miss). Marks them asked.
+    pub fn ask_to_replace(&mut self, seat: Seat) -> Option<u32> {
+        let misses = self.misses.get(seat.index()).copied().unwrap_or(0);
+        let after = self.settings.replace_after;
+        if after == 0 || misses < after {
+            return None;
+        }
+        if self.replace_asked.len() <= seat.index() {
+            self.replace_asked.resize(seat.index() + 1, false);
+        }
+        if std::mem::replace(&mut self.replace_asked[seat.index()], true) {
+            return None;
+        }
+        Some(misses)
     }
 
     /// Moves a deadline of `seat` past the part of their absence it overlaps.

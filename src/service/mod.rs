@@ -334,9 +334,7 @@ pub(crate) fn game_update(
     if source.is_none_or(|s| s != DEADLINE_SOURCE && !s.starts_with("moderator")) {
         // A player who acts is no longer missing deadlines.
         for (seat, _) in &batch.applied {
-            if let Some(m) = meta.clock.misses.get_mut(seat.index()) {
-                *m = 0;
-            }
+            meta.clock.run_of_misses_ends(*seat);
         }
     }
     meta.clock.sync(&game.awaiting(), now);

@@ -585,9 +585,7 @@ pub fn run(
                     }
                 }
             }
-            if let Some(m) = meta.clock.misses.get_mut(seat.index()) {
-                *m = 0;
-            }
+            meta.clock.run_of_misses_ends(seat);
             all(
                 &mut batch,
                 format!("A moderator gave {player}'s seat to {address}{because}."),

@@ -180,8 +180,8 @@ fn run(
             .and_then(|a| a.as_ref())
             .filter(|a| a.from <= wait.due)
             .map(|a| settings.when(a.to));
-        if let (Some(m), None) = (meta.clock.misses.get_mut(seat.index()), forced_by) {
-            *m += 1;
+        if forced_by.is_none() {
+            meta.clock.missed_one(seat);
         }
         // A veto question means `no veto`, a bid `pass`; a moderator's skip
         // overrides `wait`.
@@ -282,8 +282,12 @@ fn run(
                 to_players.push((seat, format!("{why}; {what}.")));
             }
         }
-        let misses = meta.clock.misses.get(seat.index()).copied().unwrap_or(0);
-        if settings.replace_after > 0 && misses == settings.replace_after {
+        // Asked at a missed deadline only, not at a moderator's skip.
+        if let Some(misses) = forced_by
+            .is_none()
+            .then(|| meta.clock.ask_to_replace(seat))
+            .flatten()
+        {
             acts.push((
                 seat,
                 format!(

@@ -631,6 +631,64 @@ fn an_absence_holds_the_players_deadlines_and_everyone_is_told() {
     assert_eq!(g.daemon.store().meta(&g.id).unwrap().clock, before);
 }
 
+/// The moderators are asked once a run of misses to replace a player: when
+/// the run reaches `replace_after`, or, `replace_after` lowered below a run
+/// already longer, at the run's next missed deadline (as `set` tells
+/// everyone); not again at each miss after, nor when a moderator skips.
+#[test]
+fn the_moderators_are_asked_once_a_run_to_replace_a_player_even_when_replace_after_is_lowered() {
+    let clock = ClockSettings {
+        replace_after: 5,
+        ..ClockSettings::default()
+    };
+    let mut g = Game::new(clock, 7);
+    let mut lowered = false;
+    let mut skipped = false;
+    g.play_to_end("cecil", |g| {
+        let misses = g.daemon.store().meta(&g.id).unwrap().clock.misses[2];
+        if misses == 3 && !lowered {
+            lowered = true;
+            stationmaster::local::moderate(
+                &g.daemon.ctx(),
+                &g.id,
+                "gm@example.org",
+                "set replace_after 2",
+                None,
+                g.now,
+            )
+            .unwrap();
+            g.cycle();
+        }
+        if misses == 4 && !skipped {
+            // A moderator's skip is not a missed deadline: no new request.
+            skipped = true;
+            let change = scheduler::skip_awaited_because(
+                &g.daemon.ctx(),
+                &g.id,
+                "gm@example.org",
+                None,
+                g.now,
+            )
+            .unwrap();
+            g.daemon.store().commit(&change).unwrap();
+            g.cycle();
+        }
+    });
+    assert!(lowered && skipped);
+    let asked: Vec<&str> = g
+        .mails_to("gm")
+        .iter()
+        .filter(|(_, s, t)| s.contains("Replace cecil?") || t.starts_with("Replace cecil?"))
+        .map(|(_, _, t)| t.as_str())
+        .collect();
+    assert_eq!(asked.len(), 1, "asked once: {asked:#?}");
+    assert!(
+        asked[0].contains("cecil has missed 4 deadlines in a row"),
+        "{}",
+        asked[0]
+    );
+}
+
 /// `set policy` applies to deadlines that start after it, as every player
 /// is told: a deadline running under `skip` is handled under `skip`, the
 /// next one under the new policy.

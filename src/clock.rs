@@ -575,6 +575,36 @@ impl Clock {
         self.plan();
     }
 
+    /// `seat` is back: their absence ends now. A running deadline of
+    /// theirs it held is held for the part of it they took (none if it had
+    /// not begun), and that becomes its deadline as set, so a later
+    /// absence holds it from there.
+    pub fn back(&mut self, seat: Seat, now: DateTime<Utc>) {
+        let Some(slot) = self.away.get_mut(seat.index()) else {
+            return;
+        };
+        match slot {
+            Some(a) if a.from < now => a.to = a.to.min(now),
+            _ => *slot = None,
+        }
+        let held: Vec<Option<DateTime<Utc>>> = self
+            .waits
+            .iter()
+            .map(|w| {
+                (w.seat == seat && !w.late)
+                    .then(|| self.held(w.seat, w.since, w.unheld(&self.settings)))
+            })
+            .collect();
+        for (w, due) in self.waits.iter_mut().zip(held) {
+            if let Some(due) = due {
+                w.due = due;
+                w.unheld = Some(due);
+            }
+        }
+        self.away[seat.index()] = None;
+        self.plan();
+    }
+
     /// Moves every running deadline by `to` (a moderator's `extend`,
     /// `deadline`, or a resume after a pause): the deadline and the one an
     /// absence holds it from alike, so a later `away` keeps the move.

@@ -747,10 +747,7 @@ fn authenticated(
     }
     for line in &absence {
         if line.eq_ignore_ascii_case("back") {
-            if let Some(a) = meta.clock.away.get_mut(seat.index()) {
-                *a = None;
-            }
-            meta.clock.plan();
+            meta.clock.back(seat, now);
             for s in 0..record.setup.players.len() {
                 absence_notes.push((
                     Seat(s as u8),

@@ -631,6 +631,46 @@ fn an_absence_holds_the_players_deadlines_and_everyone_is_told() {
     assert_eq!(g.daemon.store().meta(&g.id).unwrap().clock, before);
 }
 
+/// `back` ends an absence: a running deadline it held keeps only the part
+/// of the absence the player took, and an absence not yet begun holds
+/// nothing.
+#[test]
+fn back_gives_a_held_deadline_only_the_part_of_the_absence_taken() {
+    let at = |t: &str| DateTime::parse_from_rfc3339(t).unwrap().with_timezone(&Utc);
+    let bob_due = |g: &Game| g.daemon.store().meta(&g.id).unwrap().clock.due_of(Seat(1));
+    for (back_at, due) in [
+        // Two days of the absence (Tue 00:00 to Thu 00:00) taken.
+        ("2026-11-26T00:00:00Z", "2026-11-27T09:00:00Z"),
+        // Back before it began: the deadline as it was set.
+        ("2026-11-23T12:00:00Z", "2026-11-25T09:00:00Z"),
+    ] {
+        let mut g = Game::new(ClockSettings::default(), 7);
+        let token = g.daemon.store().meta(&g.id).unwrap().tokens[1].clone();
+        let mail = |id: &str, body: &str| {
+            format!(
+                "From: bob@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <{id}@example.org>\r\n\r\n{body}\r\n"
+            )
+        };
+        g.inbox.push(mail("away", "away 2026-11-24 to 2026-11-27"));
+        g.cycle();
+        assert_eq!(bob_due(&g), Some(at("2026-11-29T09:00:00Z")), "held 4 days");
+        g.now = at(back_at);
+        g.inbox.push(mail("back", "back"));
+        g.cycle();
+        assert_eq!(bob_due(&g), Some(at(due)), "back at {back_at}");
+        let last = g.mails_to("bob").last().unwrap().2.clone();
+        assert!(last.contains("bob is back"), "{last}");
+        // A later absence holds the deadline from there, the part taken kept.
+        g.inbox.push(mail("away2", "away 2026-12-10 to 2026-12-11"));
+        g.cycle();
+        assert_eq!(
+            bob_due(&g),
+            Some(at(due)),
+            "an absence after it changes nothing"
+        );
+    }
+}
+
 /// The moderators are asked once a run of misses to replace a player: when
 /// the run reaches `replace_after`, or, `replace_after` lowered below a run
 /// already longer, at the run's next missed deadline (as `set` tells

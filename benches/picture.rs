@@ -210,7 +210,10 @@ fn mails(pictures: bool, now: DateTime<Utc>) -> (f64, f64, f64, usize) {
 /// against the picture drawn with its fixed layers kept (every later one).
 fn breakdown() {
     let (_, g, last) = positions("rocket", 0).pop().expect("a position");
-    let picture = g.picture(&last).expect("events read").expect("a picture");
+    let picture = g
+        .picture(&last, None)
+        .expect("events read")
+        .expect("a picture");
     let svg = picture.svg();
     let (whole, whole_cpu, _) =
         timed(|| stationmaster::picture::png_of_svg(&svg).expect("rendered"));
@@ -247,7 +250,10 @@ fn change_by_change(kind: &str) -> (Vec<Duration>, usize) {
         let mut last = Vec::new();
         let first = times.len();
         loop {
-            let picture = g.picture(&last).expect("events read").expect("a picture");
+            let picture = g
+                .picture(&last, None)
+                .expect("events read")
+                .expect("a picture");
             let t = Instant::now();
             let png = stationmaster::picture::png(&picture).expect("rendered");
             times.push(t.elapsed());
@@ -312,7 +318,7 @@ fn main() {
         for seed in 0..GAMES {
             for (what, g, last) in positions(kind, seed) {
                 let (svg_time, _, picture) = timed(|| {
-                    g.picture(&last)
+                    g.picture(&last, None)
                         .expect("events read")
                         .expect("the game draws a picture")
                 });

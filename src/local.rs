@@ -376,15 +376,17 @@ pub fn show(
         viewer,
         &meta.clock.settings,
     ));
-    if ended.is_some() {
-        out.push_str(&format!(
-            "\nThe game is over: {id} {}.\n",
-            ended
-                .as_ref()
-                .map(|e| e.what(&meta.clock.settings))
-                .unwrap_or_default()
-        ));
-        return Ok(out);
+    match &ended {
+        // Said once above the map, and in the status block.
+        Some(crate::service::report::Ended::Aborted { .. }) => return Ok(out),
+        Some(e) => {
+            out.push_str(&format!(
+                "\nThe game is over: {id} {}.\n",
+                e.what(&meta.clock.settings)
+            ));
+            return Ok(out);
+        }
+        None => {}
     }
     // Paused, the clocks stand still: the deadlines move on at the resume.
     if let Some(since) = meta.paused {
@@ -419,13 +421,16 @@ pub fn picture(store: &Store, id: &GameId, name: Option<&str>) -> Result<String,
         seat_for(store, id, n)?;
     }
     let loaded = store.load(id)?;
+    let meta = store.meta(id)?;
     let log = store.log(id)?;
     let last = log
         .iter()
         .rev()
         .find(|e| e.kind == crate::store::EntryKind::Order)
         .map_or(&[][..], |e| &e.events[..]);
-    let picture = loaded.game.picture(last)?.ok_or_else(|| {
+    let stopped = crate::service::report::ended_in(&meta, &*loaded.game, &log)
+        .and_then(|e| e.stopped(&meta.clock.settings));
+    let picture = loaded.game.picture(last, stopped.as_deref())?.ok_or_else(|| {
         LocalError::Argument(format!(
             "{id} is a game of {}, which draws no picture of its board yet; `show {id}` prints its map",
             crate::registry::title(&loaded.record.setup.kind)

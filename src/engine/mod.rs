@@ -288,10 +288,17 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// drawn from the spectator's view like the map, so it shows nothing
     /// private and is one picture for every reader of a change, with what
     /// `last` (the events of the change being reported) touched marked.
-    /// `None` where the game draws no picture: its mail is then text and
-    /// HTML only.
-    fn picture(&self, spectator: &Self::View, last: &[Self::Event]) -> Option<picture::Picture> {
-        let _ = (spectator, last);
+    /// `stopped`: how a moderator stopped the game (`aborted on …`), for a
+    /// picture that says whose turn it is to say instead (as
+    /// [`Game::stopped_status_to`]). `None` where the game draws no
+    /// picture: its mail is then text and HTML only.
+    fn picture(
+        &self,
+        spectator: &Self::View,
+        last: &[Self::Event],
+        stopped: Option<&str>,
+    ) -> Option<picture::Picture> {
+        let _ = (spectator, last, stopped);
         None
     }
 
@@ -406,8 +413,12 @@ pub trait AnyGame: Send + Sync {
     fn render_map(&self) -> Map;
     /// [`Game::picture`], with the events (as stored in
     /// [`Applied::events`]) of the change being reported marked, or `None`
-    /// where the game draws no picture.
-    fn picture(&self, last: &[serde_json::Value]) -> Result<Option<picture::Picture>, SetupError>;
+    /// where the game draws no picture; `stopped` as there.
+    fn picture(
+        &self,
+        last: &[serde_json::Value],
+        stopped: Option<&str>,
+    ) -> Result<Option<picture::Picture>, SetupError>;
     /// See [`Game::render_status`].
     fn render_status(&self, viewer: Option<Seat>) -> String;
     /// [`Game::stopped_status_to`] the view of `viewer`: the status block
@@ -548,11 +559,16 @@ impl<G: Game> AnyGame for G {
         Game::render_map(self)
     }
 
-    fn picture(&self, last: &[serde_json::Value]) -> Result<Option<picture::Picture>, SetupError> {
+    fn picture(
+        &self,
+        last: &[serde_json::Value],
+        stopped: Option<&str>,
+    ) -> Result<Option<picture::Picture>, SetupError> {
         Ok(Game::picture(
             self,
             &self.view(None),
             &read_events::<G>(last)?,
+            stopped,
         ))
     }
 

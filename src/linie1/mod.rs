@@ -588,10 +588,11 @@ impl Game for Linie1 {
         &self,
         spectator: &View,
         _last: &[Event],
+        stopped: Option<&str>,
     ) -> Option<crate::engine::picture::Picture> {
         // A reader's own line and route card are in their status block
         // below it.
-        Some(picture::board_picture(spectator, self.data()))
+        Some(picture::board_picture(spectator, self.data(), stopped))
     }
 
     fn status_to(&self, view: &View) -> String {

@@ -84,15 +84,17 @@ const NAME_CHARS: usize = 20;
 /// Pure and total: a square, terminal or letter in the view that the board
 /// does not have is left out, never a panic.
 pub fn board_svg(view: &View, board: &Components) -> String {
-    board_picture(view, board).svg()
+    board_picture(view, board, None).svg()
 }
 
 /// The board as a picture ([`board_svg`]) in two layers: what the board
 /// prints (ground, terminals, buildings, coordinates, the key), fixed, and
 /// what play puts on it (the title line, tiles, stop signs, trams, the
 /// players), changing. Nothing of the second overlaps the first but the
-/// tiles on the ground.
-pub fn board_picture(view: &View, board: &Components) -> Picture {
+/// tiles on the ground. `stopped`: how a moderator stopped the game
+/// (`aborted on …`), said in the title where the turn would be, with
+/// nobody marked to play.
+pub fn board_picture(view: &View, board: &Components, stopped: Option<&str>) -> Picture {
     let rows = i32::from(board.rows);
     let cols = i32::from(board.columns);
     let width = 2 * MARGIN + cols * CELL;
@@ -147,10 +149,16 @@ pub fn board_picture(view: &View, board: &Components) -> Picture {
     }
     let head = format!("<title>{}</title>\n", text(&view.board));
     let mut played = String::with_capacity(4_000);
-    header(&mut played, view);
+    header(&mut played, view, stopped);
     stop_signs(&mut played, &p, board, view);
     trams(&mut played, &p, board, view);
-    players(&mut played, view, board, board_bottom + 8);
+    players(
+        &mut played,
+        view,
+        board,
+        board_bottom + 8,
+        stopped.is_some(),
+    );
     Picture {
         width: width as u32,
         height: height as u32,
@@ -258,9 +266,10 @@ fn tile_svg(paths: Paths, trees: bool) -> String {
 }
 
 /// The title line: whose turn and what for, or how the game ended.
-fn header(out: &mut String, view: &View) {
-    let mut line = match &view.result {
-        Some(r) => {
+fn header(out: &mut String, view: &View, stopped: Option<&str>) {
+    let mut line = match (&view.result, stopped) {
+        (None, Some(how)) => format!("Game over: {how}."),
+        (Some(r), _) => {
             let mut s = format!("Game over: {}.", r.reason);
             if let Some(w) = &r.winner {
                 if view.viewer.as_deref() == Some(w.as_str()) {
@@ -271,7 +280,7 @@ fn header(out: &mut String, view: &View) {
             }
             s
         }
-        None => {
+        (None, None) => {
             let mut s = format!("Linie 1 · turn {}", view.turn);
             for a in &view.awaiting {
                 let _ = write!(s, " · {}: {}", name_of(view, &a.player), a.what);
@@ -571,7 +580,7 @@ fn labels(out: &mut String, p: &Pen) {
 
 /// The players, from `top`: their tram's look, name, and the cards the
 /// view shows.
-fn players(out: &mut String, view: &View, board: &Components, top: i32) {
+fn players(out: &mut String, view: &View, board: &Components, top: i32, stopped: bool) {
     let mut y = top;
     let stops_ordered = view.options.iter().any(|o| o == "ordered_stops");
     for pl in &view.players {
@@ -580,7 +589,8 @@ fn players(out: &mut String, view: &View, board: &Components, top: i32) {
             Some(n) => n.to_string().into(),
             None => "?".into(),
         };
-        let active = view.result.is_none() && view.awaiting.iter().any(|a| a.player == pl.name);
+        let active =
+            view.result.is_none() && !stopped && view.awaiting.iter().any(|a| a.player == pl.name);
         if active {
             let _ = write!(
                 out,

@@ -571,9 +571,11 @@ impl Game for Rocket {
         &self,
         _spectator: &view::View,
         last: &[Event],
+        _stopped: Option<&str>,
     ) -> Option<crate::engine::picture::Picture> {
         // The board holds nothing private (only money is, rulings 13, and
-        // the picture shows none), as for the map.
+        // the picture shows none), as for the map; it says nothing of
+        // whose turn it is, so nothing of a stop either.
         Some(picture::board_picture(self, last))
     }
 

@@ -241,7 +241,10 @@ pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
             let _ = writeln!(out, "Waiting for: {}", awaited.join("; "));
         }
     }
-    if let Phase::VetoQuestion { extension, .. } | Phase::VetoRound { extension, .. } = g.phase() {
+    // A veto left open when a moderator stopped the game is never settled.
+    if let (Phase::VetoQuestion { extension, .. } | Phase::VetoRound { extension, .. }, None) =
+        (g.phase(), stopped)
+    {
         let _ = write!(
             out,
             "Veto: {} moved from {} to {}; it could stand on {}",

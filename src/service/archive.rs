@@ -93,7 +93,7 @@ pub fn write(
         .map_or(&[][..], |e| &e.events[..]);
     let picture = loaded
         .game
-        .picture(last)
+        .picture(last, ended.stopped(settings).as_deref())
         .map_err(crate::store::StoreError::from)?
         .map(|p| p.svg());
     if let Some(svg) = &picture {

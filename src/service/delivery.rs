@@ -178,7 +178,7 @@ pub(crate) fn observer_mail(
         crate::registry::title(&record.setup.kind)
     ));
     let thread = observer_thread(ctx, id, record, address);
-    let picture = board.picture(ctx, game);
+    let picture = board.picture(ctx, game, ended, settings);
     let draft = Draft {
         html: Some(report::notice_html_with_picture(
             ctx,

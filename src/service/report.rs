@@ -143,18 +143,23 @@ impl Board {
 
     /// The picture, rendered on the first call; None where pictures are
     /// off, the game draws none, or it would not render (a fault in the
-    /// drawing, logged: the reports go without it).
+    /// drawing, logged: the reports go without it). `ended`: how the game
+    /// ended, if it is over (an abort is said in the picture where the
+    /// turn would be).
     pub fn picture(
         &self,
         ctx: &Ctx<'_>,
         game: &dyn AnyGame,
+        ended: Option<&Ended>,
+        settings: &crate::clock::ClockSettings,
     ) -> Option<(crate::mail::compose::InlinePicture, PictureRef)> {
         if !self.pictures {
             return None;
         }
         self.rendered
             .get_or_init(|| {
-                let picture = match game.picture(&self.last) {
+                let stopped = ended.and_then(|e| e.stopped(settings));
+                let picture = match game.picture(&self.last, stopped.as_deref()) {
                     Ok(picture) => picture?,
                     Err(e) => {
                         tracing::warn!(error = %e, "the board's picture could not be drawn; reports go without it");
@@ -282,6 +287,12 @@ impl Ended {
             Ended::Aborted { .. } => format!("Game over: {}", self.how(settings)),
             Ended::Finished(headline) => headline.clone(),
         }
+    }
+
+    /// A moderator's stop in a few words, for a picture's title: `aborted
+    /// on …`; `None` for a game its rules ended (it says so itself).
+    pub fn stopped(&self, settings: &crate::clock::ClockSettings) -> Option<String> {
+        matches!(self, Ended::Aborted { .. }).then(|| self.short(settings))
     }
 
     /// A few words for `games`: `aborted on …`, `finished: bob won`.
@@ -1069,7 +1080,7 @@ pub fn player_mail(
     };
     mail.map = crate::engine::page_text(&board.map.text, &status);
     mail.map_html = crate::engine::page_html(&board.map.html, &status);
-    let picture = board.picture(ctx, game);
+    let picture = board.picture(ctx, game, ended.as_ref(), settings);
     mail.picture = picture.as_ref().map(|(_, r)| r.clone());
     mail.deadlines = deadline_lines(game, meta, Some(seat), now);
     mail.hints = game

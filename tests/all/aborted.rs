@@ -63,12 +63,86 @@ fn abort_everything_says_so(kind: &str) {
         }
     }
     for args in [vec!["show", &id], vec!["show", &id, "--as", "alice"]] {
-        says_aborted(&format!("{args:?}"), &s.ok(&args));
+        let show = s.ok(&args);
+        says_aborted(&format!("{args:?}"), &show);
+        // Above the map and in the status block: not a third time.
+        assert_eq!(
+            show.matches("aborted by a moderator").count(),
+            2,
+            "{args:?}:\n{show}"
+        );
     }
     let archive = s.dir.path().join("var/archive").join(&id);
     for f in ["final.txt", "index.html"] {
         let text = std::fs::read_to_string(archive.join(f)).unwrap();
         says_aborted(&format!("{id}'s archived {f}"), &text);
+    }
+    // The picture says it too where it says whose turn it is (Linie 1),
+    // and marks nobody to play.
+    let svg = s.dir.path().join("board.svg");
+    s.ok(&["show", &id, "--svg", svg.to_str().unwrap()]);
+    let mut pictures = vec![("show --svg", std::fs::read_to_string(&svg).unwrap())];
+    if let Ok(text) = std::fs::read_to_string(archive.join("final.svg")) {
+        pictures.push(("the archived final.svg", text));
+    }
+    if kind == "linie1" {
+        assert_eq!(pictures.len(), 2, "Linie 1's archive has its picture");
+    }
+    for (what, text) in pictures {
+        assert!(
+            !text.contains("to play") && !text.contains("turn 1 "),
+            "{id}: {what} still says whose turn it is:\n{text}"
+        );
+        if kind == "linie1" {
+            assert!(
+                text.contains("Game over: aborted on Sat 21 Nov 2026 18:00 UTC."),
+                "{id}: {what} does not say it was aborted:\n{text}"
+            );
+        }
+    }
+}
+
+/// A Rocket game aborted with a veto open: the veto is never settled, so
+/// no view still sets it out ("it could stand on …").
+#[test]
+fn an_aborted_rocket_game_leaves_its_open_veto_unsaid() {
+    let s = Server::new("");
+    s.ok(&[
+        "new",
+        "rocket",
+        "--seed",
+        "7",
+        "--player",
+        "alice=alice@example.org",
+        "--player",
+        "bob=bob@example.org",
+        "--player",
+        "cecil=cecil@example.org",
+    ]);
+    s.ok(&[
+        "order",
+        "rocket-1",
+        "--as",
+        "bob",
+        "token manchester textiles\nextend ly b4",
+    ]);
+    s.ok(&["order", "rocket-1", "--as", "cecil", "extend ly c5"]);
+    let before = s.ok(&["show", "rocket-1", "--as", "bob"]);
+    assert!(before.contains("it could stand on"), "{before}");
+    let _ = s.process();
+    s.ok(&["mod", "rocket-1", "--by", GM, "--why", "test over", "abort"]);
+    let mut texts: Vec<(String, String)> = s
+        .process()
+        .into_iter()
+        .map(|m| (format!("the mail to {}", m.to), m.text))
+        .collect();
+    texts.push(("show".into(), s.ok(&["show", "rocket-1", "--as", "bob"])));
+    for (what, text) in texts {
+        says_aborted(&what, &text);
+        assert!(
+            !text.contains("Veto:") && !text.contains("it could stand on"),
+            "{what} still sets out the veto:\n{text}"
+        );
     }
 }
 

@@ -28,7 +28,7 @@ const LAND: [u8; 3] = [0xef, 0xe8, 0xcf];
 const SEA: [u8; 3] = [0xb9, 0xd4, 0xee];
 
 fn picture(g: &Rocket, last: &[stationmaster::rocket::Event]) -> Picture {
-    g.picture(&g.view(None), last)
+    g.picture(&g.view(None), last, None)
         .expect("Rocket draws its board")
 }
 
@@ -74,7 +74,7 @@ fn a_rocket_picture_shows_nothing_the_text_hides() {
     let spectator = svg(&g, &[]);
     for seat in 0..3 {
         let view = g.view(Some(Seat(seat)));
-        let theirs = g.picture(&view, &[]).map(|p| p.svg());
+        let theirs = g.picture(&view, &[], None).map(|p| p.svg());
         assert_eq!(theirs.as_deref(), Some(spectator.as_str()));
     }
     // Money is the one secret (rulings 13): no amount is drawn.
@@ -263,7 +263,7 @@ fn a_linie1_report_carries_the_board_as_a_spectator_sees_it() {
     assert!(png.len() < 120 * 1024, "{} bytes", png.len());
     let game = t.daemon.store().load(&t.id).expect("the game").game;
     let svg = game
-        .picture(&[])
+        .picture(&[], None)
         .expect("events read")
         .expect("Linie 1 draws its board")
         .svg();
@@ -474,9 +474,9 @@ fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
     let pictures = [
         picture(&common::game(&ABC), &[]),
         picture(&g, &events),
-        Game::picture(&linie1, &linie1.view(None), &[]).expect("Linie 1 draws its board"),
+        Game::picture(&linie1, &linie1.view(None), &[], None).expect("Linie 1 draws its board"),
         // No tile laid: nothing stamped, only the bottom layer kept.
-        Game::picture(&empty, &empty.view(None), &[]).expect("Linie 1 draws its board"),
+        Game::picture(&empty, &empty.view(None), &[], None).expect("Linie 1 draws its board"),
     ];
     assert!(pictures[3].layers.iter().all(|l| l.stamps.is_empty()));
     for p in &pictures {
@@ -516,7 +516,7 @@ fn each_picture_of_a_game_drawn_from_the_one_before_shows_its_whole_svg() {
             let order = legal[rng.below(legal.len())].clone();
             let events = g.apply(awaited, &order).expect("a legal order applies");
             let p = g
-                .picture(&g.view(None), &events)
+                .picture(&g.view(None), &events, None)
                 .expect("the game draws its board");
             let png = stationmaster::picture::png(&p).expect("rendered");
             if n % every == 0 {

@@ -495,8 +495,9 @@ impl Rocket {
             return Err(RuleError::new(
                 "rulings 7",
                 format!(
-                    "Only holders of {} shares may call a veto round.",
-                    self.line_name(line)
+                    "Only holders of real {id} shares may call a veto round{}.",
+                    self.no_real_shares(seat, line),
+                    id = self.line_name(line)
                 ),
             ));
         }
@@ -529,16 +530,29 @@ impl Rocket {
     }
 
     fn decline_veto(&mut self, seat: Seat) -> Outcome {
-        let Phase::VetoQuestion { extension, waiting } = &mut self.phase else {
+        let Phase::VetoQuestion { extension, waiting } = &self.phase else {
             return Err(self.not_veto_question("no veto"));
         };
         let Some(pos) = waiting.iter().position(|s| *s == seat) else {
+            let line = extension.line;
             let why = if seat == self.turn.active {
                 "You moved the locomotive, so you are not asked; you may still call `veto`."
+                    .to_string()
+            } else if self.players[seat.index()].shares[line.index()] > 0 {
+                // Real shares now means real shares at the move: asked then.
+                "You have already answered `no veto` on this move.".to_string()
             } else {
-                "You are not asked about this move: you hold no shares of the line, or have answered already."
+                format!(
+                    "You are not asked about {id}'s move to {}, as only holders of real {id} shares are asked{}.",
+                    extension.chosen,
+                    self.no_real_shares(seat, line),
+                    id = self.line_name(line)
+                )
             };
             return Err(RuleError::new("rulings 7", why));
+        };
+        let Phase::VetoQuestion { extension, waiting } = &mut self.phase else {
+            unreachable!("matched above");
         };
         waiting.remove(pos);
         let mut events = vec![Event::VetoDeclined { player: seat }];
@@ -548,6 +562,22 @@ impl Rocket {
             self.resolve_extension(extension, None, &mut events);
         }
         Ok(events)
+    }
+
+    /// Why `seat`, holding no real shares of `line`, has no say in its
+    /// veto: the end of a sentence, naming supplementary shares held, which
+    /// count for majorities but cannot be bid (rulings 6 and 7).
+    fn no_real_shares(&self, seat: Seat, line: LineId) -> String {
+        let id = self.line_name(line);
+        match self.players[seat.index()].supplementary[line.index()] {
+            0 => ", and you hold none".to_string(),
+            1 => format!(
+                ": your one {id} share is a supplementary one, which counts for majorities but cannot be bid"
+            ),
+            n => format!(
+                ": your {n} {id} shares are supplementary ones, which count for majorities but cannot be bid"
+            ),
+        }
     }
 
     fn not_veto_question(&self, order: &str) -> RuleError {

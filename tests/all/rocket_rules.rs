@@ -542,7 +542,10 @@ fn rulings_07_any_shareholder_may_call_a_veto_the_active_player_included() {
     act(&mut g, "extend GWR D14"); // Béla; Andi is asked
     let err = refused(&mut g, CECIL, "veto");
     assert_eq!(err.rule, "rulings 7");
-    assert!(err.message.contains("Only holders of GWR shares"));
+    assert!(
+        err.message
+            .contains("Only holders of real GWR shares may call a veto round, and you hold none.")
+    );
 }
 
 /// Rulings 7: bids go once around the table from the player left of the
@@ -655,6 +658,59 @@ fn rulings_07_bids_are_paid_in_real_shares_only() {
     let ev = order(&mut g, BELA, "bid 1 I2");
     assert!(has(&ev, |e| *e == Event::CannotBid { player: CECIL }));
     assert_eq!(g.awaiting()[0].seat, ANDI);
+}
+
+/// Rulings 7 and decision A in words: Cecil holds one NER share, a
+/// supplementary one (his status shows `NER 0+1`). He is not asked about
+/// Andi's NER move, and when he tries `veto` or `no veto` the refusal says
+/// why: only real shares can be bid. It told him "Only holders of NER shares
+/// may call a veto round", which he is, and "you hold no shares of the
+/// line, or have answered already", neither of which is so.
+#[test]
+fn rulings_07_a_holder_of_supplementary_shares_only_is_told_why_he_has_no_veto() {
+    let mut g = game(&ABC);
+    l_and_y_into_isolated_ner(&mut g);
+    assert_eq!(
+        (shares(&g, CECIL, "NER"), real_shares(&g, CECIL, "NER")),
+        (1, 0)
+    );
+    turn_to(&mut g, ANDI);
+    act(&mut g, "extend NER I1");
+    let err = refused(&mut g, CECIL, "veto");
+    assert_eq!(err.rule, "rulings 7");
+    assert_eq!(
+        err.message,
+        "Only holders of real NER shares may call a veto round: your one NER share is a \
+         supplementary one, which counts for majorities but cannot be bid."
+    );
+    let err = refused(&mut g, CECIL, "no veto");
+    assert_eq!(
+        err.message,
+        "You are not asked about NER's move to I1, as only holders of real NER shares are \
+         asked: your one NER share is a supplementary one, which counts for majorities but \
+         cannot be bid."
+    );
+
+    // A holder of real shares who has answered is told so.
+    let mut g = veto_position(&[], &[]);
+    act(&mut g, "extend GWR F12"); // Andi and Béla are asked
+    order(&mut g, ANDI, "no veto");
+    let err = refused(&mut g, ANDI, "no veto");
+    assert_eq!(
+        err.message,
+        "You have already answered `no veto` on this move."
+    );
+    // One with no share at all is told that.
+    let mut g = game(&ABC);
+    extend(&mut g, "GWR C14"); // Andi
+    end_turn(&mut g);
+    act(&mut g, "extend GWR D14"); // Béla; Andi is asked
+    let err = refused(&mut g, CECIL, "no veto");
+    assert_eq!(
+        err.message,
+        "You are not asked about GWR's move to D14, as only holders of real GWR shares are \
+         asked, and you hold none."
+    );
 }
 
 /// Rulings 7: the winner puts the bid shares back on the board stack, and the

@@ -15,7 +15,7 @@
 //! from the same mail, and its player is told which; what applied before
 //! it stays applied.
 
-use crate::engine::{AnyGame, Applied, OrderRejected, RuleError, Seat, Timing};
+use crate::engine::{AnyGame, Applied, OrderError, OrderRejected, RuleError, Seat, Timing};
 use crate::store::{BatchRejected, GameMeta, Held};
 
 /// What a batch of orders did.
@@ -93,6 +93,15 @@ pub fn run(
             line_no: i + 1,
             rejected,
         };
+        if line == crate::engine::SKIP_ORDER {
+            // The log's record of a missed deadline or a moderator's skip,
+            // which replay applies; never a player's order (README).
+            return Err(refuse(OrderRejected::Parse(OrderError::new(
+                line,
+                "`!skip` is how the log records a missed deadline or a moderator's skip, \
+                 not an order a player can send (a moderator skips a player with `mod GAME skip`)",
+            ))));
+        }
         let timing = work.timing_line(seat, line).map_err(refuse)?;
         if !waiting.is_empty() {
             // Behind a held line: it waits with it, whatever it is.

@@ -105,6 +105,33 @@ fn orders_apply_all_or_nothing_and_refusals_say_why() {
     assert_eq!(json(&dir, &game, None), before);
 }
 
+/// `!skip` is the log's record of a missed deadline or a moderator's skip,
+/// which players cannot send (docs/rocket-rulings.md, decision K). By mail
+/// it is chatter; `order --as`, "as if NAME had mailed them", applied it:
+/// cecil's veto-round place was given up ("cecil passes") and his turn
+/// went on from there.
+#[test]
+fn a_player_cannot_send_the_system_s_skip() {
+    let dir = TempDir::new().unwrap();
+    let game = new_game(&dir, 7);
+    stdout(sm(&dir).args(["order", &game, "--as", "bob", "token manchester textiles"]));
+    let before = json(&dir, &game, None);
+    let out = sm(&dir)
+        .args(["order", &game, "--as", "bob", "!skip"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Line 1 refused: !skip"), "{err}");
+    assert!(
+        err.contains("`!skip` is how the log records a missed deadline or a moderator's skip"),
+        "{err}"
+    );
+    assert_eq!(json(&dir, &game, None), before);
+    let log = stdout(sm(&dir).args(["log", &game]));
+    assert!(!log.contains("skip"), "{log}");
+}
+
 #[test]
 fn money_is_private_in_show_and_json() {
     let dir = TempDir::new().unwrap();

@@ -194,10 +194,17 @@ pub(super) fn parse(board: &Board, line: &str) -> Result<Order, OrderError> {
         Keyword::Bid => {
             arity(2, "bid N HEX")?;
             let shares: u8 = args[0].parse().map_err(|_| {
-                OrderError::new(
-                    line,
-                    format!("`{}` is not a number of shares; write `bid N HEX`", args[0]),
-                )
+                let why = if args[0].bytes().all(|b| b.is_ascii_digit()) {
+                    // A number, but past what a u8 holds.
+                    format!(
+                        "`{}` is more shares than there are: a line has {}",
+                        args[0],
+                        super::SHARES_PER_LINE
+                    )
+                } else {
+                    format!("`{}` is not a number of shares", args[0])
+                };
+                OrderError::new(line, format!("{why}; write `bid N HEX`"))
             })?;
             Ok(Order::Bid {
                 shares,

@@ -2315,6 +2315,13 @@ fn grammar_ambiguous_and_unknown_words() {
     assert!(e.message.contains("not a hex"), "{e}");
     let e = err("bid many E12");
     assert!(e.message.contains("not a number"));
+    // A number too big to be a bid is still a number: it was "not a number
+    // of shares".
+    let e = err("bid 300 E12");
+    assert_eq!(
+        e.message,
+        "`300` is more shares than there are: a line has 16; write `bid N HEX`"
+    );
     let e = err("extend GWR");
     assert!(e.message.contains("incomplete"));
     let e = err("pass now");

@@ -349,9 +349,15 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
             )
         }
         Event::Isolated { line: l, discarded } => format!(
-            "{} is isolated: it can reach no new place nor another line; {} discarded.",
+            "{} is isolated: it can reach no new place nor another line; {}.",
             line(l),
-            plural(*discarded, "board share is", "board shares are")
+            match discarded {
+                0 => "it has no board shares left to discard".to_string(),
+                n => format!(
+                    "{} discarded",
+                    plural(*n, "board share is", "board shares are")
+                ),
+            }
         ),
         Event::TurnBegan { player, number } => format!("Turn {number}: {} to play.", who(player)),
         Event::TurnSkipped { player } => {

@@ -256,7 +256,10 @@ fn city(board: &Board, line: &str, word: &str) -> Result<PlaceId, OrderError> {
                     p.name.to_lowercase().starts_with(&word.to_lowercase())
                         && !matches!(p.kind, PlaceKind::City(_))
                 })
-                .map(|p| format!(" ({} is not a city)", p.name))
+                .map(|p| match p.kind {
+                    PlaceKind::Start(_) => format!(": {} is a starting town", p.name),
+                    _ => format!(": {} is a railway town", p.name),
+                })
                 .unwrap_or_default();
             Err(OrderError::new(line, format!("`{word}` is not a city{also}")).expecting(names))
         }

@@ -965,6 +965,25 @@ fn rulings_09_an_isolated_line_loses_its_board_shares() {
     assert_eq!(status(&g, "NER"), LineStatus::Isolated);
     assert_eq!(board_shares(&g, "NER"), 0);
     assert_eq!([shares(&g, ANDI, "NER"), shares(&g, BELA, "NER")], [1, 1]);
+    // As players read it; a line with no board shares left loses none.
+    let ner = line(&g, "NER");
+    let told = |discarded| {
+        g.describe(
+            &Event::Isolated {
+                line: ner,
+                discarded,
+            },
+            None,
+        )
+    };
+    assert_eq!(
+        told(14),
+        "NER is isolated: it can reach no new place nor another line; 14 board shares are discarded."
+    );
+    assert_eq!(
+        told(0),
+        "NER is isolated: it can reach no new place nor another line; it has no board shares left to discard."
+    );
 }
 
 /// Rules, "Isolated railway lines" (and rulings 9): an isolated line may
@@ -2305,7 +2324,15 @@ fn grammar_ambiguous_and_unknown_words() {
     assert!(e.message.contains("not a railway line"));
     assert!(e.expected.contains(&"GWR".to_string()));
     let e = err("token Leeds steel");
-    assert!(e.message.contains("Leeds is not a city"), "{e}");
+    assert_eq!(
+        e.message, "`Leeds` is not a city: Leeds is a railway town",
+        "{e}"
+    );
+    let e = err("token liv steel");
+    assert_eq!(
+        e.message, "`liv` is not a city: Liverpool is a starting town",
+        "{e}"
+    );
     let e = err("fly away");
     assert!(e.message.contains("not an order"));
     assert!(e.expected.iter().any(|x| x.contains("extend LINE HEX")));

@@ -185,6 +185,30 @@ pub fn flush_queues(work: &mut Box<dyn AnyGame>, meta: &mut GameMeta, batch: &mu
     for (s, done) in done.into_iter().enumerate() {
         tell_applied(batch, Seat(s as u8), done);
     }
+    // The game is over (the change that ended it was a veto round's, say,
+    // with the mover's next action held behind it): nothing held can ever
+    // apply, and each player is told what of theirs was not.
+    if matches!(work.status(), crate::engine::Status::Finished(_)) {
+        for (s, held) in meta.queued.iter_mut().enumerate() {
+            let held = std::mem::take(held);
+            let lines: Vec<String> = held
+                .batches
+                .into_iter()
+                .flatten()
+                .chain(held.standing)
+                .map(|l| format!("`{l}`"))
+                .collect();
+            if !lines.is_empty() {
+                batch.notes.push((
+                    Seat(s as u8),
+                    format!(
+                        "The game is over, so your waiting orders were not applied: {}.",
+                        lines.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 fn tell_applied(batch: &mut Batch, seat: Seat, done: Vec<String>) {

@@ -237,3 +237,109 @@ fn random_games_of_three_players() {
 fn random_games_of_four_players() {
     run(4);
 }
+
+/// Orders held behind a veto question or round (the mover's next action, a
+/// standing bid or pass) when the change that settles it ends the game can
+/// never apply: each player is told, and nothing stays held. Random
+/// 3-player games through the order service, every player holding what it
+/// can whenever it can, until one ends with something held.
+#[test]
+fn orders_held_when_the_game_ends_are_dropped_and_their_senders_told() {
+    use stationmaster::engine::AnyGame;
+    use stationmaster::registry::{self, BoardSource};
+    use stationmaster::service::orders;
+    use stationmaster::store::GameMeta;
+
+    let mut ended_with_held = 0;
+    for seed in 0..60u64 {
+        let setup = Setup {
+            kind: "rocket".into(),
+            players: (0..3)
+                .map(|i| PlayerSetup {
+                    name: format!("P{i}"),
+                    email: format!("p{i}@example.test"),
+                })
+                .collect(),
+            options: vec![],
+            seed,
+        };
+        let mut g: Box<dyn AnyGame> = registry::new_game(&setup, &BoardSource::embedded()).unwrap();
+        let mut meta = GameMeta::default();
+        let mut rng = SplitMix64::new(seed);
+        for _ in 0..MAX_ORDERS {
+            let Status::Active(awaited) = g.status() else {
+                break;
+            };
+            // Everyone not awaited holds what they can: the mover an
+            // action, the others a standing pass.
+            for s in 0..3u8 {
+                let seat = Seat(s);
+                let holding = meta.queued.get(s as usize).is_some_and(|h| !h.is_empty());
+                if holding || awaited.iter().any(|a| a.seat == seat) {
+                    continue;
+                }
+                for line in ["token Manchester steel", "pass"] {
+                    if let Ok((work, m, batch)) = orders::run(&*g, &meta, seat, &[line.into()])
+                        && batch.applied.is_empty()
+                        && !batch.held.is_empty()
+                    {
+                        (g, meta) = (work, m);
+                        break;
+                    }
+                }
+            }
+            let seat = awaited[0].seat;
+            let legal = g.legal_order_lines(seat);
+            let extends: Vec<&String> = legal.iter().filter(|l| l.starts_with("extend")).collect();
+            let line = if !extends.is_empty() && rng.below(3) > 0 {
+                extends[rng.below(extends.len())].clone()
+            } else {
+                legal[rng.below(legal.len())].clone()
+            };
+            let held_before: Vec<bool> = (0..3)
+                .map(|s| meta.queued.get(s).is_some_and(|h| !h.is_empty()))
+                .collect();
+            let (work, m, batch) = orders::run(&*g, &meta, seat, std::slice::from_ref(&line))
+                .unwrap_or_else(|e| panic!("seed {seed}: `{line}` refused: {e:?}"));
+            (g, meta) = (work, m);
+            if matches!(g.status(), Status::Finished(_)) {
+                assert!(
+                    meta.queued.iter().all(|h| h.is_empty()),
+                    "seed {seed}: held after the end: {:?}",
+                    meta.queued
+                );
+                let told: Vec<usize> = batch
+                    .notes
+                    .iter()
+                    .filter(|(_, t)| {
+                        t.starts_with(
+                            "The game is over, so your waiting orders were not applied: `",
+                        )
+                    })
+                    .map(|(n, _)| n.index())
+                    .collect();
+                for (s, held) in held_before.iter().enumerate() {
+                    // A held line may also have been applied or dropped on
+                    // its own by the change that ended the game, and said so.
+                    assert!(
+                        !*held || batch.notes.iter().any(|(n, _)| n.index() == s),
+                        "seed {seed}: P{s} held orders and was told nothing: {:?}",
+                        batch.notes
+                    );
+                    assert!(held_before[s] || !told.contains(&s), "seed {seed}");
+                }
+                ended_with_held += told.len();
+                break;
+            }
+        }
+        assert!(
+            matches!(g.status(), Status::Finished(_)),
+            "seed {seed}: no end"
+        );
+    }
+    assert!(
+        ended_with_held > 0,
+        "no game ended with an order held: the test saw nothing"
+    );
+    eprintln!("{ended_with_held} players told of orders held at the end");
+}

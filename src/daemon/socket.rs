@@ -98,18 +98,24 @@ fn listen(path: &Path, jobs: mpsc::Sender<Job>) -> std::io::Result<Listening> {
 /// Reads one request from `stream`, has the daemon run it, and writes the
 /// answer back.
 fn serve_one(stream: UnixStream, jobs: &mpsc::Sender<Job>) {
-    let answer = (|| -> std::io::Result<Answer> {
+    let answer = (|| -> std::io::Result<Option<Answer>> {
         stream.set_nonblocking(false)?;
         stream.set_read_timeout(Some(Duration::from_secs(10)))?;
         let mut line = String::new();
         BufReader::new((&stream).take(MAX_REQUEST)).read_line(&mut line)?;
+        if line.is_empty() {
+            // Nothing asked: a command line that only looked whether a
+            // daemon listens (`process`, `import`, `check-config` beside
+            // it) and went. Nobody waits for an answer.
+            return Ok(None);
+        }
         let wire: Wire = match serde_json::from_str(&line) {
             Ok(w) => w,
             Err(e) => {
                 let refused = LocalError::Argument(format!(
                     "the daemon cannot read this command ({e}); are the command line and the daemon the same version of Stationmaster?"
                 ));
-                return Ok(Answer::Done(Outcome::of(Err(refused))));
+                return Ok(Some(Answer::Done(Outcome::of(Err(refused)))));
             }
         };
         if wire.protocol != PROTOCOL {
@@ -117,19 +123,20 @@ fn serve_one(stream: UnixStream, jobs: &mpsc::Sender<Job>) {
                 "the command line speaks version {} to the daemon, which speaks {PROTOCOL}: restart the daemon with this Stationmaster",
                 wire.protocol
             ));
-            return Ok(Answer::Done(Outcome::of(Err(refused))));
+            return Ok(Some(Answer::Done(Outcome::of(Err(refused)))));
         }
         let (tx, rx) = mpsc::channel();
         let declined = || Answer::Declined {
             why: "the daemon is stopping".to_string(),
         };
         if jobs.send((wire.request, tx)).is_err() {
-            return Ok(declined());
+            return Ok(Some(declined()));
         }
-        Ok(rx.recv().map_or_else(|_| declined(), Answer::Done))
+        Ok(Some(rx.recv().map_or_else(|_| declined(), Answer::Done)))
     })();
     match answer {
-        Ok(answer) => {
+        Ok(None) => {}
+        Ok(Some(answer)) => {
             let mut text = serde_json::to_string(&answer).unwrap_or_default();
             text.push('\n');
             if let Err(e) = (&stream).write_all(text.as_bytes()) {

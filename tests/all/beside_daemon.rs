@@ -346,3 +346,46 @@ fn commands_without_now_run_at_the_daemons_time() {
     // Nobody was passed over: at the daemon's time the deadline is ahead.
     assert!(!log.contains("missed"), "{log}");
 }
+
+#[test]
+fn commands_that_only_look_for_the_daemon_leave_no_warning_in_its_log() {
+    // `process`, `import` and `check-config` connect to the socket to see
+    // whether a daemon listens, and go without asking anything. The
+    // daemon's log (what the operator watches) must not call each of those
+    // a broken pipe.
+    let dir = folder();
+    let log = dir.path().join("daemon.log");
+    let socket = dir.path().join("var/db.sock");
+    let mut child = command(dir.path())
+        .arg("run")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !socket.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the daemon made no socket"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::fs::write(dir.path().join("empty.json"), "{}").unwrap();
+    for args in [
+        &["process"][..],
+        &["import", "empty.json"],
+        &["check-config"],
+    ] {
+        let _ = sm(dir.path(), args);
+    }
+    // The daemon serves connections on a thread of its own: give it a
+    // moment to see the last one go.
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("stopped"), "{text}");
+    assert!(!text.contains("WARN"), "{text}");
+}

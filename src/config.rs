@@ -418,49 +418,80 @@ impl Config {
         let Some(path) = path else {
             return Ok(Config::default());
         };
-        let name = path.display().to_string();
-        let config = Config::read(path)?;
-        config.refuse_breaking(&name)?;
-        Ok(config)
+        Config::parse(&path.display().to_string(), &read_text(path)?)
     }
 
     /// Reads `path` as TOML into the structs, and checks nothing else:
     /// `check-config` reads a file so, to list all of its problems.
     pub fn read(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
-            path: path.display().to_string(),
-            cause,
-        })?;
-        Config::parse_toml(&path.display().to_string(), &text)
+        Config::parse_toml(&path.display().to_string(), &read_text(path)?)
     }
 
     /// Reads a configuration from its text; `path` names it in errors.
     pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
         let config = Config::parse_toml(path, text)?;
-        config.refuse_breaking(path)?;
+        config.refuse_breaking(path, text)?;
         Ok(config)
     }
 
     fn parse_toml(path: &str, text: &str) -> Result<Config, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Invalid {
-            path: path.to_string(),
-            line: e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
-            message: e.message().trim().to_string(),
+        toml::from_str(text).map_err(|e| {
+            // `[deadlines]` is read as a whole (a game's own names for its
+            // settings are read too), so its errors point at its heading:
+            // find the setting that fails, and its line.
+            if let Some((key, message)) = deadlines_fault(text)
+                && let Some(line) = key_line(text, "deadlines", &key)
+            {
+                return ConfigError::Invalid {
+                    path: path.to_string(),
+                    line: Some(line),
+                    message: format!("[deadlines] {key}: {message}"),
+                };
+            }
+            ConfigError::Invalid {
+                path: path.to_string(),
+                line: e
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+                message: e.message().trim().to_string(),
+            }
         })
     }
 
-    fn refuse_breaking(&self, path: &str) -> Result<(), ConfigError> {
+    /// Refuses what [`Config::breaking`] finds, each problem with the line
+    /// of its key in `text` where it is written there.
+    fn refuse_breaking(&self, path: &str, text: &str) -> Result<(), ConfigError> {
         let problems = self.breaking();
-        if problems.is_empty() {
-            return Ok(());
+        let lines: Vec<Option<usize>> = problems
+            .iter()
+            .map(|p| {
+                // "[table] key: why" (or "[table] key value: why").
+                let (table, rest) = p.strip_prefix('[')?.split_once("] ")?;
+                let key = rest.split([':', ' ']).next()?;
+                key_line(text, table, key)
+            })
+            .collect();
+        match (problems.as_slice(), lines.as_slice()) {
+            ([], _) => Ok(()),
+            ([one], [line]) => Err(ConfigError::Invalid {
+                path: path.to_string(),
+                line: *line,
+                message: one.clone(),
+            }),
+            _ => Err(ConfigError::Invalid {
+                path: path.to_string(),
+                line: None,
+                message: problems
+                    .iter()
+                    .zip(&lines)
+                    .map(|(p, l)| match l {
+                        Some(l) => format!("{p} (line {l})"),
+                        None => p.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            }),
         }
-        Err(ConfigError::Invalid {
-            path: path.to_string(),
-            line: None,
-            message: problems.join("; "),
-        })
     }
 
     /// The values every command refuses, as they would break the daemon:
@@ -487,7 +518,23 @@ impl Config {
             1,
         );
         if let Err(message) = self.deadlines.check() {
-            out.push(format!("[deadlines] {message}"));
+            // Named by its key, as every other problem is (the messages of
+            // the time zone and of a deadline of no time name none).
+            let d = &self.deadlines;
+            let key = if d.tz().is_err() {
+                Some("time_zone")
+            } else if message.starts_with("a deadline") {
+                [("turn", d.turn), ("question", d.question), ("bid", d.bid)]
+                    .into_iter()
+                    .find(|(_, s)| s.0 == 0)
+                    .map(|(k, _)| k)
+            } else {
+                None
+            };
+            match key {
+                Some(key) => out.push(format!("[deadlines] {key}: {message}")),
+                None => out.push(format!("[deadlines] {message}")),
+            }
         }
         out
     }
@@ -605,6 +652,68 @@ impl Config {
 }
 
 /// `key: N is too small (at least MIN)`, if `value` is below `min`.
+/// The text of the config file at `path`.
+fn read_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
+        path: path.display().to_string(),
+        cause,
+    })
+}
+
+/// The setting of `[deadlines]` that cannot be read, and why, found by
+/// reading each setting of the table alone.
+fn deadlines_fault(text: &str) -> Option<(String, String)> {
+    #[derive(Deserialize)]
+    struct Only {
+        #[serde(deserialize_with = "crate::clock::read_settings")]
+        #[allow(dead_code)]
+        deadlines: crate::clock::ClockSettings,
+    }
+    let table: toml::Table = toml::from_str(text).ok()?;
+    let deadlines = table.get("deadlines")?.as_table()?;
+    deadlines.iter().find_map(|(key, value)| {
+        let one = toml::Table::from_iter([(key.clone(), value.clone())]);
+        let whole = toml::Table::from_iter([("deadlines".to_string(), toml::Value::Table(one))]);
+        whole
+            .try_into::<Only>()
+            .err()
+            .map(|e| (key.clone(), e.message().trim().to_string()))
+    })
+}
+
+/// The line (from 1) where `key = …` is written in the table `[table]` of
+/// `text` (a deadline setting also under a game's own name for it).
+fn key_line(text: &str, table: &str, key: &str) -> Option<usize> {
+    let names: Vec<&str> = std::iter::once(key)
+        .chain(
+            crate::registry::deadline_aliases()
+                .filter(|(_, neutral)| table == "deadlines" && *neutral == key)
+                .map(|(alias, _)| alias),
+        )
+        .collect();
+    let mut current = String::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(heading) = line.strip_prefix('[') {
+            current = heading
+                .split(']')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            continue;
+        }
+        let Some((name, _)) = line.split_once('=') else {
+            continue;
+        };
+        let name = name.trim().trim_matches(['"', '\'']);
+        if current == table && names.contains(&name) {
+            return Some(n + 1);
+        }
+    }
+    None
+}
+
 fn at_least(out: &mut Vec<String>, key: &str, value: u64, min: u64) {
     if value < min {
         out.push(format!("{key}: {value} is too small (at least {min})"));

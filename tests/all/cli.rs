@@ -792,6 +792,42 @@ fn deadline_settings_take_neutral_names_and_the_games_own() {
     assert!(err.contains("`veto_question` and `question`"), "{err}");
 }
 
+/// A mistake in `[deadlines]` is named by its file, the line of its key
+/// and the key, as a mistake anywhere else in the config is: not by the
+/// line of the `[deadlines]` heading, with a value nobody can place.
+#[test]
+fn a_deadline_setting_that_cannot_be_used_is_named_by_its_key_and_line() {
+    let dir = TempDir::new().unwrap();
+    let cases = [
+        ("turn = \"2 days\"", "turn: `2 days` is not a duration"),
+        ("veto_bid = \"12x\"", "veto_bid: `12x` is not a duration"),
+        ("policy = \"skipp\"", "policy: unknown variant `skipp`"),
+        ("trun = \"2d\"", "trun: unknown field `trun`"),
+        (
+            "time_zone = \"Europe/Lodnon\"",
+            "time_zone: `Europe/Lodnon` is not a time zone",
+        ),
+        (
+            "question = \"0m\"",
+            "question: a deadline must be longer than 0m",
+        ),
+    ];
+    for (setting, said) in cases {
+        // The mistake on line 6, below the heading on line 3.
+        let text = format!(
+            "[daemon]\npoll_seconds = 5\n[deadlines]\n# the defaults\nbid = \"12h\"\n{setting}\naway_max = \"14d\"\n"
+        );
+        std::fs::write(dir.path().join("c.toml"), text).unwrap();
+        let (code, err) = failed(sm(&dir).args(["--config", "c.toml", "games"]));
+        assert_eq!(code, Some(1), "{setting}: {err}");
+        assert_eq!(err.lines().count(), 1, "{setting}: {err}");
+        assert!(
+            err.contains(&format!("config file c.toml, line 6: [deadlines] {said}")),
+            "{setting}: {err}"
+        );
+    }
+}
+
 /// What Stationmaster keeps (keys, addresses, mail waiting) is readable by
 /// the operator's user alone, whatever the umask: the folders it makes
 /// are mode 0700.

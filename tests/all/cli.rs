@@ -566,6 +566,30 @@ fn usage_errors_exit_64_and_name_the_argument() {
     ]));
     assert_eq!(code, Some(64), "{err}");
     assert!(err.contains("--turn"), "{err}");
+    // Each deadline flag is named when its value cannot be used, not only
+    // when it cannot be read.
+    for (flag, value) in [
+        ("--time-zone", "Mars/Base"),
+        ("--round-to-hour", "24"),
+        ("--skip-days", "sat,funday"),
+        ("--turn", "0m"),
+    ] {
+        let (code, err) = failed(sm(&dir).args([
+            "new",
+            "rocket",
+            "--player",
+            "a=a@x.org",
+            "--player",
+            "b=b@x.org",
+            flag,
+            value,
+        ]));
+        assert_eq!(code, Some(64), "{flag} {value}: {err}");
+        assert!(
+            err.starts_with(&format!("stationmaster: {flag}: ")),
+            "{err}"
+        );
+    }
     let (code, err) = failed(sm(&dir).args(["quarantine", "retry"]));
     assert_eq!(code, Some(64), "{err}");
     let (code, err) = failed(sm(&dir).args(["mod", &game, "dance"]));

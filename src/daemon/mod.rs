@@ -438,7 +438,7 @@ impl Daemon {
         }
         self.key_site_moderators(now)?;
         report.scheduled = self.schedule(now)?;
-        let (more_sent, more_failed) = self.drain(now)?;
+        let (more_sent, more_failed) = self.drain_until(now, stop)?;
         report.sent = sent + more_sent;
         report.failed = failed + more_failed;
         Ok(report)
@@ -542,13 +542,28 @@ impl Daemon {
     /// The outbox is read [`DRAIN_BATCH`] mails at a time, so memory stays
     /// flat however many mails wait.
     pub fn drain(&mut self, now: DateTime<Utc>) -> Result<(usize, usize), DaemonError> {
+        self.drain_until(now, &AtomicBool::new(false))
+    }
+
+    /// [`Daemon::drain`], ended after the mail in hand once `stop` is set
+    /// (a signal): the rest waits in the outbox for the next run, instead
+    /// of holding up the stop by every mail's send (each up to the mail
+    /// server's timeout, while it does not answer).
+    pub fn drain_until(
+        &mut self,
+        now: DateTime<Utc>,
+        stop: &AtomicBool,
+    ) -> Result<(usize, usize), DaemonError> {
         let mut sending = Sending::new(&self.store, self.outbound.as_mut(), &self.config, now);
         let mut after = None;
-        loop {
+        'batches: loop {
             let batch = self.store.outbox_due(now, after, DRAIN_BATCH)?;
             let Some((last, _)) = batch.last() else { break };
             after = Some(*last);
             for (key, item) in batch {
+                if stop.load(Ordering::SeqCst) {
+                    break 'batches;
+                }
                 sending.deliver(key, item)?;
             }
         }

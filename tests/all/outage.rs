@@ -830,3 +830,121 @@ fn full_disk(slack_kb: &str) {
         );
     }
 }
+
+/// `run` stops on SIGTERM after the mail in hand, as README promises,
+/// also while it drains the outbox towards an SMTP server that takes the
+/// connection and never answers: the mails not yet sent wait for the next
+/// run, instead of each holding up the stop by the server's timeout.
+#[test]
+fn sigterm_while_the_outbox_drains_to_a_silent_server_stops_after_the_mail_in_hand() {
+    // A server that accepts and says nothing; what it holds is let go
+    // once the test says so (the mail in hand then fails at once), and
+    // every later connection is held again.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let let_go = Arc::new(AtomicBool::new(false));
+    let over = Arc::new(AtomicBool::new(false));
+    let server = {
+        let (accepted, let_go, over) = (accepted.clone(), let_go.clone(), over.clone());
+        std::thread::spawn(move || {
+            let mut held: Vec<TcpStream> = Vec::new();
+            while !over.load(Ordering::SeqCst) {
+                if let Ok((s, _)) = listener.accept() {
+                    accepted.fetch_add(1, Ordering::SeqCst);
+                    held.push(s);
+                }
+                if let_go.swap(false, Ordering::SeqCst) {
+                    held.clear();
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
+    let dir = TempDir::new().unwrap();
+    std::fs::write(
+        dir.path().join("config.toml"),
+        format!(
+            "[daemon]\npoll_seconds = 1\n[outbound]\nkind = \"smtp\"\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"plain\"\n"
+        ),
+    )
+    .unwrap();
+    let sm = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_stationmaster"))
+            .current_dir(dir.path())
+            .env("STATIONMASTER_CONFIG", "config.toml")
+            .env_remove("RUST_LOG")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // Four welcome mails wait in the outbox.
+    let out = sm(&[
+        "new",
+        "rocket",
+        "--player",
+        "a=a@x.org",
+        "--player",
+        "b=b@x.org",
+        "--player",
+        "c=c@x.org",
+        "--player",
+        "d=d@x.org",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_stationmaster"))
+        .current_dir(dir.path())
+        .env("STATIONMASTER_CONFIG", "config.toml")
+        .env_remove("RUST_LOG")
+        .arg("run")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while accepted.load(Ordering::SeqCst) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the daemon never connected"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The first mail is in hand: stop the daemon, then let that mail fail.
+    let _ = Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status();
+    std::thread::sleep(Duration::from_millis(200));
+    let_go.store(true, Ordering::SeqCst);
+    let stopping = std::time::Instant::now();
+    let ended = loop {
+        if let Some(status) = daemon.try_wait().unwrap() {
+            break Some(status);
+        }
+        if stopping.elapsed() > Duration::from_secs(20) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    if ended.is_none() {
+        let _ = daemon.kill();
+        let _ = daemon.wait();
+    }
+    over.store(true, Ordering::SeqCst);
+    server.join().unwrap();
+    let status = ended.expect("the daemon was still sending 20 s after SIGTERM");
+    assert!(status.success(), "{status:?}");
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        1,
+        "it went on to the next mail"
+    );
+    // The four mails wait in the database for the next run.
+    let exported = sm(&["export", "-"]);
+    let json: serde_json::Value = serde_json::from_slice(&exported.stdout).unwrap();
+    assert_eq!(json["outbox"].as_array().map(Vec::len), Some(4), "{json}");
+}

@@ -948,3 +948,28 @@ fn sigterm_while_the_outbox_drains_to_a_silent_server_stops_after_the_mail_in_ha
     let json: serde_json::Value = serde_json::from_slice(&exported.stdout).unwrap();
     assert_eq!(json["outbox"].as_array().map(Vec::len), Some(4), "{json}");
 }
+
+/// An SMTP server that takes the connection and never answers is named
+/// so in the log: "no answer within 30 s", not the system's words for a
+/// read that timed out ("Resource temporarily unavailable (os error 11)").
+/// (It waits out the transport's 30 s timeout.)
+#[test]
+fn an_smtp_server_that_never_answers_is_said_to_give_no_answer() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || listener.accept().map(|(s, _)| s));
+    let mut smtp = Smtp::connect(&OutboundConfig {
+        kind: OutboundKind::Smtp,
+        host: "127.0.0.1".into(),
+        port,
+        security: Security::Plain,
+        ..OutboundConfig::default()
+    })
+    .unwrap();
+    let e = smtp.send(&out_mail("silent@example.org")).unwrap_err();
+    drop(held.join());
+    assert!(e.is_transient(), "{e:?}");
+    let text = e.to_string();
+    assert!(text.contains("no answer within 30 s"), "{text}");
+    assert!(!text.contains("os error"), "{text}");
+}

@@ -352,6 +352,7 @@ impl Imap {
             ::imap::Error::Bye(bye) => {
                 self.connect_error(format!("the server hung up: {}", bye.information))
             }
+            ::imap::Error::Io(e) => self.connect_error(net::io_text(&e)),
             e => self.connect_error(e),
         }
     }

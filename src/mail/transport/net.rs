@@ -42,6 +42,18 @@ impl Write for Stream {
     }
 }
 
+/// What an I/O error on a connection says: a read or write that ran out
+/// of [`TIMEOUT`] is a server that did not answer, not the system's
+/// "Resource temporarily unavailable (os error 11)".
+pub(super) fn io_text(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+            format!("no answer within {} s", TIMEOUT.as_secs())
+        }
+        _ => e.to_string(),
+    }
+}
+
 /// A connection failure at `server` (`host:port`).
 pub(super) fn connect_error(server: &str, message: impl std::fmt::Display) -> TransportError {
     TransportError::Connect {

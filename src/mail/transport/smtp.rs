@@ -58,7 +58,7 @@ enum Fail {
 
 impl From<io::Error> for Fail {
     fn from(e: io::Error) -> Fail {
-        Fail::Io(e.to_string())
+        Fail::Io(net::io_text(&e))
     }
 }
 

@@ -629,6 +629,10 @@ impl Daemon {
                     }
                     again = r.applied + r.skipped + r.quarantined > 0;
                 }
+                Err(DaemonError::Transport(e @ crate::mail::TransportError::Io { .. })) => {
+                    // A Maildir or `.eml` folder: no server to reach.
+                    tracing::warn!(error = %e, "mail folder cannot be used; trying again next cycle");
+                }
                 Err(DaemonError::Transport(e)) if e.is_transient() => {
                     tracing::warn!(error = %e, "mail server unreachable; trying again next cycle");
                 }

@@ -389,3 +389,45 @@ fn commands_that_only_look_for_the_daemon_leave_no_warning_in_its_log() {
     assert!(text.contains("stopped"), "{text}");
     assert!(!text.contains("WARN"), "{text}");
 }
+
+#[test]
+fn a_maildir_that_disappears_is_logged_as_a_folder_not_a_mail_server() {
+    // The embedded default reads a Maildir: when it goes, the daemon goes
+    // on and says what is wrong, without sending the operator to look for
+    // a mail server there is none of.
+    let dir = folder();
+    let log = dir.path().join("daemon.log");
+    let socket = dir.path().join("var/db.sock");
+    let mut child = command(dir.path())
+        .arg("run")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !socket.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the daemon made no socket"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::fs::remove_dir_all(dir.path().join("var/inbox")).unwrap();
+    let gone = Instant::now();
+    while !std::fs::read_to_string(&log).unwrap().contains("WARN") {
+        assert!(
+            gone.elapsed() < Duration::from_secs(30),
+            "nothing logged: {}",
+            std::fs::read_to_string(&log).unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    assert!(child.wait().unwrap().success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("mail folder cannot be used"), "{text}");
+    assert!(text.contains("var/inbox/new"), "{text}");
+    assert!(!text.contains("mail server unreachable"), "{text}");
+}

@@ -48,10 +48,21 @@ impl Linie1 {
             ));
         }
         if seat != self.turn.active {
-            return Err(RuleError::new(
-                "seed, Il gioco",
-                format!("It is {}'s turn, not yours.", self.name(self.turn.active)),
-            ));
+            let n = self.players.len();
+            let previous = Seat(((self.turn.active.index() + n - 1) % n) as u8);
+            let active = self.name(self.turn.active);
+            // The player whose turn just ended (a third tile in one mail,
+            // or a mail after their deadline) is told so: "it is X's
+            // turn, not yours" beside their own report saying the game
+            // waited for them reads as a contradiction.
+            let message = if seat == previous && self.turn.number > 1 {
+                format!(
+                    "Your turn is over (a turn is two tiles laid, or one move of the tram): it is {active}'s turn now."
+                )
+            } else {
+                format!("It is {active}'s turn, not yours.")
+            };
+            return Err(RuleError::new("seed, Il gioco", message));
         }
         Ok(())
     }

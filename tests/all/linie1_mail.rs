@@ -37,6 +37,8 @@ use stationmaster::registry::BoardSource;
 use stationmaster::store::{GameId, Store};
 use tempfile::TempDir;
 
+use crate::common::flat;
+
 const PLAYERS: [&str; 3] = ["alice", "bob", "cecil"];
 const MODERATOR: &str = "mod@example.org";
 const SEED: u64 = 4;
@@ -918,4 +920,49 @@ fn a_mistyped_lay_refuses_the_mail() {
     for part in ["Nothing was applied.", &typo, "did you mean `lay`?"] {
         assert!(reply.text.contains(part), "{part}: {}", reply.text);
     }
+}
+
+/// A third tile in one mail (or a mail after the turn has passed on) is
+/// refused with "your turn is over", not "it is bob's turn, not yours"
+/// beside a report that says the game waited for the sender.
+#[test]
+fn a_third_tile_in_one_mail_is_told_the_turn_is_over() {
+    let mut w = World::new();
+    let seat = w.active();
+    let mut g = w.game();
+    let mut lays = Vec::new();
+    for _ in 0..3 {
+        let o = g
+            .legal_orders(Seat(seat as u8))
+            .into_iter()
+            .find(|o| matches!(o, Order::Lay { .. }))
+            .or_else(|| {
+                // The turn has passed on: any tile of the hand will do as
+                // the third, since it is refused for the turn alone.
+                let next = Seat(((seat + 1) % PLAYERS.len()) as u8);
+                g.legal_orders(next)
+                    .into_iter()
+                    .find(|o| matches!(o, Order::Lay { .. }))
+            })
+            .expect("a tile to lay");
+        lays.push(g.order_text(&o));
+        let _ = g.apply(Seat(seat as u8), &o);
+    }
+    let tiles = w.tiles();
+    let got = w.send(seat, &lays.join("\n"));
+    assert_eq!(w.tiles(), tiles, "nothing laid");
+    let reply = got
+        .iter()
+        .find(|m| m.to == w.addresses[seat] && m.in_reply_to.is_some())
+        .expect("the player is answered");
+    let next = PLAYERS[(seat + 1) % PLAYERS.len()];
+    for part in [
+        "Nothing was applied. Line 3 was refused:".to_string(),
+        format!(
+            "Your turn is over (a turn is two tiles laid, or one move of the tram): it is {next}'s turn now."
+        ),
+    ] {
+        assert!(flat(&reply.text).contains(&part), "{part}: {}", reply.text);
+    }
+    assert!(!reply.text.contains("not yours"), "{}", reply.text);
 }

@@ -280,6 +280,14 @@ fn square_paths(
 ) -> Result<Vec<(Square, Paths)>, OrderError> {
     let mut out: Vec<(Square, Vec<&str>)> = Vec::new();
     for w in args {
+        // `lay C1 NS, lay C2 NS`: a second order run on in the same line
+        // would otherwise be read as paths ("`lay` is not a path").
+        if KEYWORDS.iter().any(|(k, _)| k.eq_ignore_ascii_case(w)) {
+            return Err(OrderError::new(
+                line,
+                format!("`{w}` starts another order: write one order a line"),
+            ));
+        }
         if w.chars().any(|c| c.is_ascii_digit()) {
             out.push((square(g, line, w)?, Vec::new()));
         } else if let Some(last) = out.last_mut() {

@@ -966,3 +966,38 @@ fn a_third_tile_in_one_mail_is_told_the_turn_is_over() {
     }
     assert!(!reply.text.contains("not yours"), "{}", reply.text);
 }
+
+/// Two orders run together on one line (`lay C1 NS, lay C2 NS`, as a
+/// player writes them in a sentence) are refused with "one order a line",
+/// not with the second `lay` read as a path ("`lay` is not a path").
+#[test]
+fn two_lays_on_one_line_are_told_to_go_one_a_line() {
+    let mut w = World::new();
+    let seat = w.active();
+    let mut g = w.game();
+    let mut lays = Vec::new();
+    for _ in 0..2 {
+        let o = g
+            .legal_orders(Seat(seat as u8))
+            .into_iter()
+            .find(|o| matches!(o, Order::Lay { .. }))
+            .expect("a tile to lay");
+        lays.push(g.order_text(&o));
+        g.apply(Seat(seat as u8), &o).unwrap();
+    }
+    let tiles = w.tiles();
+    let got = w.send(seat, &format!("{}, {}", lays[0], lays[1]));
+    assert_eq!(w.tiles(), tiles, "nothing laid");
+    let reply = got
+        .iter()
+        .find(|m| m.to == w.addresses[seat] && m.in_reply_to.is_some())
+        .expect("the player is answered");
+    assert!(
+        reply
+            .text
+            .contains("`lay` starts another order: write one order a line"),
+        "{}",
+        reply.text
+    );
+    assert!(!reply.text.contains("is not a path"), "{}", reply.text);
+}

@@ -193,6 +193,18 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
             );
             if !counted.is_empty() {
                 s.push_str(&format!(" Stopped at {}.", letters(counted)));
+            } else if let Some(Place::Square(last)) = places.last() {
+                // A stop sign of a building not on the route ends the move
+                // too (seed, Viaggio inaugurale): say so, or `move 3` that
+                // went 1 square reads as a fault. Stop signs never move, so
+                // the view of now tells for the past as well.
+                let at = last.to_string();
+                if let Some(sign) = view.stop_signs.iter().find(|x| x.square == at) {
+                    s.push_str(&format!(
+                        " The stop sign of building {} on {at} ends the move: every tram stops at each stop sign.",
+                        sign.building
+                    ));
+                }
             }
             s
         }

@@ -1113,3 +1113,32 @@ fn the_rulings_refusals_cite_are_written_where_players_can_read_them() {
         assert!(doc.contains(cited), "{cited}");
     }
 }
+
+/// A move cut short by the stop sign of a building not on the route (seed,
+/// Viaggio inaugurale: every tram stops at every stop sign) says so: `move
+/// 2` that went 1 square is not left to read as a fault.
+#[test]
+fn a_move_ended_by_a_stop_sign_off_the_route_tells_why() {
+    use stationmaster::engine::AnyGame;
+    let mut g = route_game(2, &["stops=2"]);
+    ok(&mut g, ANNA, "start 2W");
+    ok(&mut g, ANNA, "move A10");
+    ok(&mut g, BERT, "lay C4 WE");
+    ok(&mut g, BERT, "lay H4 WE");
+    ok(&mut g, BERT, "draw supply");
+    ok(&mut g, BERT, "draw supply");
+    // D's stop sign is on B10, and D is not one of Anna's stops (K, A).
+    assert_eq!(sign_of(&g, 'D'), Some(sq("B10")));
+    let applied = AnyGame::apply_line(&mut g, ANNA, "move 2").unwrap();
+    for viewer in [Some(ANNA), Some(BERT), None] {
+        let said = AnyGame::describe_events(&g, &applied.events, viewer)
+            .unwrap()
+            .join(" ");
+        assert!(
+            said.contains(
+                "moved 1 square: B10. The stop sign of building D on B10 ends the move: every tram stops at each stop sign."
+            ),
+            "{said}"
+        );
+    }
+}

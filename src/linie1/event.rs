@@ -84,6 +84,15 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
     let tile = |t: &TileId| {
         let name = &d.tile(*t).name;
         if name.contains(' ') {
+            // "straight and left curve": a tile with a straight and a left
+            // curve, not "a tile with straight and left curve".
+            let name = match name.strip_prefix("straight and ") {
+                Some(rest) if rest.starts_with("left ") || rest.starts_with("right ") => {
+                    format!("a straight and a {rest}")
+                }
+                Some(rest) => format!("a straight and {rest}"),
+                None => name.clone(),
+            };
             format!("tile with {name}")
         } else {
             name.clone()

@@ -1142,3 +1142,31 @@ fn a_move_ended_by_a_stop_sign_off_the_route_tells_why() {
         );
     }
 }
+
+/// A tile named "straight and left curve" is told as English: "a tile
+/// with a straight and a left curve", not "a tile with straight and left
+/// curve".
+#[test]
+fn a_straight_with_curves_is_told_with_its_articles() {
+    use stationmaster::engine::AnyGame;
+    let mut g = hand(&game(2, &[]), ANNA, &["NS+SW", "NS+NE+SW"]);
+    let said = |g: &Linie1, events: &[Value]| {
+        AnyGame::describe_events(g, events, Some(BERT))
+            .unwrap()
+            .join(" ")
+    };
+    let applied = AnyGame::apply_line(&mut g, ANNA, "lay C4 NS+SW").unwrap();
+    let text = said(&g, &applied.events);
+    assert!(
+        text.contains("Anna laid a tile with a straight and a left curve (NS+SW) on C4."),
+        "{text}"
+    );
+    let applied = AnyGame::apply_line(&mut g, ANNA, "lay H4 NS+NE+SW").unwrap();
+    let text = said(&g, &applied.events);
+    assert!(
+        text.contains(
+            "Anna laid a tile with a straight and curves in opposite corners (NS+NE+SW) on H4."
+        ),
+        "{text}"
+    );
+}

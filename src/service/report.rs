@@ -1088,6 +1088,17 @@ pub fn player_mail(
         .iter()
         .map(|h| h.replace('\n', "\n  "))
         .collect();
+    if let Some(since) = meta.paused {
+        // The clocks stand still: a deadline shown now would be wrong once
+        // the resume moves it on, and no order is taken meanwhile (as
+        // `show` says of a paused game).
+        mail.deadlines = vec![format!(
+            "None while the game is paused (by a moderator since {}): the clocks stand still, \
+             and every deadline moves on by the time paused when it resumes.",
+            settings.when(since)
+        )];
+        mail.hints.clear();
+    }
     mail.headline = headline_of(game, ended.as_ref(), settings);
     mail.over = ended.is_some();
     if mail.over {

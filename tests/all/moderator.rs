@@ -912,3 +912,37 @@ fn as_tells_the_moderators_orders_apart_from_the_waiting_ones_they_bring_on() {
         "bob's note"
     );
 }
+
+/// While a game is paused its clocks stand still: the reports say so in
+/// place of a deadline that the resume will move on, and offer no orders
+/// (which are refused meanwhile), as `show` does.
+#[test]
+fn a_paused_games_reports_show_no_deadline_the_resume_will_move() {
+    let s = Site::new();
+    s.game();
+    s.ok(&["mod", "rocket-1", "--why", "holiday", "pause"]);
+    let mails: Vec<String> = s
+        .sent()
+        .iter()
+        .map(|m| {
+            let parsed = mail_parser::MessageParser::default()
+                .parse(m.as_bytes())
+                .unwrap();
+            parsed
+                .body_text(0)
+                .unwrap_or_default()
+                .replace("\r\n", "\n")
+        })
+        .filter(|t| t.contains("A moderator paused the game"))
+        .collect();
+    assert_eq!(mails.len(), 3, "every player is told");
+    for text in &mails {
+        let flat = crate::common::flat(text);
+        assert!(
+            flat.contains("Deadlines: None while the game is paused (by a moderator since Mon 23 Nov 2026 09:00 UTC): the clocks stand still"),
+            "{text}"
+        );
+        assert!(!flat.contains("by Wed 25 Nov 2026"), "{text}");
+        assert!(!text.contains("You can:"), "{text}");
+    }
+}

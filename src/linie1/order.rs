@@ -279,7 +279,23 @@ fn square_paths(
     form: &str,
 ) -> Result<Vec<(Square, Paths)>, OrderError> {
     let mut out: Vec<(Square, Vec<&str>)> = Vec::new();
-    for w in args {
+    for (i, w) in args.iter().enumerate() {
+        // `lay B 6 WE`: the square's letter and number apart.
+        if w.len() == 1
+            && w.chars().all(|c| c.is_ascii_alphabetic())
+            && args
+                .get(i + 1)
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        {
+            return Err(OrderError::new(
+                line,
+                format!(
+                    "write a square as one word, its letter and number together: `{}{}`",
+                    w.to_ascii_uppercase(),
+                    args[i + 1]
+                ),
+            ));
+        }
         // `lay C1 NS, lay C2 NS`: a second order run on in the same line
         // would otherwise be read as paths ("`lay` is not a path").
         if KEYWORDS.iter().any(|(k, _)| k.eq_ignore_ascii_case(w)) {

@@ -1001,3 +1001,40 @@ fn two_lays_on_one_line_are_told_to_go_one_a_line() {
     );
     assert!(!reply.text.contains("is not a path"), "{}", reply.text);
 }
+
+/// A square written with its letter and number apart (`lay B 6 WE`) is
+/// refused with how to write it (`B6`), not "expected a square before `B`"
+/// when B is where the square begins.
+#[test]
+fn a_square_written_apart_is_told_how_to_write_it() {
+    let mut w = World::new();
+    let seat = w.active();
+    let g = w.game();
+    let lay = g
+        .legal_orders(Seat(seat as u8))
+        .into_iter()
+        .map(|o| g.order_text(&o))
+        .find(|t| t.starts_with("lay "))
+        .expect("a tile to lay");
+    // "lay C4 WE" as "lay c 4 WE".
+    let words: Vec<&str> = lay.split_whitespace().collect();
+    let (letter, number) = words[1].split_at(1);
+    let apart = format!(
+        "lay {} {number} {}",
+        letter.to_lowercase(),
+        words[2..].join(" ")
+    );
+    let tiles = w.tiles();
+    let got = w.send(seat, &apart);
+    assert_eq!(w.tiles(), tiles, "nothing laid");
+    let reply = got
+        .iter()
+        .find(|m| m.to == w.addresses[seat] && m.in_reply_to.is_some())
+        .expect("the player is answered");
+    let want = format!(
+        "write a square as one word, its letter and number together: `{}`",
+        words[1]
+    );
+    assert!(reply.text.contains(&want), "{want}: {}", reply.text);
+    assert!(!reply.text.contains("expected a square"), "{}", reply.text);
+}

@@ -114,7 +114,8 @@ pub const ENTRY: GameEntry = GameEntry {
     players: MIN_PLAYERS..=MAX_PLAYERS,
     options: OPTIONS,
     waits: &[],
-    default_turn: "the game lays a tile for them (Stationmaster ruling 4)",
+    // A tile laid, a draw, a trip started or a tram moved: the whole turn.
+    default_turn: "the game plays their turn for them (Stationmaster ruling 4)",
     skip_turn: "the turn ends: a layer lays no more tiles and draws back to five, a tram does not move",
     state_version: <Linie1 as Game>::STATE_VERSION,
     new: new_boxed,

@@ -784,6 +784,16 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
         .collect();
     assert_eq!(laid.len(), 2, "{log:#?}");
     assert!(laid.iter().all(|o| o.starts_with("lay ")), "{laid:?}");
+    // Why, in words that also fit a draw or a tram's move.
+    assert!(
+        log[entries..]
+            .iter()
+            .filter(|e| e.player == PLAYERS[late] && e.source.as_deref() == Some("deadline"))
+            .all(|e| e.why.as_deref().is_some_and(|w| w.contains(
+                "under the game's `default` policy the game plays their turn for them (Stationmaster ruling 4)"
+            ))),
+        "{log:#?}"
+    );
     assert_eq!(w.tiles(), tiles + 2, "the default laid two tiles");
     let square = laid[0].split_whitespace().nth(1).unwrap();
     assert!(
@@ -957,7 +967,7 @@ fn a_third_tile_in_one_mail_is_told_the_turn_is_over() {
         .expect("the player is answered");
     let next = PLAYERS[(seat + 1) % PLAYERS.len()];
     for part in [
-        "Nothing was applied. Line 3 was refused:".to_string(),
+        "Nothing was applied. Order 3 of your mail was refused:".to_string(),
         format!(
             "Your turn is over (a turn is two tiles laid, or one move of the tram): it is {next}'s turn now."
         ),

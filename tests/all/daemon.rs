@@ -322,7 +322,7 @@ fn a_refused_order_changes_nothing_and_says_why_and_what_is_legal() {
     assert_eq!(mails.len(), 1, "only the sender hears of it");
     let text = &mails[0].text;
     assert!(
-        text.contains("Nothing was applied. Line 2 was refused:"),
+        text.contains("Nothing was applied. Order 2 of your mail was refused:"),
         "{text}"
     );
     assert!(text.contains("extend gwr c13"), "{text}");
@@ -1100,7 +1100,7 @@ fn a_bid_from_a_player_with_no_part_in_the_round_is_refused_at_once() {
     assert_eq!(mails.len(), 1, "only alice hears of it");
     let text = &mails[0].text;
     assert!(
-        text.contains("Nothing was applied. Line 1 was refused:")
+        text.contains("Nothing was applied. Order 1 of your mail was refused:")
             && text.contains(
                 "You hold no real L&Y shares, so you have no part in a veto round on L&Y's move to C5"
             )

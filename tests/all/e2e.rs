@@ -802,7 +802,7 @@ fn a_game_by_mail_through_real_imap_and_smtp_servers() {
     let m = w.take_one("cecil", "the refusal");
     assert_eq!(m.in_reply_to.as_deref(), Some(mid.as_str()));
     for want in [
-        "Nothing was applied. Line 2 was refused:",
+        "Nothing was applied. Order 2 of your mail was refused:",
         "extend gwr c13",
         "C13 is not next to GWR's locomotive on C15. GWR can move to B16, C14, C16 or D15. (rules, C1)",
         "You can:",

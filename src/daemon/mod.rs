@@ -89,6 +89,11 @@ struct Sending<'a> {
     unflushed: usize,
     sent: usize,
     failed: usize,
+    /// The way out failed (the mail server cannot be reached, the
+    /// outbox's folder cannot be written): the other mails wait in the
+    /// outbox for the next cycle, untried, instead of each waiting out the
+    /// server's timeout in turn.
+    down: bool,
 }
 
 impl<'a> Sending<'a> {
@@ -106,6 +111,7 @@ impl<'a> Sending<'a> {
             unflushed: 0,
             sent: 0,
             failed: 0,
+            down: false,
         }
     }
 
@@ -113,6 +119,9 @@ impl<'a> Sending<'a> {
     /// recorded for a later try with a growing delay, or the mail is given
     /// up (not transient, or `[daemon] send_attempts` reached).
     fn deliver(&mut self, key: u64, mut item: OutboxItem) -> Result<(), DaemonError> {
+        if self.down {
+            return Ok(());
+        }
         match item.lend_mail(|mail| self.outbound.send(mail)) {
             Ok(()) => {
                 self.store.outbox_sent(key)?;
@@ -127,6 +136,14 @@ impl<'a> Sending<'a> {
                 self.unflushed += 1;
                 item.attempts += 1;
                 item.last_error = Some(e.to_string());
+                if matches!(
+                    e,
+                    crate::mail::TransportError::Connect { .. }
+                        | crate::mail::TransportError::Io { .. }
+                ) {
+                    self.down = true;
+                    tracing::warn!(error = %e, "mail cannot be sent now: the rest waits in the outbox for the next cycle");
+                }
                 if !e.is_transient() || item.attempts >= self.config.daemon.send_attempts {
                     tracing::error!(to = ?item.to, error = %e, attempts = item.attempts, "mail given up");
                     self.store.outbox_retry(key, None)?;
@@ -262,10 +279,10 @@ impl Daemon {
         };
         let waiting = AtomicUsize::new(0);
         // No mail, no sending thread (an idle poll stays cheap).
-        let (sent, failed) = if mails.is_empty() {
-            (0, 0)
+        let (sent, failed, down) = if mails.is_empty() {
+            (0, 0, false)
         } else {
-            std::thread::scope(|scope| -> Result<(usize, usize), DaemonError> {
+            std::thread::scope(|scope| -> Result<(usize, usize, bool), DaemonError> {
                 // One batch at most waits for the sender: the handler waits
                 // for it beyond that (a batch holds its mails whole).
                 let (to_sender, from_handler) =
@@ -290,7 +307,7 @@ impl Daemon {
                             }
                         }
                         sending.flush()?;
-                        Ok::<_, DaemonError>((sending.sent, sending.failed))
+                        Ok::<_, DaemonError>((sending.sent, sending.failed, sending.down))
                     })
                     .map_err(|e| {
                         DaemonError::Invalid(format!("cannot start the sending thread: {e}"))
@@ -438,7 +455,11 @@ impl Daemon {
         }
         self.key_site_moderators(now)?;
         report.scheduled = self.schedule(now)?;
-        let (more_sent, more_failed) = self.drain_until(now, stop)?;
+        // Mail that could not go out waits for the next cycle.
+        let (more_sent, more_failed) = match down {
+            true => (0, 0),
+            false => self.drain_until(now, stop)?,
+        };
         report.sent = sent + more_sent;
         report.failed = failed + more_failed;
         Ok(report)

@@ -1263,6 +1263,65 @@ fn a_stop_signal_while_sending_leaves_the_rest_in_the_outbox() {
     assert_eq!(w.daemon.store().outbox_len(), 0);
 }
 
+/// A mail server that cannot be reached: counts the tries while `down`.
+struct Unreachable {
+    inner: MemoryOutbound,
+    down: Arc<AtomicBool>,
+    tries: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Outbound for Unreachable {
+    fn send(&mut self, mail: &OutMail) -> Result<(), TransportError> {
+        if self.down.load(Ordering::SeqCst) {
+            self.tries.fetch_add(1, Ordering::SeqCst);
+            return Err(TransportError::Connect {
+                server: "127.0.0.1:2525".into(),
+                message: "no answer within 30 s".into(),
+            });
+        }
+        self.inner.send(mail)
+    }
+}
+
+/// Once the mail server cannot be reached, the cycle's other mails wait in
+/// the outbox untried: towards a server that takes the connection and
+/// never answers, each try costs its timeout (30 s), so a cycle with N
+/// mails waiting would take N times that.
+#[test]
+fn an_unreachable_mail_server_is_tried_once_a_cycle_and_the_rest_waits() {
+    let down = Arc::new(AtomicBool::new(false));
+    let tries = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (d, t) = (down.clone(), tries.clone());
+    let mut w = World::sending_by(move |inner| {
+        Box::new(Unreachable {
+            inner,
+            down: d,
+            tries: t,
+        })
+    });
+    down.store(true, Ordering::SeqCst);
+    let token = w.tokens[World::seat("bob")].clone();
+    let subject = format!("Re: [{} {token}] Your turn", w.id);
+    let raw = w.raw("bob@example.org", &subject, "", "token manchester textiles");
+    w.inbox.push(raw);
+    let r = w.daemon.process(w.now, &AtomicBool::new(false)).unwrap();
+    assert_eq!((r.applied, r.sent, r.failed), (1, 0, 1));
+    assert_eq!(tries.load(Ordering::SeqCst), 1, "one try a cycle");
+    assert_eq!(w.daemon.store().outbox_len(), 3, "the three reports wait");
+    // The next cycle tries once more, the mail not yet due to be retried
+    // left alone.
+    let r = w.daemon.process(w.now, &AtomicBool::new(false)).unwrap();
+    assert_eq!((r.sent, r.failed), (0, 1));
+    assert_eq!(tries.load(Ordering::SeqCst), 2);
+    // The server back, every report goes, once.
+    down.store(false, Ordering::SeqCst);
+    w.now += Duration::minutes(5);
+    let mails = w.process();
+    assert_eq!(mails.len(), 3);
+    assert_eq!(w.daemon.store().outbox_len(), 0);
+    assert_eq!(w.log_len(), 1);
+}
+
 #[test]
 fn html_only_mail_and_quoted_replies_are_read() {
     let mut w = World::new();

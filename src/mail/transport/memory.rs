@@ -160,8 +160,10 @@ impl MemoryOutbound {
         lock(&self.state).attempts
     }
 
-    /// Makes the next `n` sends fail with a transient
-    /// [`TransportError::Connect`], to test retries.
+    /// Makes the next `n` sends fail as a server's temporary refusal of
+    /// the mail (an SMTP 4xx: [`TransportError::Refused`], transient), to
+    /// test retries. (A server that cannot be reached at all ends the
+    /// cycle's sending: see `Daemon::process`.)
     pub fn fail_next_sends(&self, n: usize) {
         lock(&self.state).fail_sends = n;
     }
@@ -173,9 +175,10 @@ impl Outbound for MemoryOutbound {
         s.attempts += 1;
         if s.fail_sends > 0 {
             s.fail_sends -= 1;
-            return Err(TransportError::Connect {
+            return Err(TransportError::Refused {
                 server: "memory".to_string(),
-                message: "a test asked this send to fail".to_string(),
+                message: "451 a test asked this send to fail".to_string(),
+                transient: true,
             });
         }
         s.sent.push_back(mail.clone());

@@ -51,11 +51,20 @@ struct Running {
 
 impl Running {
     fn start(dir: &Path) -> Running {
+        Running::with_log(dir, Stdio::null())
+    }
+
+    /// With its log (stderr) written to `log`.
+    fn logging_to(dir: &Path, log: &Path) -> Running {
+        Running::with_log(dir, std::fs::File::create(log).unwrap().into())
+    }
+
+    fn with_log(dir: &Path, log: Stdio) -> Running {
         let socket = dir.join("var/db.sock");
         let child = command(dir)
             .arg("run")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .unwrap();
         let started = Instant::now();
@@ -73,16 +82,16 @@ impl Running {
         self.child.id()
     }
 
-    /// SIGTERM, and waits for the daemon to end.
-    fn stop(mut self) {
-        self.terminate();
+    /// SIGTERM, and waits for the daemon to end: whether it ended well.
+    fn stop(mut self) -> bool {
+        self.terminate()
     }
 
-    fn terminate(&mut self) {
+    fn terminate(&mut self) -> bool {
         let _ = std::process::Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status();
-        let _ = self.child.wait();
+        self.child.wait().is_ok_and(|s| s.success())
     }
 }
 
@@ -355,21 +364,7 @@ fn commands_that_only_look_for_the_daemon_leave_no_warning_in_its_log() {
     // a broken pipe.
     let dir = folder();
     let log = dir.path().join("daemon.log");
-    let socket = dir.path().join("var/db.sock");
-    let mut child = command(dir.path())
-        .arg("run")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !socket.exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the daemon made no socket"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let daemon = Running::logging_to(dir.path(), &log);
     std::fs::write(dir.path().join("empty.json"), "{}").unwrap();
     for args in [
         &["process"][..],
@@ -381,10 +376,7 @@ fn commands_that_only_look_for_the_daemon_leave_no_warning_in_its_log() {
     // The daemon serves connections on a thread of its own: give it a
     // moment to see the last one go.
     std::thread::sleep(Duration::from_millis(500));
-    let _ = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    child.wait().unwrap();
+    daemon.stop();
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(text.contains("stopped"), "{text}");
     assert!(!text.contains("WARN"), "{text}");
@@ -397,21 +389,7 @@ fn a_maildir_that_disappears_is_logged_as_a_folder_not_a_mail_server() {
     // a mail server there is none of.
     let dir = folder();
     let log = dir.path().join("daemon.log");
-    let socket = dir.path().join("var/db.sock");
-    let mut child = command(dir.path())
-        .arg("run")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !socket.exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the daemon made no socket"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let daemon = Running::logging_to(dir.path(), &log);
     std::fs::remove_dir_all(dir.path().join("var/inbox")).unwrap();
     let gone = Instant::now();
     while !std::fs::read_to_string(&log).unwrap().contains("WARN") {
@@ -422,10 +400,7 @@ fn a_maildir_that_disappears_is_logged_as_a_folder_not_a_mail_server() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let _ = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    assert!(child.wait().unwrap().success());
+    assert!(daemon.stop(), "the daemon ended well");
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(text.contains("mail folder cannot be used"), "{text}");
     assert!(text.contains("var/inbox/new"), "{text}");

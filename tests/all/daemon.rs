@@ -303,6 +303,14 @@ fn orders_by_mail_are_applied_answered_and_reported_to_everyone() {
         "alice must not see bob's money: {}",
         alice.text
     );
+    // In HTML as in text, what an order caused stands under it, indented.
+    assert!(
+        alice
+            .html
+            .contains("<li style=\"list-style:circle;margin-left:1.5em\">bob is paid for Manchester"),
+        "{}",
+        alice.html
+    );
     assert!(alice.in_reply_to.is_none());
     let cecil = to(&mails, "cecil")[0];
     assert!(

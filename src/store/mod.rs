@@ -2162,6 +2162,20 @@ impl GameUpdate {
         for (k, e) in self.entries.iter_mut().enumerate() {
             e.seq = self.base_seq + 1 + k as u64;
         }
+        // Readers already sent the update's entries (a moderator's `skip`
+        // reports them before its act is put first) had them under their
+        // old numbers: they have read up to the same entries, now one on.
+        let base = self.base_seq;
+        let moved = |r: &mut u64| {
+            if *r > base {
+                *r += 1;
+            }
+        };
+        self.meta.reported.iter_mut().for_each(moved);
+        self.meta
+            .observers
+            .iter_mut()
+            .for_each(|o| moved(&mut o.reported));
     }
 }
 

@@ -305,9 +305,9 @@ fn orders_by_mail_are_applied_answered_and_reported_to_everyone() {
     );
     // In HTML as in text, what an order caused stands under it, indented.
     assert!(
-        alice
-            .html
-            .contains("<li style=\"list-style:circle;margin-left:1.5em\">bob is paid for Manchester"),
+        alice.html.contains(
+            "<li style=\"list-style:circle;margin-left:1.5em\">bob is paid for Manchester"
+        ),
         "{}",
         alice.html
     );

@@ -283,6 +283,51 @@ fn as_preview_skip_and_undo() {
     s.ok(&["verify", "rocket-1"]);
 }
 
+/// A moderator's `skip` reports what it did at once; the reports after it
+/// (an `undo`, here) start after it, and do not tell the skipped turn
+/// again as news.
+#[test]
+fn the_report_after_a_skip_does_not_tell_the_skip_again() {
+    let s = Site::new();
+    s.ok(&[
+        "new",
+        "rocket",
+        "--player",
+        "alice=alice@example.org",
+        "--player",
+        "bob=bob@example.org",
+        "--seed",
+        "7",
+        "--policy",
+        "default",
+    ]);
+    s.ok(&["mod", "rocket-1", "skip"]);
+    let skipped: Vec<String> = s.sent();
+    assert!(
+        skipped.iter().any(|m| m.contains("skipped by moderator")),
+        "the skip is reported"
+    );
+    let outbox = s.dir.path().join("var/outbox");
+    std::fs::remove_dir_all(&outbox).unwrap();
+    s.ok(&["mod", "rocket-1", "undo"]);
+    let undone = s.sent();
+    assert_eq!(undone.len(), 2, "a report each");
+    for raw in undone {
+        let m = mail_parser::MessageParser::default()
+            .parse(raw.as_bytes())
+            .unwrap();
+        let text = m.body_text(0).unwrap().replace("\r\n", "\n");
+        let since = text
+            .split("Since your last report:")
+            .nth(1)
+            .expect("what happened since")
+            .split("\n\n")
+            .next()
+            .unwrap();
+        assert_eq!(since.trim(), "moderator operator: undo 1", "{text}");
+    }
+}
+
 #[test]
 fn undo_across_a_veto_round_and_a_merger() {
     let s = Site::new();

@@ -632,10 +632,16 @@ impl Daemon {
             }
         }
         let _quit = Quit(quit);
+        // Whether a cycle has gone through: a refusal before it is a
+        // mistake in the config, and ends `run`; one after it (a mailbox
+        // deleted, a password changed while it runs) is the server's
+        // state, logged each cycle until it is put right.
+        let mut worked = false;
         while !stop.load(Ordering::SeqCst) {
             let mut again = false;
             match self.process(clock(), stop) {
                 Ok(r) => {
+                    worked = true;
                     if r.fetched > 0 || r.sent > 0 || r.failed > 0 {
                         tracing::info!(
                             fetched = r.fetched,
@@ -656,6 +662,9 @@ impl Daemon {
                 }
                 Err(DaemonError::Transport(e)) if e.is_transient() => {
                     tracing::warn!(error = %e, "mail server unreachable; trying again next cycle");
+                }
+                Err(DaemonError::Transport(e)) if worked => {
+                    tracing::error!(error = %e, "the mail server refuses what worked before; trying again next cycle");
                 }
                 Err(e) => return Err(e),
             }

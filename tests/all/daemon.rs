@@ -1330,6 +1330,45 @@ fn an_unreachable_mail_server_is_tried_once_a_cycle_and_the_rest_waits() {
     assert_eq!(w.log_len(), 1);
 }
 
+/// A mail server that refuses what worked before (the mailbox deleted, a
+/// password changed) while `run` runs: logged, tried again each cycle, and
+/// the mail that comes once it is put right is handled. The same refusal
+/// at the first cycle is a mistake in the config, and ends `run`.
+#[test]
+fn run_outlives_a_refusal_after_it_worked_but_not_one_at_its_start() {
+    let mut c = config();
+    c.daemon.poll_seconds = 0;
+    let mut w = World::configured(c);
+    let token = w.tokens[World::seat("bob")].clone();
+    let subject = format!("Re: [{} {token}] Your turn", w.id);
+    let order = w.raw("bob@example.org", &subject, "", "token manchester textiles");
+    let stop = AtomicBool::new(false);
+    let cycles = std::sync::atomic::AtomicUsize::new(0);
+    let (inbox, now) = (w.inbox.clone(), w.now);
+    let clock = || {
+        match cycles.fetch_add(1, Ordering::SeqCst) + 1 {
+            2 => inbox.refuse_next_fetches(2),
+            4 => {
+                inbox.push(order.clone());
+            }
+            5 => stop.store(true, Ordering::SeqCst),
+            _ => {}
+        }
+        now
+    };
+    let ran = w.daemon.run_with(&stop, &clock, &mut |_, _| {});
+    assert!(ran.is_ok(), "{ran:?}");
+    assert!(cycles.load(Ordering::SeqCst) >= 5);
+    assert_eq!(w.log_len(), 1, "the order that came after was applied");
+    // At the start, the refusal ends `run` with it.
+    let w = World::new();
+    w.inbox.refuse_next_fetches(1);
+    let mut daemon = w.daemon;
+    let ran = daemon.run_with(&AtomicBool::new(false), &|| w.now, &mut |_, _| {});
+    let e = ran.expect_err("a refusal at the start ends run");
+    assert!(e.to_string().contains("Mailbox doesn't exist"), "{e}");
+}
+
 #[test]
 fn html_only_mail_and_quoted_replies_are_read() {
     let mut w = World::new();

@@ -17,6 +17,7 @@ struct InboxState {
     waiting: Vec<RawMail>,
     done: Vec<String>,
     fail_fetches: usize,
+    refuse_fetches: usize,
     quarantine: Vec<RawMail>,
 }
 
@@ -81,6 +82,12 @@ impl MemoryInbound {
     pub fn fail_next_fetches(&self, n: usize) {
         lock(&self.state).fail_fetches = n;
     }
+
+    /// Makes the next `n` fetches fail as a server's lasting refusal (an
+    /// IMAP `NO`: the mailbox is gone, the password changed).
+    pub fn refuse_next_fetches(&self, n: usize) {
+        lock(&self.state).refuse_fetches = n;
+    }
 }
 
 impl Inbound for MemoryInbound {
@@ -91,6 +98,14 @@ impl Inbound for MemoryInbound {
             return Err(TransportError::Connect {
                 server: "memory".to_string(),
                 message: "a test asked this fetch to fail".to_string(),
+            });
+        }
+        if s.refuse_fetches > 0 {
+            s.refuse_fetches -= 1;
+            return Err(TransportError::Refused {
+                server: "memory".to_string(),
+                message: "Mailbox doesn't exist: Games".to_string(),
+                transient: false,
             });
         }
         Ok(s.waiting.clone())

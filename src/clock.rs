@@ -188,26 +188,46 @@ fn weekday(name: &str) -> Option<Weekday> {
 impl ClockSettings {
     /// Checks the time zone, hour and days.
     pub fn check(&self) -> Result<(), String> {
-        self.tz()?;
+        self.fault().map_or(Ok(()), |(_, why)| Err(why))
+    }
+
+    /// The first setting [`ClockSettings::check`] refuses: its key (as in
+    /// `[deadlines]`: `time_zone`, `turn`, …), so the config file and the
+    /// command line's flags can name it, and why.
+    pub fn fault(&self) -> Option<(&'static str, String)> {
+        if let Err(why) = self.tz() {
+            return Some(("time_zone", why));
+        }
         if let Some(h) = self.round_to_hour
             && h > 23
         {
-            return Err(format!("round_to_hour {h}: an hour is 0 to 23"));
+            return Some((
+                "round_to_hour",
+                format!("round_to_hour {h}: an hour is 0 to 23"),
+            ));
         }
         for d in &self.skip_days {
             if weekday(d).is_none() {
-                return Err(format!("skip_days: `{d}` is not a weekday (mon … sun)"));
+                return Some((
+                    "skip_days",
+                    format!("skip_days: `{d}` is not a weekday (mon … sun)"),
+                ));
             }
         }
         if self.skip_days.len() >= 7 {
-            return Err("skip_days: at least one day must remain".to_string());
+            return Some((
+                "skip_days",
+                "skip_days: at least one day must remain".to_string(),
+            ));
         }
-        for s in [self.turn, self.question, self.bid] {
-            if s.0 == 0 {
-                return Err("a deadline must be longer than 0m".to_string());
-            }
-        }
-        Ok(())
+        [
+            ("turn", self.turn),
+            ("question", self.question),
+            ("bid", self.bid),
+        ]
+        .into_iter()
+        .find(|(_, s)| s.0 == 0)
+        .map(|(key, _)| (key, "a deadline must be longer than 0m".to_string()))
     }
 
     /// The time zone.

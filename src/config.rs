@@ -517,23 +517,13 @@ impl Config {
             self.limits.mails_per_sender_per_cycle as u64,
             1,
         );
-        if let Err(message) = self.deadlines.check() {
+        if let Some((key, message)) = self.deadlines.fault() {
             // Named by its key, as every other problem is (the messages of
             // the time zone and of a deadline of no time name none).
-            let d = &self.deadlines;
-            let key = if d.tz().is_err() {
-                Some("time_zone")
-            } else if message.starts_with("a deadline") {
-                [("turn", d.turn), ("question", d.question), ("bid", d.bid)]
-                    .into_iter()
-                    .find(|(_, s)| s.0 == 0)
-                    .map(|(k, _)| k)
+            if message.starts_with(key) {
+                out.push(format!("[deadlines] {message}"));
             } else {
-                None
-            };
-            match key {
-                Some(key) => out.push(format!("[deadlines] {key}: {message}")),
-                None => out.push(format!("[deadlines] {message}")),
+                out.push(format!("[deadlines] {key}: {message}"));
             }
         }
         out

@@ -172,26 +172,14 @@ impl ClockFlags {
         if let Some(v) = self.replace_after {
             c.replace_after = v;
         }
-        c.check().map_err(|e| {
-            // Named by the flag that gave it, as the others are.
-            let flag = if c.tz().is_err() {
-                Some("time-zone")
-            } else if e.starts_with("round_to_hour") {
-                Some("round-to-hour")
-            } else if e.starts_with("skip_days") {
-                Some("skip-days")
-            } else {
-                [("turn", c.turn), ("question", c.question), ("bid", c.bid)]
-                    .into_iter()
-                    .find(|(_, s)| s.0 == 0)
-                    .map(|(f, _)| f)
-            };
-            LocalError::Usage(match flag {
-                Some(flag) => format!("--{flag}: {e}"),
-                None => e,
-            })
-        })?;
-        Ok(c)
+        // Named by the flag that gave it, as the others are.
+        match c.fault() {
+            Some((key, why)) => Err(LocalError::Usage(format!(
+                "--{}: {why}",
+                key.replace('_', "-")
+            ))),
+            None => Ok(c),
+        }
     }
 }
 

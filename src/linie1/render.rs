@@ -313,7 +313,6 @@ pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
     }
     let mut facts = vec![format!("Supply: {} tiles face down", v.supply_left)];
     match (v.roll, v.last_move) {
-        (Some(r), _) if !over => facts.push(format!("die: {r}")),
         (_, Some(m)) if over => facts.push(format!("last move {m}")),
         (_, _) if over => {}
         (Some(r), _) => facts.push(format!("die: {r}")),
@@ -383,7 +382,6 @@ pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
     {
         let ordered = v.options.iter().any(|o| o == "ordered_stops") && s.len() >= 3;
         // Secret until the trip starts, while there is a trip to come.
-        let over = v.result.is_some() || stopped.is_some();
         let row = format!(
             "Your cards{}: line {l}, route card {c}: stops {} ({}); terminals {}.",
             if over {

@@ -283,10 +283,8 @@ fn run(
             }
         }
         // Asked at a missed deadline only, not at a moderator's skip.
-        if let Some(misses) = forced_by
-            .is_none()
-            .then(|| meta.clock.ask_to_replace(seat))
-            .flatten()
+        if forced_by.is_none()
+            && let Some(misses) = meta.clock.ask_to_replace(seat)
         {
             acts.push((
                 seat,

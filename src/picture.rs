@@ -97,7 +97,7 @@ pub fn png(picture: &Picture) -> Result<Png, PictureError> {
         Some(drawn) => drawn,
         None => drawn_anew(&mut pieces, scale, height)?,
     };
-    COUNTS.note(&drawn, from_another);
+    note(&drawn, from_another);
     let png = drawn.png();
     keep_drawn(drawn);
     Ok(png)
@@ -131,8 +131,8 @@ pub fn png_of_svg(svg: &str) -> Result<Png, PictureError> {
     Ok(assemble(height, &palette, &bands))
 }
 
-/// How [`png`] drew its pictures in this process (the picture bench
-/// prints them).
+/// How [`png`] drew its pictures on this thread (the picture bench prints
+/// them; a test sees its own pictures only).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Pictures drawn with nothing to start from.
@@ -145,41 +145,34 @@ pub struct Counts {
     pub bands: u64,
 }
 
-/// [`Counts`] so far.
+/// [`Counts`] so far, on this thread.
 pub fn counts() -> Counts {
-    let load = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
-    Counts {
-        anew: load(&COUNTS.anew),
-        from_another: load(&COUNTS.from_another),
-        bands_drawn: load(&COUNTS.bands_drawn),
-        bands: load(&COUNTS.bands),
-    }
+    COUNTS.with(std::cell::Cell::get)
 }
 
-struct Counting {
-    anew: std::sync::atomic::AtomicU64,
-    from_another: std::sync::atomic::AtomicU64,
-    bands_drawn: std::sync::atomic::AtomicU64,
-    bands: std::sync::atomic::AtomicU64,
+thread_local! {
+    static COUNTS: std::cell::Cell<Counts> = const {
+        std::cell::Cell::new(Counts {
+            anew: 0,
+            from_another: 0,
+            bands_drawn: 0,
+            bands: 0,
+        })
+    };
 }
 
-static COUNTS: Counting = Counting {
-    anew: std::sync::atomic::AtomicU64::new(0),
-    from_another: std::sync::atomic::AtomicU64::new(0),
-    bands_drawn: std::sync::atomic::AtomicU64::new(0),
-    bands: std::sync::atomic::AtomicU64::new(0),
-};
-
-impl Counting {
-    fn note(&self, drawn: &Drawn, from_another: bool) {
-        use std::sync::atomic::Ordering::Relaxed;
+/// Counts `drawn` in this thread's [`Counts`].
+fn note(drawn: &Drawn, from_another: bool) {
+    COUNTS.with(|counts| {
+        let mut c = counts.get();
         match from_another {
-            true => self.from_another.fetch_add(1, Relaxed),
-            false => self.anew.fetch_add(1, Relaxed),
-        };
-        self.bands_drawn.fetch_add(drawn.bands_drawn, Relaxed);
-        self.bands.fetch_add(drawn.bands.len() as u64, Relaxed);
-    }
+            true => c.from_another += 1,
+            false => c.anew += 1,
+        }
+        c.bands_drawn += drawn.bands_drawn;
+        c.bands += drawn.bands.len() as u64;
+        counts.set(c);
+    });
 }
 
 /// Rows of pixels compressed together, on their own: the least a picture
@@ -241,6 +234,23 @@ struct Piece {
     /// until it is looked up or read.
     rows: Option<(u32, u32)>,
     what: What,
+}
+
+/// The pixels a piece may touch: its rows, `[top, bottom)`, and columns,
+/// `[left, right)` (a line's and a layer's: the whole width).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Area {
+    rows: (u32, u32),
+    columns: (i32, i32),
+}
+
+impl Area {
+    fn overlaps(&self, other: &Area) -> bool {
+        self.rows.0 < other.rows.1
+            && other.rows.0 < self.rows.1
+            && self.columns.0 < other.columns.1
+            && other.columns.0 < self.columns.1
+    }
 }
 
 enum What {
@@ -327,6 +337,16 @@ fn hash(value: &impl std::hash::Hash) -> u64 {
 }
 
 impl Piece {
+    /// Its area, reading it if nobody knows its rows.
+    fn area(&mut self, scale: f32, height: u32) -> Result<Area, PictureError> {
+        let rows = self.rows(scale, height)?;
+        let columns = match &self.what {
+            What::Stamp(pixels, x, _) => (*x, x.saturating_add(pixels.width() as i32)),
+            What::Fixed(_) | What::Line(..) => (0, PNG_WIDTH as i32),
+        };
+        Ok(Area { rows, columns })
+    }
+
     /// Its rows, reading it if nobody knows them.
     fn rows(&mut self, scale: f32, height: u32) -> Result<(u32, u32), PictureError> {
         if let Some(rows) = self.rows {
@@ -450,34 +470,49 @@ fn redrawn(
     for piece in pieces.iter() {
         *count.entry(piece.key).or_default() -= 1;
     }
-    for (key, rows) in &base.pieces {
+    for (key, area) in &base.pieces {
         if count.get(key).is_some_and(|c| *c != 0) {
-            mark(*rows);
+            mark(area.rows);
         }
     }
-    let mut kept_here: Vec<(u64, (u32, u32))> = Vec::with_capacity(pieces.len());
+    // Where each piece both have stands in the base's order: the first
+    // such piece with a key here is the first with it there, and so on.
+    let mut places: HashMap<u64, std::collections::VecDeque<usize>, Keys> = HashMap::default();
+    for (place, (key, _)) in base
+        .pieces
+        .iter()
+        .filter(|(key, _)| count.get(key).is_some_and(|c| *c == 0))
+        .enumerate()
+    {
+        places.entry(*key).or_default().push_back(place);
+    }
+    let mut kept_here: Vec<(usize, Area)> = Vec::with_capacity(pieces.len());
     for piece in pieces.iter_mut() {
         // A piece that stays takes its rows from the base.
         if piece.rows.is_none() {
             piece.rows = base.rows.get(&piece.key).copied();
         }
-        let rows = piece.rows(scale, height)?;
-        if count.get(&piece.key).is_some_and(|c| *c != 0) {
-            mark(rows);
-        } else {
-            kept_here.push((piece.key, rows));
+        let area = piece.area(scale, height)?;
+        match places.get_mut(&piece.key).and_then(|p| p.pop_front()) {
+            Some(place) => kept_here.push((place, area)),
+            None => mark(area.rows),
         }
     }
-    // The pieces both have, in another order: where they differ, both.
-    let kept_there = base
-        .pieces
-        .iter()
-        .filter(|(key, _)| count.get(key).is_some_and(|c| *c == 0));
-    for (a, b) in kept_there.zip(&kept_here) {
-        if a.0 != b.0 {
-            mark(a.1);
-            mark(b.1);
+    // Two pieces both have, painted in the other order: where they
+    // overlap, both. Pieces apart come out the same in any order (a Linie 1
+    // tile laid moves others of its kind in the stamps' order; their
+    // squares never overlap).
+    let mut latest = 0;
+    for (i, (place, area)) in kept_here.iter().enumerate() {
+        if *place < latest {
+            for (other, other_area) in &kept_here[..i] {
+                if other > place && area.overlaps(other_area) {
+                    mark(area.rows);
+                    mark(other_area.rows);
+                }
+            }
         }
+        latest = latest.max(*place);
     }
     let mut palette = base.palette.clone();
     let mut out = base.bands.clone();
@@ -512,8 +547,8 @@ fn redrawn(
 struct Drawn {
     scale: u32,
     height: u32,
-    /// Its pieces' keys and rows, in order.
-    pieces: Vec<(u64, (u32, u32))>,
+    /// Its pieces' keys and areas, in order.
+    pieces: Vec<(u64, Area)>,
     /// The same, to look up.
     rows: HashMap<u64, (u32, u32), Keys>,
     palette: Arc<Palette>,
@@ -533,12 +568,12 @@ impl Drawn {
     ) -> Result<Drawn, PictureError> {
         let mut list = Vec::with_capacity(pieces.len());
         for piece in pieces.iter_mut() {
-            list.push((piece.key, piece.rows(scale, height)?));
+            list.push((piece.key, piece.area(scale, height)?));
         }
         Ok(Drawn {
             scale: scale.to_bits(),
             height,
-            rows: list.iter().copied().collect(),
+            rows: list.iter().map(|(key, area)| (*key, area.rows)).collect(),
             pieces: list,
             palette,
             bands,
@@ -552,7 +587,7 @@ impl Drawn {
 
     /// About what it holds, in bytes.
     fn bytes(&self) -> usize {
-        self.pieces.len() * 48
+        self.pieces.len() * 56
             + self.rows.capacity() * 24
             + self.palette.index.capacity() * 8
             + self
@@ -586,27 +621,83 @@ fn keep_drawn(drawn: Drawn) {
     kept.truncate(keep.max(1));
 }
 
-/// The kept picture sharing most pieces with `pieces`, of the same size:
-/// judged by a sample of its pieces (every kept picture looked up piece by
-/// piece was a tenth of a picture's time), the most recent of the best.
+/// The kept picture of the same size with the fewest bands apart from
+/// `pieces` ([`bands_apart`]), the most recent of the best. Judged in two steps: by a sample
+/// of its pieces first (every kept picture looked up piece by piece was a
+/// tenth of a picture's time), then the few best by the sample and the
+/// most recent of the board piece by piece. The sample alone took a
+/// Linie 1 picture a round of turns old (the same player to play, the
+/// same lines in the legend) over the last one, and drew again every tile
+/// laid since.
 fn base_for(pieces: &[Piece], scale: f32, height: u32) -> Option<Arc<Drawn>> {
     let step = pieces.len().div_ceil(SAMPLE).max(1);
     let sample: Vec<u64> = pieces.iter().step_by(step).map(|p| p.key).collect();
     let kept = DRAWN
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (shared, best) = kept
+    // (sample shared, age, picture), of the same board: half the sample
+    // or more.
+    let mut candidates: Vec<(usize, usize, &Arc<Drawn>)> = kept
         .iter()
-        .filter(|d| d.scale == scale.to_bits() && d.height == height)
-        .map(|d| (sample.iter().filter(|k| d.rows.contains_key(*k)).count(), d))
-        .rev()
-        .max_by_key(|(shared, _)| *shared)?;
-    // Half the sample or more: the same board.
-    (shared * 2 >= sample.len()).then(|| best.clone())
+        .enumerate()
+        .filter(|(_, d)| d.scale == scale.to_bits() && d.height == height)
+        .map(|(age, d)| {
+            let shared = sample.iter().filter(|k| d.rows.contains_key(*k)).count();
+            (shared, age, d)
+        })
+        .filter(|(shared, _, _)| shared * 2 >= sample.len())
+        .collect();
+    let latest = candidates.first().map(|(_, age, _)| *age);
+    candidates.sort_by_key(|(shared, age, _)| (std::cmp::Reverse(*shared), *age));
+    let compared = candidates
+        .iter()
+        .enumerate()
+        .filter(|(rank, (_, age, _))| *rank < COMPARED || Some(*age) == latest);
+    let here: std::collections::HashSet<u64, Keys> = pieces.iter().map(|p| p.key).collect();
+    compared
+        .min_by_key(|(_, (_, age, d))| (bands_apart(pieces, &here, d), *age))
+        .map(|(_, (_, _, d))| Arc::clone(d))
+}
+
+/// About how many bands `pieces` (their keys `here`) would draw again
+/// from `base`: those a piece of one and not the other covers (a line
+/// never read yet, its rows unknown, counted as one band). What a change
+/// touches is what counts: a Linie 1 turn passed rewrites some six lines
+/// of the legend, in three bands, where six tiles laid since are fifteen.
+fn bands_apart(
+    pieces: &[Piece],
+    here: &std::collections::HashSet<u64, Keys>,
+    base: &Drawn,
+) -> usize {
+    let mut dirty = vec![false; base.bands.len()];
+    let mut unknown = 0;
+    let mut mark = |(top, bottom): (u32, u32)| {
+        if bottom > top {
+            for b in (top / BAND)..=((bottom - 1) / BAND) {
+                if let Some(d) = dirty.get_mut(b as usize) {
+                    *d = true;
+                }
+            }
+        }
+    };
+    for piece in pieces.iter().filter(|p| !base.rows.contains_key(&p.key)) {
+        match piece.rows {
+            Some(rows) => mark(rows),
+            None => unknown += 1,
+        }
+    }
+    for (_, area) in base.pieces.iter().filter(|(key, _)| !here.contains(key)) {
+        mark(area.rows);
+    }
+    dirty.iter().filter(|d| **d).count() + unknown
 }
 
 /// How many pieces [`base_for`] looks up in each kept picture.
 const SAMPLE: usize = 24;
+
+/// How many of the kept pictures best by the sample [`base_for`] compares
+/// piece by piece (and the board's most recent).
+const COMPARED: usize = 4;
 
 /// A line's tree and rows, read once for a while: a few thousand lines
 /// (a Rocket board's changing layers have some two hundred).

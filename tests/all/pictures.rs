@@ -528,6 +528,48 @@ fn each_picture_of_a_game_drawn_from_the_one_before_shows_its_whole_svg() {
     play(common::linie1_game(&ABC, 11, &[]), 11, 80, 5);
 }
 
+/// A change draws again only the bands of pixels it touched. Laying a
+/// Linie 1 tile puts it among the others of its kind, which changes the
+/// order they are painted in but nothing they show (no two squares
+/// overlap); and the picture a round of turns before shares more lines of
+/// the legend with the next than the last does. Both drew most of the
+/// board again, a third of every picture late in a game (the cost of a
+/// mail grew with the board, issue 16).
+#[test]
+fn a_linie1_tile_laid_draws_again_only_the_bands_it_touched() {
+    let mut g = common::linie1_game(&ABC, 11, &[]);
+    let mut rng = stationmaster::engine::rng::SplitMix64::new(11);
+    let mut widest = (0, 0, 0);
+    for n in 0..80 {
+        let Some(awaited) = g.awaiting().first().map(|a| a.seat) else {
+            break;
+        };
+        let legal = g.legal_orders(awaited);
+        let order = legal[rng.below(legal.len())].clone();
+        let events = g.apply(awaited, &order).expect("a legal order applies");
+        let p = g
+            .picture(&g.view(None), &events, None)
+            .expect("the game draws its board");
+        let before = stationmaster::picture::counts();
+        stationmaster::picture::png(&p).expect("rendered");
+        let after = stationmaster::picture::counts();
+        let drawn = after.bands_drawn - before.bands_drawn;
+        if after.from_another > before.from_another && drawn > widest.0 {
+            widest = (drawn, after.bands - before.bands, n);
+        }
+    }
+    // A change of a Linie 1 game touches its title, the squares of the
+    // tiles laid (a square is 2.5 bands high, 4 where it straddles them),
+    // a tram's, and a few lines of the legend: some 7 to 12 bands, and at
+    // most 16 in this game. A tile's kind painted in another order, or a
+    // picture a round of turns old taken to start from, drew 23 to 35.
+    let (drawn, of, n) = widest;
+    assert!(
+        drawn <= 20,
+        "change {n} drew {drawn} of the picture's {of} bands again"
+    );
+}
+
 #[test]
 fn a_report_shows_its_picture_in_chromium() {
     let Some(chromium) = chromium() else {

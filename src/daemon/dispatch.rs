@@ -702,7 +702,9 @@ fn authenticated(
         if line.is_empty() {
             continue;
         }
-        match vocabulary.read(line) {
+        // `1. extend GWR C14` is read without its list marker.
+        let (reading, line) = vocabulary.read_item(line);
+        match reading {
             Reading::Chatter => {
                 not_orders.push(line.to_string());
                 continue;
@@ -1136,7 +1138,8 @@ fn moderate(
     let vocabulary = commands::moderator_vocabulary();
     let mut not_commands = Vec::new();
     for line in inc.body.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
-        if vocabulary.read(line) == Reading::Chatter {
+        let (reading, line) = vocabulary.read_item(line);
+        if reading == Reading::Chatter {
             not_commands.push(format!("  {line}"));
             continue;
         }

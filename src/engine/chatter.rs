@@ -28,6 +28,11 @@
 //!   `c14`), which chatter seldom holds.
 //! - A shortened word alone on its line counts only for a form without
 //!   arguments (`p` for `pass`; a signed initial `B` is not `bid`).
+//! - A list marker before an order is not part of it: players number
+//!   their orders (`1. extend GWR C14`, `2) pass`), and mail programs
+//!   write a list in the text part so (`1.⇥lay C4 NS`, `   - pass`,
+//!   `• pass`). [`Vocabulary::read_item`] reads such a line without its
+//!   marker; a line that is chatter either way keeps it.
 
 use super::grammar;
 
@@ -137,6 +142,22 @@ impl Vocabulary {
         typo.map_or(Reading::Chatter, Reading::Typo)
     }
 
+    /// What `line` is, and the line to read as the order: without its list
+    /// marker ([`unlisted`]) where only the marker makes it chatter
+    /// (`1. extend GWR C14`, `- pass`); else the line as written.
+    pub fn read_item<'a>(&self, line: &'a str) -> (Reading, &'a str) {
+        let reading = self.read(line);
+        if reading == Reading::Chatter
+            && let Some(rest) = unlisted(line)
+        {
+            let item = self.read(rest);
+            if item != Reading::Chatter {
+                return (item, rest);
+            }
+        }
+        (reading, line)
+    }
+
     /// Splits `lines` into those read as orders or commands, and chatter,
     /// each in its order.
     pub fn split(&self, lines: &[String]) -> (Vec<String>, Vec<String>) {
@@ -145,6 +166,31 @@ impl Vocabulary {
             .cloned()
             .partition(|l| self.read(l) != Reading::Chatter)
     }
+}
+
+/// `line` without the list marker that opens it, if one does: a number of
+/// one to three digits with `.` or `)` after it, or in brackets (`1.`,
+/// `2)`, `(3)`), or a bullet (`-`, `*`, `•`, `·`, `–`), then whitespace and
+/// more text.
+pub fn unlisted(line: &str) -> Option<&str> {
+    let t = line.trim_start();
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    let rest = if (1..=3).contains(&digits) {
+        t[digits..].strip_prefix(['.', ')'])?
+    } else if let Some(inner) = t.strip_prefix('(') {
+        let n = inner.chars().take_while(char::is_ascii_digit).count();
+        if !(1..=3).contains(&n) {
+            return None;
+        }
+        inner[n..].strip_prefix(')')?
+    } else {
+        t.strip_prefix(['-', '*', '•', '·', '–'])?
+    };
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    (!rest.is_empty()).then_some(rest)
 }
 
 /// A form's keywords, from the form as help prints it.
@@ -285,6 +331,26 @@ mod tests {
         ] {
             assert_eq!(v.read(line), Reading::Order, "{line}");
         }
+    }
+
+    #[test]
+    fn numbered_and_bulleted_orders_are_read_without_their_marker() {
+        let v = rocketish();
+        for (line, order) in [
+            ("1. extend GWR C14", "extend GWR C14"),
+            ("2) pass", "pass"),
+            ("(3) no veto", "no veto"),
+            ("1.\textend GWR C14", "extend GWR C14"),
+            ("   - token man steel", "token man steel"),
+            ("\u{2022} bid 2 e9", "bid 2 e9"),
+            ("1.\u{a0}\u{a0}pass", "pass"),
+        ] {
+            assert_eq!(v.read_item(line), (Reading::Order, order), "{line}");
+        }
+        for line in ["1. Hi all", "- Alex", "1.pass", "2024 was fun", "-- ", "1."] {
+            assert_eq!(v.read_item(line), (Reading::Chatter, line), "{line}");
+        }
+        assert_eq!(v.read_item("pass"), (Reading::Order, "pass"));
     }
 
     #[test]

@@ -841,7 +841,11 @@ impl<'a, 'c> Session<'a, 'c> {
         } else {
             let body = self.body.clone();
             for line in body.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
-                if vocabulary.read(line) == Reading::Chatter && parse(line).is_none() {
+                let (reading, line) = match vocabulary.read_item(line) {
+                    (Reading::Chatter, _) if parse(line).is_some() => (Reading::Order, line),
+                    read => read,
+                };
+                if reading == Reading::Chatter {
                     not_read.push(format!("  {line}"));
                     continue;
                 }

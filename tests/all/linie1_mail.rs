@@ -1048,3 +1048,40 @@ fn a_square_written_apart_is_told_how_to_write_it() {
     assert!(reply.text.contains(&want), "{want}: {}", reply.text);
     assert!(!reply.text.contains("expected a square"), "{}", reply.text);
 }
+
+/// Orders numbered as a list (`1. lay C4 NS`, as a player numbers them,
+/// or `1.⇥lay …` as Outlook writes a list in the text part) are read
+/// without the numbers and laid, once each; they were left out as "not
+/// read as orders", with "Your mail had no orders in it".
+#[test]
+fn numbered_orders_are_laid_without_their_numbers() {
+    let mut w = World::new();
+    let seat = w.active();
+    let mut g = w.game();
+    let mut lays = Vec::new();
+    for _ in 0..2 {
+        let o = g
+            .legal_orders(Seat(seat as u8))
+            .into_iter()
+            .find(|o| matches!(o, Order::Lay { .. }))
+            .expect("a tile to lay");
+        lays.push(g.order_text(&o));
+        g.apply(Seat(seat as u8), &o).unwrap();
+    }
+    let tiles = w.tiles();
+    let got = w.send(
+        seat,
+        &format!("Hi all,\n1. {}\n2.\t{}\nAnna", lays[0], lays[1]),
+    );
+    assert_eq!(w.tiles(), tiles + 2, "both tiles laid, once each");
+    let reply = got
+        .iter()
+        .find(|m| m.to == w.addresses[seat] && m.in_reply_to.is_some())
+        .expect("the player is answered");
+    assert!(!reply.text.contains("no orders in it"), "{}", reply.text);
+    assert!(
+        !reply.text.contains(&format!("1. {}", lays[0])),
+        "{}",
+        reply.text
+    );
+}

@@ -896,6 +896,21 @@ fn authenticated(
         section
             .notes
             .push("Your mail had no orders in it; here is your report.".to_string());
+        // Where the orders may have been, and how to send them.
+        if inc.forwarded {
+            section.notes.push(
+                "A forwarded message is not read, whoever wrote it: write your orders in \
+                 your own mail, above what you forward, or reply to a mail from the game."
+                    .to_string(),
+            );
+        }
+        if inc.attachments > 0 {
+            section.notes.push(
+                "Attachments are not read: write your orders in the text of your mail, \
+                 one a line."
+                    .to_string(),
+            );
+        }
     }
     if inc.truncated {
         section

@@ -124,6 +124,13 @@ pub struct Incoming {
     pub auto_reply: Option<String>,
     /// How many attachment parts the message has (their content is ignored).
     pub attachments: usize,
+    /// True if a forwarded message was left out of the body: a marker
+    /// line (`---------- Forwarded message ---------`, `Begin forwarded
+    /// message:` …), or a header block without `>` in a mail whose
+    /// subject says it forwards (`Fwd:`, `Fw:`, `WG:`, `TR:`, `RV:`,
+    /// `Doorst:`, `VS:`, `PD:`, `Továbbítás:` …). Its lines, whoever wrote
+    /// them, are never read as the player's.
+    pub forwarded: bool,
     /// True if the body was longer than [`MAX_BODY_LINES`] lines or
     /// [`MAX_BODY_CHARS`] characters and only its start was kept.
     pub truncated: bool,
@@ -246,7 +253,9 @@ fn parse_message(raw: &[u8]) -> Result<Incoming, IngestError> {
     let subject = message.subject().unwrap_or("").trim().to_string();
 
     let (text, body_part) = body_text(&message);
-    let mut lines = clean_lines(&text);
+    let own = clean_lines(&text);
+    let forwarded = own.forwarded || (own.cut && is_forward_subject(&subject));
+    let mut lines = own.lines;
     let body_tag = match lines.first().and_then(|l| game_line(l)) {
         Some(tag) => {
             lines.remove(0);
@@ -303,6 +312,7 @@ fn parse_message(raw: &[u8]) -> Result<Incoming, IngestError> {
         code,
         body,
         attachments,
+        forwarded,
         truncated,
         authentication_results: raw_headers(&message, "Authentication-Results")
             .iter()
@@ -698,8 +708,36 @@ fn is_invisible(c: char) -> bool {
     )
 }
 
+/// Subject prefixes of forwarded mail, lowercase, with their colon.
+const FORWARD_SUBJECTS: &[&str] = &[
+    "fwd:",
+    "fw:",
+    "wg:",
+    "tr:",
+    "rv:",
+    "enc:",
+    "doorst:",
+    "vs:",
+    "vb:",
+    "pd:",
+    "přeposlat:",
+    "továbbítás:",
+    "továbbítva:",
+    "転送:",
+];
+
+/// True if `subject` says its mail forwards another (`Fwd: Re: …`, `WG: AW:
+/// …`), after any `Re:` and its kin.
+fn is_forward_subject(subject: &str) -> bool {
+    let lower = subject.to_lowercase();
+    lower
+        .split_whitespace()
+        .take(4)
+        .any(|w| FORWARD_SUBJECTS.contains(&w))
+}
+
 /// The player's own lines: see the module documentation.
-fn clean_lines(text: &str) -> Vec<String> {
+fn clean_lines(text: &str) -> quotes::Own {
     let text: String = text.chars().filter(|&c| !is_invisible(c)).collect();
     let text = text.replace("\r\n", "\n").replace('\r', "\n");
     let lines: Vec<&str> = text.split('\n').collect();
@@ -1218,13 +1256,13 @@ mod tests {
     #[test]
     fn body_cleaning() {
         let text = "bid 5   \n\n  > quoted\npass\nOn Mon, 3 Jun 2024 at 10:12, Stationmaster\n<sm@example.org> wrote:\n> old\n";
-        assert_eq!(clean_lines(text), ["bid 5", "pass"]);
+        assert_eq!(clean_lines(text).lines, ["bid 5", "pass"]);
         let text = "build A1\n\nSent from my iPhone\n\n________________________________\nFrom: Stationmaster\nSent: Monday\nbid 9\n";
-        assert_eq!(clean_lines(text), ["build A1"]);
+        assert_eq!(clean_lines(text).lines, ["build A1"]);
         let text = "pass\n-- \nAlice\nbid 99\n";
-        assert_eq!(clean_lines(text), ["pass"]);
+        assert_eq!(clean_lines(text).lines, ["pass"]);
         let text = "pass\nLe lun. 3 juin 2024 à 10:12, Stationmaster <sm@example.org> a\u{a0}écrit\u{a0}:\nbid 9";
-        assert_eq!(clean_lines(text), ["pass"]);
+        assert_eq!(clean_lines(text).lines, ["pass"]);
     }
 
     #[test]

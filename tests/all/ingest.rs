@@ -608,3 +608,22 @@ fn issue_11_client_lines_are_dropped_wherever_they_stand() {
     let body = "Sent from my iPhone\r\nbid 5\r\nVon meinem iPhone gesendet\r\npass\r\nEnvoyé de mon iPhone\r\n";
     assert_eq!(body_of(body), ["bid 5", "pass"]);
 }
+
+/// A forwarded message left out of the body is told apart (the daemon
+/// says why a mail with nothing else had no orders): by its marker line,
+/// or by a header block in a mail whose subject says it forwards; a
+/// reply's quote is not a forward.
+#[test]
+fn a_forwarded_message_left_out_is_told() {
+    let gmail = "sorry\r\n\r\n---------- Forwarded message ---------\r\nFrom: Bob <bob@example.org>\r\nDate: Sat, 21 Nov 2026\r\nSubject: Re: x\r\nTo: c@example.net\r\n\r\npass\r\n";
+    let m = parse(&mail("", "Fwd: [rocket-3] x", gmail)).unwrap();
+    assert_eq!((m.body, m.forwarded), (vec!["sorry".to_string()], true));
+    let outlook = "________________________________\r\nFrom: Bob <bob@example.org>\r\nSent: Saturday, November 21, 2026 4:30 PM\r\nTo: Carol\r\nSubject: RE: [rocket-3] x\r\n\r\npass\r\n";
+    let m = parse(&mail("", "FW: RE: [rocket-3] x", outlook)).unwrap();
+    assert_eq!((m.body.len(), m.forwarded), (0, true));
+    let m = parse(&mail("", "RE: [rocket-3] x", outlook)).unwrap();
+    assert_eq!((m.body.len(), m.forwarded), (0, false));
+    let reply = "pass\r\n\r\nOn Sat, 21 Nov 2026 at 16:00, Stationmaster wrote:\r\n> Fwd: ok\r\n";
+    let m = parse(&mail("", "Re: Fwd: [rocket-3] x", reply)).unwrap();
+    assert!(!m.forwarded);
+}

@@ -70,6 +70,24 @@ const MARKERS: &[&str] = &[
     "転送されたメッセージ",
 ];
 
+/// The [`MARKERS`] that open a forwarded message (not a quoted one).
+const FORWARD_MARKERS: &[&str] = &[
+    "forwarded message",
+    "begin forwarded message:",
+    "forwarded message follows",
+    "weitergeleitete nachricht",
+    "message transféré",
+    "messaggio inoltrato",
+    "mensaje reenviado",
+    "mensagem encaminhada",
+    "doorgestuurd bericht",
+    "vidarebefordrat meddelande",
+    "przekazana wiadomość",
+    "пересылаемое сообщение",
+    "továbbított üzenet",
+    "転送されたメッセージ",
+];
+
 /// A field of a header block that a client writes above the message it
 /// quotes or forwards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -325,6 +343,16 @@ pub(super) fn is_marker(line: &str) -> bool {
     MARKERS.contains(&t.as_str())
 }
 
+/// True for a marker line that opens a forwarded message
+/// (`---------- Forwarded message ---------`, `Begin forwarded message:`
+/// and their kin).
+fn is_forward_marker(line: &str) -> bool {
+    let t = line
+        .trim_matches(|c: char| c == '-' || c == '_' || c == '=' || c == '*' || c.is_whitespace())
+        .to_lowercase();
+    FORWARD_MARKERS.contains(&t.as_str())
+}
+
 /// The field of a header-block line (`From: …`, `*Von:* …`, `De :`,
 /// `差出人: …`), if it is one.
 fn field(line: &str) -> Option<Field> {
@@ -413,11 +441,24 @@ pub(super) fn is_separator(line: &str) -> bool {
     t.chars().count() >= 3 && t.chars().all(|c| matches!(c, '_' | '-' | '=' | '*'))
 }
 
+/// What [`own_lines`] found.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Own {
+    /// The player's own lines.
+    pub lines: Vec<String>,
+    /// True if a quoted or forwarded message without `>` was left out (a
+    /// header block, a marker line or an attribution, and what followed).
+    pub cut: bool,
+    /// True if a forwarded message (its marker line) was left out.
+    pub forwarded: bool,
+}
+
 /// The player's own lines of `lines`, trailing whitespace trimmed: quotes
 /// and what opens them, client lines, separators and blank lines left out,
 /// nothing after a signature separator. `stop` is called with the number
 /// of lines kept so far and may end the walk early.
-pub(super) fn own_lines(lines: &[&str], mut stop: impl FnMut(usize) -> bool) -> Vec<String> {
+pub(super) fn own_lines(lines: &[&str], mut stop: impl FnMut(usize) -> bool) -> Own {
+    let mut own = Own::default();
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -435,6 +476,7 @@ pub(super) fn own_lines(lines: &[&str], mut stop: impl FnMut(usize) -> bool) -> 
         {
             // What follows is quoted: with `>` (then the player may write
             // again below it), or without (then it runs to the end).
+            own.forwarded |= is_forward_marker(t);
             let mut j = i + n;
             while j < lines.len() && lines[j].trim().is_empty() {
                 j += 1;
@@ -443,6 +485,7 @@ pub(super) fn own_lines(lines: &[&str], mut stop: impl FnMut(usize) -> bool) -> 
                 i = j;
                 continue;
             }
+            own.cut = true;
             break;
         }
         if !(t.is_empty() || is_separator(t) || is_client_line(t)) {
@@ -453,7 +496,8 @@ pub(super) fn own_lines(lines: &[&str], mut stop: impl FnMut(usize) -> bool) -> 
         }
         i += 1;
     }
-    out
+    own.lines = out;
+    own
 }
 
 #[cfg(test)]
@@ -515,7 +559,7 @@ mod tests {
         let text = "On Mon, 3 Jun 2024, Stationmaster wrote:\n> your turn\n>\n\nbid 5\n\n> more\nOn the other hand\npass\n-- \nAlice";
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
-            own_lines(&lines, |_| false),
+            own_lines(&lines, |_| false).lines,
             ["bid 5", "On the other hand", "pass"]
         );
     }

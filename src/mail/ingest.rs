@@ -1066,8 +1066,10 @@ fn html_to_text(html: &str) -> String {
         .join("\n")
 }
 
-/// Decodes `&amp; &lt; &gt; &quot; &apos; &nbsp;` and numeric entities
-/// (`&#NNN;`, `&#xHH;`); anything else is left as written.
+/// Decodes `&amp; &lt; &gt; &quot; &apos;`, the named entities of Latin-1
+/// (`&nbsp;`, `&eacute;` …) and some more ([`OTHER_ENTITIES`]: `&odblac;`,
+/// `&rsquo;`, `&ndash;` …), and numeric entities (`&#NNN;`, `&#xHH;`);
+/// anything else is left as written.
 fn decode_entities(s: &str) -> Cow<'_, str> {
     if !s.contains('&') {
         return Cow::Borrowed(s);
@@ -1097,6 +1099,65 @@ fn decode_entities(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The named entities of Latin-1, `&nbsp;` (U+00A0) to `&yuml;` (U+00FF),
+/// in the order of their characters.
+const LATIN1_ENTITIES: [&str; 96] = [
+    "nbsp", "iexcl", "cent", "pound", "curren", "yen", "brvbar", "sect", "uml", "copy", "ordf",
+    "laquo", "not", "shy", "reg", "macr", "deg", "plusmn", "sup2", "sup3", "acute", "micro",
+    "para", "middot", "cedil", "sup1", "ordm", "raquo", "frac14", "frac12", "frac34", "iquest",
+    "Agrave", "Aacute", "Acirc", "Atilde", "Auml", "Aring", "AElig", "Ccedil", "Egrave", "Eacute",
+    "Ecirc", "Euml", "Igrave", "Iacute", "Icirc", "Iuml", "ETH", "Ntilde", "Ograve", "Oacute",
+    "Ocirc", "Otilde", "Ouml", "times", "Oslash", "Ugrave", "Uacute", "Ucirc", "Uuml", "Yacute",
+    "THORN", "szlig", "agrave", "aacute", "acirc", "atilde", "auml", "aring", "aelig", "ccedil",
+    "egrave", "eacute", "ecirc", "euml", "igrave", "iacute", "icirc", "iuml", "eth", "ntilde",
+    "ograve", "oacute", "ocirc", "otilde", "ouml", "divide", "oslash", "ugrave", "uacute", "ucirc",
+    "uuml", "yacute", "thorn", "yuml",
+];
+
+/// Other named entities mail programs and webmail editors write: the
+/// letters of Central European languages (Hungarian's `&odblac;` for ő,
+/// Czech's, Polish's), typographic quotes and dashes, and a few signs.
+const OTHER_ENTITIES: &[(&str, char)] = &[
+    ("odblac", 'ő'),
+    ("Odblac", 'Ő'),
+    ("udblac", 'ű'),
+    ("Udblac", 'Ű'),
+    ("scaron", 'š'),
+    ("Scaron", 'Š'),
+    ("ccaron", 'č'),
+    ("Ccaron", 'Č'),
+    ("rcaron", 'ř'),
+    ("Rcaron", 'Ř'),
+    ("zcaron", 'ž'),
+    ("Zcaron", 'Ž'),
+    ("ecaron", 'ě'),
+    ("Ecaron", 'Ě'),
+    ("lstrok", 'ł'),
+    ("Lstrok", 'Ł'),
+    ("oelig", 'œ'),
+    ("OElig", 'Œ'),
+    ("ndash", '–'),
+    ("mdash", '—'),
+    ("lsquo", '‘'),
+    ("rsquo", '’'),
+    ("sbquo", '‚'),
+    ("ldquo", '“'),
+    ("rdquo", '”'),
+    ("bdquo", '„'),
+    ("hellip", '…'),
+    ("bull", '•'),
+    ("euro", '€'),
+    ("trade", '™'),
+    ("dagger", '†'),
+    ("larr", '←'),
+    ("rarr", '→'),
+    ("ensp", '\u{2002}'),
+    ("emsp", '\u{2003}'),
+    ("thinsp", '\u{2009}'),
+    ("zwnj", '\u{200C}'),
+    ("zwj", '\u{200D}'),
+];
+
 /// One entity's character, from its name without `&` and `;`.
 fn entity(name: &str) -> Option<char> {
     let number = |digits: &str, radix: u32| {
@@ -1116,7 +1177,16 @@ fn entity(name: &str) -> Option<char> {
         "gt" => Some('>'),
         "quot" => Some('"'),
         "apos" => Some('\''),
-        "nbsp" => Some('\u{a0}'),
+        _ if !name.starts_with('#') => LATIN1_ENTITIES
+            .iter()
+            .position(|n| *n == name)
+            .and_then(|i| char::from_u32(0xA0 + i as u32))
+            .or_else(|| {
+                OTHER_ENTITIES
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, c)| *c)
+            }),
         _ => {
             let num = name.strip_prefix('#')?;
             match num.strip_prefix(['x', 'X']) {
@@ -1141,6 +1211,16 @@ mod tests {
         );
         assert_eq!(decode_entities("&#99999999999;"), "\u{FFFD}");
         assert_eq!(decode_entities("&#;&#x;"), "&#;&#x;");
+        assert_eq!(
+            decode_entities(
+                "Sz&eacute;p l&eacute;p&eacute;s &ndash; &Ouml;d&odblac;n&rsquo;s &yuml;&nbsp;&AElig;"
+            ),
+            "Szép lépés – Ödőn’s ÿ\u{a0}Æ"
+        );
+        assert_eq!(
+            decode_entities("&Eacute &EACUTE; &eacutex;"),
+            "&Eacute &EACUTE; &eacutex;"
+        );
     }
 
     #[test]

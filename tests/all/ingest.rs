@@ -627,3 +627,24 @@ fn a_forwarded_message_left_out_is_told() {
     let m = parse(&mail("", "Re: Fwd: [rocket-3] x", reply)).unwrap();
     assert!(!m.forwarded);
 }
+
+/// HTML mail with named entities (as webmail editors write letters
+/// outside ASCII: `&eacute;`, Hungarian's `&odblac;`, `&rsquo;`) is read as
+/// the letters: table talk went to the other players as
+/// `Sz&eacute;p l&eacute;p&eacute;s`, and `tell P&eacute;ter` named nobody.
+#[test]
+fn named_html_entities_are_read_as_their_letters() {
+    let raw = "From: Alice <alice@example.org>\r\nTo: sm@example.org\r\nSubject: Re: [rocket-3] x\r\n\
+               MIME-Version: 1.0\r\nContent-Type: text/html; charset=us-ascii\r\n\r\n\
+               <div>say Sz&eacute;p l&eacute;p&eacute;s &ndash; j&oacute; j&aacute;t&eacute;kot&hellip;</div>\
+               <div>tell P&eacute;ter &Ouml;d&odblac;n&rsquo;s move</div><div>pass&nbsp;</div>";
+    let m = parse(raw.as_bytes()).unwrap();
+    assert_eq!(
+        m.body,
+        [
+            "say Szép lépés – jó játékot…",
+            "tell Péter Ödőn’s move",
+            "pass"
+        ]
+    );
+}

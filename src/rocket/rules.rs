@@ -426,6 +426,9 @@ impl Rocket {
         };
         self.turn.extended.push(line);
         self.set_locomotive(line, from, hex);
+        // Its rear points to the hex it left (rules, C1), from now on: the
+        // reports during a veto draw it so.
+        self.lines[line.index()].facing = self.board.dir(from, hex);
         let mut events = vec![Event::LocomotiveMoved {
             player: seat,
             line,

@@ -1761,6 +1761,25 @@ fn rules_c1_elsewhere_only_the_three_hexes_in_front() {
     assert_eq!(g.cell(hex("C16")).locomotive, None);
 }
 
+/// Rules, C1: "the player places the locomotive so its rear-end points to
+/// the space from which it moved", at once, before any veto: while the
+/// question is open (and during the round) the locomotive on its new hex
+/// faces away from the hex it came from, as every report draws it. It used
+/// to keep the old hex's facing until the veto was settled (L&Y on C5
+/// "facing E" after B4 to C5, which is south-east).
+#[test]
+fn rules_c1_a_moved_locomotive_faces_its_new_way_while_the_veto_is_open() {
+    let mut g = game(&ABC);
+    extend(&mut g, "GWR C14"); // Andi: north-east of Bristol
+    end_turn(&mut g);
+    act(&mut g, "extend GWR D14"); // Béla, east; Andi is asked
+    assert!(matches!(g.phase(), Phase::VetoQuestion { .. }));
+    assert_eq!(g.line(line(&g, "GWR")).facing, Some(Dir::E));
+    order(&mut g, ANDI, "veto");
+    assert!(matches!(g.phase(), Phase::VetoRound { .. }));
+    assert_eq!(g.line(line(&g, "GWR")).facing, Some(Dir::E));
+}
+
 /// Rules, C1: not into towns, cities, sea, or hexes with track.
 #[test]
 fn rules_c1_not_into_places_sea_or_track() {

@@ -262,8 +262,9 @@ pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
                 Some(bid) => {
                     let _ = write!(
                         out,
-                        "; high bid {} share(s) for {} by {}",
+                        "; high bid {} share{} for {} by {}",
                         bid.shares,
+                        if bid.shares == 1 { "" } else { "s" },
                         bid.hex,
                         name(bid.seat)
                     );

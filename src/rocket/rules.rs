@@ -701,10 +701,20 @@ impl Rocket {
             ));
         }
         if shares > held {
+            let held_text = match held {
+                0 => format!("no real {id} shares"),
+                1 => format!("only 1 real {id} share"),
+                n => format!("only {n} real {id} shares"),
+            };
+            let supplementary = if self.players[seat.index()].supplementary[line.index()] > 0 {
+                " (supplementary shares cannot be bid)"
+            } else {
+                ""
+            };
             return Some(RuleError::new(
                 "rulings 7",
                 format!(
-                    "You hold {held} real {id} share(s); bids are paid in real shares, not supplementary ones."
+                    "You cannot bid {shares}: you hold {held_text}, and bids are paid in the line's real shares{supplementary}. Bid at most {held}, or pass."
                 ),
             ));
         }
@@ -926,7 +936,12 @@ impl Rocket {
             return Timing::Never(RuleError::new(
                 "rules, C2",
                 format!(
-                    "Your {held} real {id} share(s) are not enough against {}'s bid of {}, so you will be passed over in this veto round.",
+                    "Your {} not enough against {}'s bid of {}, so you will be passed over in this veto round.",
+                    if held == 1 {
+                        format!("1 real {id} share is")
+                    } else {
+                        format!("{held} real {id} shares are")
+                    },
                     self.name(b.seat),
                     b.shares
                 ),

@@ -654,8 +654,18 @@ fn rulings_07_bids_are_paid_in_real_shares_only() {
     assert!(matches!(g.phase(), Phase::VetoQuestion { waiting, .. } if *waiting == [BELA]));
     order(&mut g, BELA, "veto");
     let err = refused(&mut g, BELA, "bid 2 I2");
-    assert!(err.message.contains("real"), "{}", err.message);
+    // In words a player reads: not "You hold 1 real NER share(s)".
+    assert_eq!(
+        err.message,
+        "You cannot bid 2: you hold only 1 real NER share, and bids are paid in the line's \
+         real shares (supplementary shares cannot be bid). Bid at most 1, or pass."
+    );
     let ev = order(&mut g, BELA, "bid 1 I2");
+    let status = g.render_status(Some(ANDI));
+    assert!(
+        status.contains("high bid 1 share for I2 by Béla"),
+        "{status}"
+    );
     assert!(has(&ev, |e| *e == Event::CannotBid { player: CECIL }));
     assert_eq!(g.awaiting()[0].seat, ANDI);
 }
@@ -834,7 +844,7 @@ fn rulings_07_orders_sent_during_a_veto_question() {
     assert!(
         never(&g, CECIL, "bid 3 G13")
             .message
-            .contains("You hold 2 real GWR")
+            .contains("you hold only 2 real GWR shares")
     );
     assert!(
         never(&g, CECIL, "bid 1 F11")
@@ -2253,7 +2263,7 @@ fn refused_orders_out_of_turn_or_phase() {
     let err = refused(&mut g, ANDI, "veto");
     assert!(err.message.contains("veto round is under way"));
     let err = refused(&mut g, ANDI, "bid 2 E12");
-    assert!(err.message.contains("You hold 1 real GWR share"));
+    assert!(err.message.contains("you hold only 1 real GWR share,"));
     let err = refused(&mut g, CECIL, "extend LSWR F17");
     assert!(err.message.contains("must be settled"));
 }

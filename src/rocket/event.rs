@@ -190,6 +190,17 @@ fn cause_text(g: &Rocket, cause: &PaymentCause) -> String {
     }
 }
 
+/// A line's name with its article, as the name is said: a line's name is
+/// read letter by letter, so `an L&Y`, `an NER`, `an LSWR`, `an SER`, but
+/// `a GWR`, `a GER`.
+fn a_or_an(name: &str) -> String {
+    let an = name
+        .chars()
+        .next()
+        .is_some_and(|c| "AEFHILMNORSX".contains(c.to_ascii_uppercase()));
+    format!("{} {name}", if an { "an" } else { "a" })
+}
+
 fn plural(n: u8, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
@@ -224,7 +235,7 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
             format!("{} moves {} from {from} to {to}.", who(player), line(l))
         }
         Event::ShareTaken { player, line: l } => {
-            format!("{} takes a {} share.", who(player), line(l))
+            format!("{} takes {} share.", who(player), a_or_an(&line(l)))
         }
         Event::NoShareLeft { player, line: l } => {
             format!(
@@ -291,7 +302,15 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
             who(player),
             who(station_of)
         ),
-        Event::TrackLaid { line: l, hex } => format!("A {} track tile is laid on {hex}.", line(l)),
+        Event::TrackLaid { line: l, hex } => {
+            // "a" or "an": ASCII, so its first byte is a whole letter.
+            let named = a_or_an(&line(l));
+            format!(
+                "{}{} track tile is laid on {hex}.",
+                named[..1].to_uppercase(),
+                &named[1..]
+            )
+        }
         Event::Connected { line: l, place: p } => {
             format!("{} is connected to {}.", place(p), line(l))
         }

@@ -1790,6 +1790,41 @@ fn rules_c1_a_moved_locomotive_faces_its_new_way_while_the_veto_is_open() {
     assert_eq!(g.line(line(&g, "GWR")).facing, Some(Dir::E));
 }
 
+/// Rules, C1 in words: a line's name is said letter by letter, so a
+/// report reads "ben takes an L&Y share", "An LSWR track tile is laid",
+/// but "a GWR share". It said "a L&Y share" and "A LSWR track tile".
+#[test]
+fn rules_c1_shares_and_tiles_are_told_with_the_right_article() {
+    let g = game(&ABC);
+    let told = |e: Event| g.describe(&e, None);
+    for (id, article) in [
+        ("L&Y", "an"),
+        ("NER", "an"),
+        ("LNWR", "an"),
+        ("LSWR", "an"),
+        ("SER", "an"),
+        ("GWR", "a"),
+        ("GER", "a"),
+    ] {
+        let l = line(&g, id);
+        assert_eq!(
+            told(Event::ShareTaken {
+                player: BELA,
+                line: l
+            }),
+            format!("Béla takes {article} {id} share.")
+        );
+        let upper = if article == "an" { "An" } else { "A" };
+        assert_eq!(
+            told(Event::TrackLaid {
+                line: l,
+                hex: hex("B4")
+            }),
+            format!("{upper} {id} track tile is laid on B4.")
+        );
+    }
+}
+
 /// Rules, C1: not into towns, cities, sea, or hexes with track.
 #[test]
 fn rules_c1_not_into_places_sea_or_track() {

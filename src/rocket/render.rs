@@ -348,15 +348,33 @@ pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
             .map(|good| p.goods(*good).to_string())
             .collect();
         let on_board = super::STATIONS_PER_PLAYER - p.stations_in_supply;
+        // Shares of many lines run onto lines of their own under the column,
+        // never into the tokens beside it.
+        let mut share_lines: Vec<String> = vec![String::new()];
+        for (k, one) in shares.iter().enumerate() {
+            let last = share_lines.len() - 1;
+            let piece = if k + 1 < shares.len() {
+                format!("{one},")
+            } else {
+                one.clone()
+            };
+            if !share_lines[last].is_empty() && share_lines[last].len() + 1 + piece.len() > 27 {
+                share_lines.push(piece);
+            } else {
+                if !share_lines[last].is_empty() {
+                    share_lines[last].push(' ');
+                }
+                share_lines[last].push_str(&piece);
+            }
+        }
+        if shares.is_empty() {
+            share_lines[0] = "-".to_string();
+        }
         let row = format!(
             "{} {:<12} {:<27} {:<19} {:>4}  {} on board, {} left",
             station_letter(seat),
             p.name,
-            if shares.is_empty() {
-                "-".to_string()
-            } else {
-                shares.join(", ")
-            },
+            share_lines[0],
             tokens.join("/"),
             p.passengers,
             on_board,
@@ -364,6 +382,9 @@ pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
         );
         out.push_str(&row);
         out.push('\n');
+        for more in &share_lines[1..] {
+            let _ = writeln!(out, "{:15}{more}", "");
+        }
     }
     let held: Vec<String> = b
         .cities()

@@ -1825,6 +1825,45 @@ fn rules_c1_shares_and_tiles_are_told_with_the_right_article() {
     }
 }
 
+/// Rules, C1: "players display their shares by company so their
+/// shareholdings are easily seen". A player with shares of four lines
+/// has them run onto a line of their own under the column; they ran into
+/// the tokens beside it ("LNWR 1, GER 1, LSWR 1, SER 1 0/0/0/0").
+#[test]
+fn rules_c1_many_shareholdings_stay_in_their_column() {
+    let mut g = game(&ABC);
+    extend(&mut g, "LNWR D11"); // Andi
+    extend(&mut g, "GER M10");
+    turn_to(&mut g, ANDI);
+    extend(&mut g, "LSWR G17");
+    extend(&mut g, "SER M16");
+    let status = g.render_status(Some(BELA));
+    let rows: Vec<&str> = status
+        .lines()
+        .skip_while(|l| !l.starts_with("Player "))
+        .collect();
+    let andi = rows
+        .iter()
+        .position(|l| l.starts_with("A Andi"))
+        .expect("Andi's row");
+    let column = |l: &str| l.chars().skip(15).take(27).collect::<String>();
+    assert_eq!(
+        column(rows[andi]).trim_end(),
+        "LNWR 1, GER 1, LSWR 1,",
+        "{status}"
+    );
+    assert_eq!(
+        rows[andi + 1].trim_end(),
+        format!("{:15}SER 1", ""),
+        "{status}"
+    );
+    for seat in ["A ", "B ", "C "] {
+        let row = rows.iter().find(|l| l.starts_with(seat)).expect("a row");
+        let tokens: String = row.chars().skip(43).take(7).collect();
+        assert_eq!(tokens, "0/0/0/0", "{status}");
+    }
+}
+
 /// Rules, C1: not into towns, cities, sea, or hexes with track.
 #[test]
 fn rules_c1_not_into_places_sea_or_track() {

@@ -964,10 +964,13 @@ impl Linie1 {
                         "Stationmaster ruling 1",
                         format!(
                             "You can still {} (e.g. `{}`): pass only when nothing else is open.",
-                            if matches!(o, Order::Start { .. }) {
-                                "start your trip"
-                            } else {
-                                "lay a tile"
+                            match o {
+                                Order::Start { .. } => "start your trip",
+                                // The first open move found may be an
+                                // exchange: "lay a tile (e.g. `exchange
+                                // …`)" read as a contradiction.
+                                Order::Exchange { .. } => "exchange a tile",
+                                _ => "lay a tile",
                             },
                             self.order_text_of(&o)
                         ),

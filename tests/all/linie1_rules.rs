@@ -528,6 +528,23 @@ fn stationmaster_ruling_1_pass_only_when_nothing_fits_and_a_blocked_game_ends() 
     );
 }
 
+/// `pass` refused because an exchange is open says "exchange", as its
+/// example does: "You can still lay a tile (e.g. `exchange B1 NS+SE`)"
+/// read as a contradiction.
+#[test]
+fn stationmaster_ruling_1_a_pass_refused_for_an_exchange_says_exchange() {
+    // A straight into terminal 5N on B1; the hand's tile with a straight
+    // and a right curve fits no square before B1 (A1: its track would run
+    // off the board), but replaces the straight on B1.
+    let g = board(&game(2, &[]), &[("B1", "NS")]);
+    let g = hand(&g, ANNA, &["NS+SE"]);
+    let m = refused(&g, ANNA, "pass", "Stationmaster ruling 1");
+    assert!(
+        m.contains("You can still exchange a tile (e.g. `exchange B1 NS+SE`)"),
+        "{m}"
+    );
+}
+
 /// A turn skipped (a missed deadline, a moderator's `skip`) is a pass in
 /// the round only when the player could do nothing else.
 #[test]

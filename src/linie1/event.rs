@@ -217,8 +217,10 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
             }
             s
         }
+        // Stationmaster ruling 5: a tram may still reach its terminal and
+        // yet have no way on through the stops it has still to make.
         Event::TramOff { player } => format!(
-            "{}'s tram cannot reach its terminal from there: it is taken off and starts again next turn.",
+            "{}'s tram cannot finish its trip from there (no way on reaches its terminal through the stops still to make): it is taken off and starts again from a terminal next turn.",
             who(player)
         ),
         Event::Won { player, terminal } => format!(

@@ -852,6 +852,48 @@ fn stationmaster_ruling_5_a_tram_that_cannot_finish_starts_again() {
     ok(&mut g, ANNA, "move L7");
 }
 
+/// A tram taken off (Stationmaster ruling 5) because it went past a stop it
+/// has still to make is not said to be unable to reach its terminal: it
+/// can, by track that misses the stop.
+#[test]
+fn stationmaster_ruling_5_a_tram_taken_off_for_a_missed_stop_is_told_so() {
+    use stationmaster::engine::AnyGame;
+    // A loop from F10 south round by row 11 back up into H10 skips K's
+    // stop sign on G10; from H10 the route runs on to 2E.
+    let route: Vec<(&str, &str)> = ROUTE
+        .iter()
+        .copied()
+        .map(|(s, p)| match s {
+            "F10" => (s, "WE+WS+SE"),
+            "H10" => (s, "WE+SE+SW"),
+            _ => (s, p),
+        })
+        .chain([("F11", "NE"), ("G11", "WE"), ("H11", "WN")])
+        .collect();
+    let g = board(&cards(&game(2, &["stops=2"]), ANNA, 2, &['K', 'A']), &route);
+    let mut g = edit(&g, |v| v["last_move"] = json!(30));
+    ok(&mut g, ANNA, "start 2W");
+    ok(&mut g, ANNA, "move A10 B10");
+    g = edit(&g, |v| {
+        v["turn"]["active"] = json!(0);
+        v["phase"] = json!({"drive": {"roll": null}});
+        v["last_move"] = json!(30);
+    });
+    let applied =
+        AnyGame::apply_line(&mut g, ANNA, "move C10 D10 E10 F10 F11 G11 H11 H10 I10").unwrap();
+    assert_eq!(tram(&g, ANNA), None, "taken off");
+    let said = AnyGame::describe_events(&g, &applied.events, Some(BERT))
+        .unwrap()
+        .join(" ");
+    assert!(!said.contains("cannot reach its terminal"), "{said}");
+    assert!(
+        said.contains(
+            "Anna's tram cannot finish its trip from there (no way on reaches its terminal through the stops still to make)"
+        ),
+        "{said}"
+    );
+}
+
 // ===== Variants (rulings 7; seed, Varianti) =====================================
 
 #[test]

@@ -623,10 +623,12 @@ impl Linie1 {
             }
             Phase::Drive { .. } => {
                 let p = &self.players[self.turn.active.index()];
+                // Said to everyone ("waiting for Anna (…)", in every
+                // subject line), so not "your tram".
                 if p.trip.as_ref().and_then(|t| t.tram).is_none() {
-                    "start your tram".to_string()
+                    "the tram to set out again from a terminal".to_string()
                 } else {
-                    "move your tram".to_string()
+                    "a move of the tram".to_string()
                 }
             }
         };

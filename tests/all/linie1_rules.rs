@@ -894,6 +894,32 @@ fn stationmaster_ruling_5_a_tram_taken_off_for_a_missed_stop_is_told_so() {
     );
 }
 
+/// What the game waits for is said to every reader ("waiting for Anna
+/// (…)" in the status and every subject line): not "move your tram" in
+/// Bert's mail about Anna's tram.
+#[test]
+fn what_a_driver_is_awaited_for_reads_right_to_everyone() {
+    let mut g = route_game(2, &["stops=2"]);
+    ok(&mut g, ANNA, "start 2W");
+    let status = g.render_status(Some(BERT));
+    assert!(
+        status.contains("waiting for Anna (a move of the tram)"),
+        "{status}"
+    );
+    // Taken off (as Stationmaster ruling 5 does), it sets out again.
+    let mut g = edit(&g, |v| v["players"][0]["trip"]["tram"] = json!(null));
+    assert_eq!(tram(&g, ANNA), None);
+    let status = g.render_status(Some(BERT));
+    assert!(
+        status.contains("waiting for Anna (the tram to set out again from a terminal)"),
+        "{status}"
+    );
+    for viewer in [Some(ANNA), Some(BERT), None] {
+        assert!(!g.render_status(viewer).contains("your tram"));
+    }
+    ok(&mut g, ANNA, "start 2E");
+}
+
 // ===== Variants (rulings 7; seed, Varianti) =====================================
 
 #[test]

@@ -259,8 +259,10 @@ pub fn order(
                     (line.clone(), format!("{} ({})", error.message, error.rule))
                 }
             };
+            // "Order N", not "Line N": in games of railway and tram lines
+            // "Line 1 refused" reads as the player's line (as by mail).
             let mut msg = format!(
-                "Nothing was applied. Line {} refused: {line}\n  {why}\n",
+                "Nothing was applied. Order {} refused: {line}\n  {why}\n",
                 r.line_no
             );
             let hints = hints_text(&*loaded.game, seat);

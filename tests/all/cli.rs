@@ -76,7 +76,7 @@ fn orders_apply_all_or_nothing_and_refusals_say_why() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("Line 1 refused: token london steel"), "{err}");
+    assert!(err.contains("Order 1 refused: token london steel"), "{err}");
     assert!(err.contains("It is cecil's turn, not yours."), "{err}");
     assert!(err.contains("(rules, Playing the game)"), "{err}");
 
@@ -94,7 +94,7 @@ fn orders_apply_all_or_nothing_and_refusals_say_why() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("Nothing was applied. Line 2 refused: extend ly z99"),
+        err.contains("Nothing was applied. Order 2 refused: extend ly z99"),
         "{err}"
     );
     assert!(err.contains("Z99 is off the map"), "{err}");
@@ -122,7 +122,7 @@ fn a_player_cannot_send_the_system_s_skip() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("Line 1 refused: !skip"), "{err}");
+    assert!(err.contains("Order 1 refused: !skip"), "{err}");
     assert!(
         err.contains("`!skip` is how the log records a missed deadline or a moderator's skip"),
         "{err}"
@@ -270,7 +270,7 @@ fn in_a_veto_question_orders_apply_wait_or_are_refused_at_once() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("Line 1 refused: bid 1 c3")
+        err.contains("Order 1 refused: bid 1 c3")
             && err.contains("you have no part in a veto round on L&Y's move to C5")
             && err.contains("(rulings 7)"),
         "{err}"
@@ -874,4 +874,33 @@ fn the_folders_stationmaster_makes_are_the_operators_alone() {
             .mode();
         assert_eq!(mode & 0o077, 0, "{folder}: {mode:o}");
     }
+}
+
+/// A refused order on the command line is named "Order N", as by mail: in
+/// a game of Linie 1 "Line 1 refused: start 2W" read as the tram line 1.
+#[test]
+fn a_refused_order_is_named_by_its_number_not_as_a_line() {
+    let dir = TempDir::new().unwrap();
+    let game = stdout(sm(&dir).args([
+        "new",
+        "linie1",
+        "--player",
+        "anna=anna@example.org",
+        "--player",
+        "bert=bert@example.org",
+        "--seed",
+        "3",
+    ]));
+    let game = game.trim();
+    let out = sm(&dir)
+        .args(["order", game, "--as", "anna", "lay C4 WE\nstart 2W"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Nothing was applied. Order 2 refused: start 2W"),
+        "{err}"
+    );
+    assert!(!err.contains("Line 2"), "{err}");
 }

@@ -47,6 +47,15 @@ pub fn to_moderators(
     report::to_each_moderator(ctx, id, &meta, game_moderators, "mod", &text, &html, now)
 }
 
+/// `1 deadline`, `3 deadlines`.
+fn deadlines(n: u32) -> String {
+    if n == 1 {
+        format!("{n} deadline")
+    } else {
+        format!("{n} deadlines")
+    }
+}
+
 /// Looks at one game at `now`; the change to commit, if any.
 pub fn tick(
     ctx: &Ctx<'_>,
@@ -219,7 +228,7 @@ fn run(
                     id,
                     &meta.moderators,
                     &format!("{name} missed a deadline"),
-                    &format!("{name}'s deadline for their {} passed at {when}. This game's policy is `wait`: nothing happens until they act, or you act for them (`stationmaster mod {id} skip`).", crate::registry::wait_name(&record.setup.kind, wait.kind)),
+                    &format!("{name}'s deadline for their {} passed at {when}. This game's policy is `wait`: nothing happens until they act, or you act for them: reply to this mail with `skip` (or `as {name} ORDER` to give their orders), or on the server `stationmaster mod {id} skip`.", crate::registry::wait_name(&record.setup.kind, wait.kind)),
                     now,
                 )?);
             }
@@ -289,7 +298,8 @@ fn run(
             acts.push((
                 seat,
                 format!(
-                    "missed {misses} deadlines in a row: the moderators were asked to replace them"
+                    "missed {} in a row: the moderators were asked to replace them",
+                    deadlines(misses)
                 ),
             ));
             outbox.extend(to_moderators(
@@ -297,7 +307,7 @@ fn run(
                 id,
                 &meta.moderators,
                 &format!("Replace {name}?"),
-                &format!("{name} has missed {misses} deadlines in a row. To seat someone else: `stationmaster mod {id} replace {name} NEW-ADDRESS`."),
+                &format!("{name} has missed {} in a row. To seat someone else, reply to this mail with `replace {name} NEW-ADDRESS` (on the server: `stationmaster mod {id} replace {name} NEW-ADDRESS`); to keep {name} in the seat, do nothing: you are not asked again for this run of misses.", deadlines(misses)),
                 now,
             )?);
         }

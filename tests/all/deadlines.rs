@@ -904,3 +904,40 @@ fn the_command_line_clock_drives_process() {
     let out = std::env::var("STATIONMASTER_NOW");
     assert!(out.is_err() || out.is_ok());
 }
+
+/// The question to replace a player tells a moderator who moderates by
+/// mail what to reply (`replace bob NEW-ADDRESS`), not only the command
+/// line's `stationmaster mod …`, which the creator of a game made by mail
+/// has no way to run; and one missed deadline is "1 deadline".
+#[test]
+fn the_question_to_replace_a_player_says_what_to_reply() {
+    let clock = ClockSettings {
+        replace_after: 1,
+        ..ClockSettings::default()
+    };
+    let mut g = Game::new(clock, 7);
+    // bob starts; his 48 hours pass.
+    g.now = start() + Duration::hours(49);
+    g.cycle();
+    let asked: Vec<&str> = g
+        .mails_to("gm")
+        .iter()
+        .filter(|(_, _, t)| t.starts_with("Replace bob?"))
+        .map(|(_, _, t)| t.as_str())
+        .collect();
+    assert_eq!(asked.len(), 1, "{:#?}", g.mails_to("gm"));
+    assert!(
+        asked[0].contains("bob has missed 1 deadline in a row.")
+            && asked[0].contains("reply to this mail with `replace bob NEW-ADDRESS`"),
+        "{}",
+        asked[0]
+    );
+    let log = g.log();
+    assert!(
+        log.iter().any(|e| e
+            .order
+            .contains("missed 1 deadline in a row: the moderators")),
+        "{:#?}",
+        log.iter().map(|e| &e.order).collect::<Vec<_>>()
+    );
+}

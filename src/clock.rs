@@ -349,9 +349,13 @@ pub fn duration_words(d: Duration) -> String {
     parts.join(" ")
 }
 
-/// `in 31 hours`, `in 2 days`, `12 minutes ago`.
+/// `in 31 hours`, `in 2 days`, `12 minutes ago`; `now` within the second
+/// (a deadline handled the moment it passed).
 pub fn relative(when: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let secs = (when - now).num_seconds();
+    if secs == 0 {
+        return "now".to_string();
+    }
     let a = secs.unsigned_abs();
     let text = if a < 90 * 60 {
         let m = a.div_ceil(60);

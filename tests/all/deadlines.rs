@@ -941,3 +941,26 @@ fn the_question_to_replace_a_player_says_what_to_reply() {
         log.iter().map(|e| &e.order).collect::<Vec<_>>()
     );
 }
+
+/// A deadline handled the second it passes (a daemon whose cycle falls on
+/// it, or `--now` at the deadline) is told as passed "(now)", not as
+/// "passed at … (in 0 minutes)", which read as still to come.
+#[test]
+fn a_deadline_handled_as_it_passes_is_not_in_0_minutes() {
+    let mut g = Game::new(ClockSettings::default(), 7);
+    g.now = start() + Duration::hours(48);
+    g.cycle();
+    let told: Vec<&str> = g
+        .mails_to("bob")
+        .iter()
+        .map(|(_, _, t)| t.as_str())
+        .filter(|t| t.contains("Your deadline for your turn passed at"))
+        .collect();
+    assert_eq!(told.len(), 1, "{:#?}", g.mails_to("bob"));
+    assert!(
+        told[0].contains("passed at Wed 25 Nov 2026 09:00 UTC (now)")
+            && !told[0].contains("in 0 minutes"),
+        "{}",
+        told[0]
+    );
+}

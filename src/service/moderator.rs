@@ -153,9 +153,16 @@ pub fn parse(text: &str) -> Result<ModCommand, String> {
         }
     };
     let player_and_rest = || -> Result<(String, String), String> {
-        let (p, r) = rest
-            .split_once(char::is_whitespace)
-            .ok_or(format!("write `{word} PLAYER …`"))?;
+        let (p, r) = rest.split_once(char::is_whitespace).ok_or_else(|| {
+            // The whole form, as help lists it: `replace PLAYER ADDRESS`.
+            let lower = word.to_ascii_lowercase();
+            let form = FORMS
+                .iter()
+                .map(|(f, _)| *f)
+                .find(|f| f.split_whitespace().next() == Some(lower.as_str()))
+                .unwrap_or("PLAYER …");
+            format!("`{text}` is incomplete: write `{form}`")
+        })?;
         Ok((p.to_string(), r.trim().to_string()))
     };
     match word.to_ascii_lowercase().as_str() {
@@ -462,8 +469,12 @@ pub fn run(
             orders: lines,
         } => {
             let seat = seat_named(ctx, id, player).map_err(invalid)?;
-            let (g, m, mut b) = orders::run(&*game, &meta, seat, lines)
-                .map_err(|e| invalid(format!("refused, nothing applied: {e}")))?;
+            let (g, m, mut b) = orders::run(&*game, &meta, seat, lines).map_err(|e| {
+                invalid(format!(
+                    "nothing applied for {player}: order {}: {}",
+                    e.line_no, e.rejected
+                ))
+            })?;
             game = g;
             meta = m;
             // The moderator's orders, told apart from the waiting orders
@@ -677,7 +688,10 @@ pub fn run(
                     t.push_str(&as_seen_by(&g.render(Some(seat)), &names[seat.index()]));
                     t
                 }
-                Err(e) => format!("Refused, nothing would be applied: {e}\n"),
+                Err(e) => format!(
+                    "Refused, nothing would be applied: order {}: {}\n",
+                    e.line_no, e.rejected
+                ),
             };
             return Ok(ModOutcome {
                 change: Change::default(),

@@ -991,3 +991,60 @@ fn a_paused_games_reports_show_no_deadline_the_resume_will_move() {
         assert!(!text.contains("You can:"), "{text}");
     }
 }
+
+/// A moderator's command by mail that is incomplete or whose orders are
+/// refused is answered with one clear sentence: `replace bob` names the
+/// whole form (it said "write `replace PLAYER …`", hiding the address it
+/// lacked), and refused orders of `as` say "refused: nothing applied for
+/// bob: order 2: …" (they said "refused: refused, nothing applied: line
+/// 2", where the orders stood on one line).
+#[test]
+fn a_moderators_incomplete_or_refused_command_by_mail_is_one_clear_sentence() {
+    let s = Site::new();
+    s.game();
+    let mails = s.sent();
+    let welcome = mails
+        .iter()
+        .find(|m| m.contains("You moderate rocket-1") && m.contains("To: mod@example.org"))
+        .unwrap();
+    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
+    let token = subject
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .trim_end_matches(']')
+        .to_string();
+    let inbox = s.dir.path().join("var/inbox/new");
+    std::fs::create_dir_all(&inbox).unwrap();
+    let answer = |n: u32, body: &str| -> String {
+        std::fs::write(
+            inbox.join(format!("{n}.mod")),
+            format!("From: mod@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <clear{n}@example.org>\r\n\r\n{body}\r\n"),
+        )
+        .unwrap();
+        s.sent()
+            .into_iter()
+            .find(|m| m.contains(&format!("In-Reply-To: <clear{n}@example.org>")))
+            .unwrap_or_default()
+    };
+    let reply = answer(1, "replace bob");
+    assert!(
+        reply.contains("refused: `replace bob` is incomplete: write `replace PLAYER ADDRESS`"),
+        "{reply}"
+    );
+    let reply = answer(2, "as bob token manchester textiles; station z99");
+    assert!(
+        reply.contains("refused: nothing applied for bob: order 2: ")
+            && !reply.contains("refused: refused"),
+        "{reply}"
+    );
+    let out = s.run(&["mod", "rocket-1", "as", "bob"]);
+    assert!(
+        !out.ok
+            && out
+                .stderr
+                .contains("`as bob` is incomplete: write `as PLAYER ORDER; ORDER …`"),
+        "{}",
+        out.stderr
+    );
+}

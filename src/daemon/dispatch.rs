@@ -1220,7 +1220,8 @@ fn moderate(
         ));
     }
     // In the moderator's thread of the game, answering their mail.
-    let thread = report::moderator_thread(ctx, id, &ctx.store.meta(id)?, from);
+    let meta_now = ctx.store.meta(id)?;
+    let thread = report::moderator_thread(ctx, id, &meta_now, from);
     let (in_reply_to, references) = thread.threading(
         inc.message_id
             .as_deref()
@@ -1234,6 +1235,9 @@ fn moderate(
         text,
         in_reply_to,
         references,
+        // Their key in the reply address too, as on every other mail to
+        // them: a reply that loses the subject's tag still carries it.
+        reply_to: report::reply_to_moderator(ctx, id, &meta_now, from),
         ..Draft::default()
     };
     change.outbox.push(crate::service::compose_mail(

@@ -1048,3 +1048,52 @@ fn a_moderators_incomplete_or_refused_command_by_mail_is_one_clear_sentence() {
         out.stderr
     );
 }
+
+/// The answer to a moderator's mail carries their key in its reply address,
+/// as every other mail to them does: a reply to it from a mail program
+/// that dropped the subject's tag still reaches the game as theirs. (It
+/// came from the bare address, so such a reply lost the key.)
+#[test]
+fn the_answer_to_a_moderators_mail_carries_their_key_in_its_reply_address() {
+    let s = Site::new();
+    s.game();
+    let mails = s.sent();
+    let welcome = mails
+        .iter()
+        .find(|m| m.contains("You moderate rocket-1") && m.contains("To: mod@example.org"))
+        .unwrap();
+    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
+    let token = subject
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .trim_end_matches(']')
+        .to_string();
+    let inbox = s.dir.path().join("var/inbox/new");
+    std::fs::create_dir_all(&inbox).unwrap();
+    std::fs::write(
+        inbox.join("1.mod"),
+        format!("From: mod@example.org\r\nTo: sm@example.org\r\nSubject: Re: [rocket-1 {token}] x\r\nMessage-ID: <key1@example.org>\r\n\r\nnote hello\r\n"),
+    )
+    .unwrap();
+    let answer = s
+        .sent()
+        .into_iter()
+        .find(|m| m.contains("In-Reply-To: <key1@example.org>"))
+        .unwrap_or_default();
+    let reply_to = format!("sm+rocket-1.{token}@example.org");
+    assert!(
+        answer
+            .lines()
+            .any(|l| l.starts_with("Reply-To:") && l.contains(&reply_to)),
+        "{answer}"
+    );
+    // Answered to that address, under a subject without the tag.
+    std::fs::write(
+        inbox.join("2.mod"),
+        format!("From: mod@example.org\r\nTo: {reply_to}\r\nSubject: Re: You moderate rocket-1\r\nMessage-ID: <key2@example.org>\r\nIn-Reply-To: <key1@example.org>\r\n\r\npause\r\n"),
+    )
+    .unwrap();
+    s.ok(&["process"]);
+    assert!(s.log().contains("pause"), "{}", s.log());
+}

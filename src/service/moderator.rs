@@ -522,14 +522,33 @@ pub fn run(
             output = said.join(" ");
         }
         ModCommand::Skip => {
+            // Who was passed over, and whom the game waits for after it:
+            // the moderator is told by name, as the players are.
+            let skipped: Vec<String> = loaded
+                .game
+                .awaiting()
+                .iter()
+                .map(|a| {
+                    let name = names.get(a.seat.index()).map_or("", String::as_str);
+                    format!("{name} ({})", a.what)
+                })
+                .collect();
             let mut change = scheduler::skip_awaited_because(ctx, id, by, why, now)?;
+            let mut after = String::new();
             if let Some(u) = &mut change.update {
                 u.push_first(act_entry(by, "skip", why, EntryKind::Act, turn, now));
+                if let Ok(g) =
+                    crate::registry::from_snapshot(&record.setup.kind, u.state_version, &u.state)
+                {
+                    after = format!(" {id}: {}.", report::headline(&*g));
+                }
             }
-            return Ok(ModOutcome {
-                change,
-                output: "Every awaited player was skipped.".to_string(),
-            });
+            let output = if skipped.is_empty() {
+                format!("Nobody was awaited in {id}: nothing to skip.")
+            } else {
+                format!("Skipped: {}.{after}", skipped.join(", "))
+            };
+            return Ok(ModOutcome { change, output });
         }
         ModCommand::Undo(n) => {
             let log = ctx.store.log(id)?;

@@ -257,9 +257,14 @@ fn as_preview_skip_and_undo() {
             .iter()
             .any(|m| m.contains("A moderator gave orders for you"))
     );
-    // skip: cecil's turn is skipped.
-    s.ok(&["mod", "rocket-1", "skip"]);
+    // skip: cecil's turn is skipped, and the moderator is told whose
+    // (not only "Every awaited player was skipped.") and who is next.
+    let out = s.ok(&["mod", "rocket-1", "skip"]);
     assert_eq!(s.json()["turn"]["active_player"], "alice");
+    assert_eq!(
+        out.trim(),
+        "Skipped: cecil (2 actions). rocket-1: Waiting for alice (2 actions)."
+    );
     // undo 3: back to the start.
     let out = s.ok(&["mod", "rocket-1", "--why", "mistake", "undo", "3"]);
     assert!(out.contains("bob: token Manchester textiles"), "{out}");

@@ -92,7 +92,7 @@ pub const FORMS: &[(&str, &str)] = &[
     ),
     (
         "as PLAYER ORDER; ORDER …",
-        "give orders for a player, who is told",
+        "give orders for a player, who is told; `as PLAYER away YYYY-MM-DD to YYYY-MM-DD` or `as PLAYER back` declares or ends their absence",
     ),
     (
         "skip",
@@ -246,6 +246,19 @@ pub fn parse(text: &str) -> Result<ModCommand, String> {
                 forms.join(", ")
             ))
         }
+    }
+}
+
+/// The one line of `as PLAYER …` if it is the player's absence, `away
+/// DATE to DATE` or `back`, which is no order but a command of theirs.
+fn absence_line(lines: &[String]) -> Option<&str> {
+    match lines {
+        [line] => {
+            let first = line.split_whitespace().next()?.to_ascii_lowercase();
+            (first == "away" || (first == "back" && line.split_whitespace().count() == 1))
+                .then_some(line.as_str())
+        }
+        _ => None,
     }
 }
 
@@ -463,6 +476,43 @@ pub fn run(
                 ),
             );
             output = format!("Deadline set to {t}.");
+        }
+        ModCommand::As {
+            player,
+            orders: lines,
+        } if absence_line(lines).is_some() => {
+            // `as PLAYER away … to …` / `as PLAYER back`: the absence a
+            // player would declare by mail, declared for them (one who
+            // phoned, say); everyone is told, as for the player's own.
+            let seat = seat_named(ctx, id, player).map_err(invalid)?;
+            let line = absence_line(lines).unwrap_or_default();
+            if line.eq_ignore_ascii_case("back") {
+                meta.clock.back(seat, now);
+                all(
+                    &mut batch,
+                    format!(
+                        "A moderator marked {player} as back{because}; their deadlines run as usual."
+                    ),
+                );
+                output = format!("{player} is back; their deadlines run as usual.");
+            } else {
+                let a = crate::clock::parse_away(&meta.clock.settings, line, now)
+                    .map_err(|why| invalid(format!("{line}: {why}")))?;
+                let text = format!(
+                    "{player} is away from {} to {}; their deadlines wait.",
+                    meta.clock.settings.describe(a.from, now),
+                    meta.clock.settings.describe(a.to, now)
+                );
+                if let Some(slot) = meta.clock.away.get_mut(seat.index()) {
+                    *slot = Some(a);
+                }
+                meta.clock.hold_running();
+                all(
+                    &mut batch,
+                    format!("A moderator declared an absence for {player}{because}: {text}"),
+                );
+                output = text;
+            }
         }
         ModCommand::As {
             player,

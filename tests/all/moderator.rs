@@ -1102,3 +1102,57 @@ fn the_answer_to_a_moderators_mail_carries_their_key_in_its_reply_address() {
     s.ok(&["process"]);
     assert!(s.log().contains("pause"), "{}", s.log());
 }
+
+/// A moderator can declare a player's absence for them (a player who
+/// phoned, or wrote from elsewhere): `as bob away … to …` holds bob's
+/// deadline as bob's own `away` would, and `as bob back` ends it; both are
+/// in the log and everyone is told. (`away` was refused as "not an order",
+/// leaving the game master no way to do it.)
+#[test]
+fn a_moderator_puts_a_player_away_and_back() {
+    let s = Site::new();
+    s.game();
+    let due = s.json()["awaiting"][0]["deadline"].clone();
+    assert_eq!(due, "2026-11-25T09:00:00+00:00");
+    let out = s.ok(&[
+        "mod",
+        "rocket-1",
+        "--why",
+        "bob phoned",
+        "as",
+        "bob",
+        "away 2026-11-24 to 2026-11-26",
+    ]);
+    assert!(out.contains("bob is away from"), "{out}");
+    assert_ne!(
+        s.json()["awaiting"][0]["deadline"],
+        due,
+        "the deadline waits"
+    );
+    assert!(
+        s.sent()
+            .iter()
+            .any(|m| m.contains("To: cecil")
+                && m.contains("A moderator declared an absence for bob")),
+        "everyone is told"
+    );
+    let out = s.ok(&["mod", "rocket-1", "as", "bob", "back"]);
+    assert!(out.contains("bob is back"), "{out}");
+    assert_eq!(
+        s.json()["awaiting"][0]["deadline"],
+        due,
+        "not begun: no time"
+    );
+    let log = s.log();
+    assert!(
+        log.contains("as bob: away 2026-11-24 to 2026-11-26") && log.contains("as bob: back"),
+        "{log}"
+    );
+    // A bad date is refused with the player's own sentence, nothing changed.
+    let out = s.run(&["mod", "rocket-1", "as", "bob", "away soon"]);
+    assert!(
+        !out.ok && out.stderr.contains("away soon: "),
+        "{}",
+        out.stderr
+    );
+}

@@ -230,7 +230,12 @@ fn parse_message(raw: &[u8]) -> Result<Incoming, IngestError> {
     }
 
     let from_addr = message.from().and_then(|a| a.iter().next());
-    let from = from_addr.and_then(|a| address(a.address.as_deref()));
+    // A From that is no mail address (a header run into the next by a
+    // broken mail program: `bob@exampnt-Type: multipart/mixed; …`) is no
+    // sender: nobody to answer or to know the mail by.
+    let from = from_addr
+        .and_then(|a| address(a.address.as_deref()))
+        .filter(|a| crate::mail::compose::check_address(a).is_ok());
     let from_name = from_addr
         .and_then(|a| a.name.as_deref())
         .map(|n| n.trim().to_string())

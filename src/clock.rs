@@ -599,6 +599,22 @@ impl Clock {
         self.plan();
     }
 
+    /// `seat` (named `name`) is away as `a` says: their running deadline
+    /// waits for it. What everyone is told: `NAME is away from … to …;
+    /// their deadlines wait.`
+    pub fn away(&mut self, seat: Seat, name: &str, a: Away, now: DateTime<Utc>) -> String {
+        let text = format!(
+            "{name} is away from {} to {}; their deadlines wait.",
+            self.settings.describe(a.from, now),
+            self.settings.describe(a.to, now)
+        );
+        if let Some(slot) = self.away.get_mut(seat.index()) {
+            *slot = Some(a);
+        }
+        self.hold_running();
+        text
+    }
+
     /// `seat` is back: their absence ends now. A running deadline of
     /// theirs it held is held for the part of it they took (none if it had
     /// not begun), and that becomes its deadline as set, so a later

@@ -760,15 +760,7 @@ fn authenticated(
         }
         match crate::clock::parse_away(&meta.clock.settings, line, now) {
             Ok(a) => {
-                let text = format!(
-                    "{name} is away from {} to {}; their deadlines wait.",
-                    meta.clock.settings.describe(a.from, now),
-                    meta.clock.settings.describe(a.to, now)
-                );
-                if let Some(slot) = meta.clock.away.get_mut(seat.index()) {
-                    *slot = Some(a);
-                }
-                meta.clock.hold_running();
+                let text = meta.clock.away(seat, &name, a, now);
                 for s in 0..record.setup.players.len() {
                     absence_notes.push((Seat(s as u8), text.clone()));
                 }

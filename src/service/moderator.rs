@@ -498,15 +498,7 @@ pub fn run(
             } else {
                 let a = crate::clock::parse_away(&meta.clock.settings, line, now)
                     .map_err(|why| invalid(format!("{line}: {why}")))?;
-                let text = format!(
-                    "{player} is away from {} to {}; their deadlines wait.",
-                    meta.clock.settings.describe(a.from, now),
-                    meta.clock.settings.describe(a.to, now)
-                );
-                if let Some(slot) = meta.clock.away.get_mut(seat.index()) {
-                    *slot = Some(a);
-                }
-                meta.clock.hold_running();
+                let text = meta.clock.away(seat, player, a, now);
                 all(
                     &mut batch,
                     format!("A moderator declared an absence for {player}{because}: {text}"),

@@ -455,13 +455,7 @@ fn redrawn(
 ) -> Result<Option<Drawn>, PictureError> {
     let bands = height.div_ceil(BAND) as usize;
     let mut dirty = vec![false; bands];
-    let mut mark = |(top, bottom): (u32, u32)| {
-        if bottom > top {
-            for b in (top / BAND)..=((bottom - 1) / BAND) {
-                dirty[b as usize] = true;
-            }
-        }
-    };
+    let mut mark = |rows: (u32, u32)| mark_bands(&mut dirty, rows);
     // How many more times each key is in the base than here.
     let mut count: HashMap<u64, i32, Keys> = HashMap::default();
     for (key, _) in &base.pieces {
@@ -622,10 +616,10 @@ fn keep_drawn(drawn: Drawn) {
 }
 
 /// The kept picture of the same size with the fewest bands apart from
-/// `pieces` ([`bands_apart`]), the most recent of the best. Judged in two steps: by a sample
-/// of its pieces first (every kept picture looked up piece by piece was a
-/// tenth of a picture's time), then the few best by the sample and the
-/// most recent of the board piece by piece. The sample alone took a
+/// `pieces` ([`bands_apart`]), the most recent of the best. Judged in two
+/// steps: by a sample of its pieces first (every kept picture looked up
+/// piece by piece was a tenth of a picture's time), then the few best by
+/// the sample and the most recent of the board piece by piece. The sample alone took a
 /// Linie 1 picture a round of turns old (the same player to play, the
 /// same lines in the legend) over the last one, and drew again every tile
 /// laid since.
@@ -671,25 +665,28 @@ fn bands_apart(
 ) -> usize {
     let mut dirty = vec![false; base.bands.len()];
     let mut unknown = 0;
-    let mut mark = |(top, bottom): (u32, u32)| {
-        if bottom > top {
-            for b in (top / BAND)..=((bottom - 1) / BAND) {
-                if let Some(d) = dirty.get_mut(b as usize) {
-                    *d = true;
-                }
-            }
-        }
-    };
     for piece in pieces.iter().filter(|p| !base.rows.contains_key(&p.key)) {
         match piece.rows {
-            Some(rows) => mark(rows),
+            Some(rows) => mark_bands(&mut dirty, rows),
             None => unknown += 1,
         }
     }
     for (_, area) in base.pieces.iter().filter(|(key, _)| !here.contains(key)) {
-        mark(area.rows);
+        mark_bands(&mut dirty, area.rows);
     }
     dirty.iter().filter(|d| **d).count() + unknown
+}
+
+/// Marks in `dirty` (one flag a band) the bands the rows `[top, bottom)`
+/// reach into.
+fn mark_bands(dirty: &mut [bool], (top, bottom): (u32, u32)) {
+    if bottom > top {
+        for b in (top / BAND)..=((bottom - 1) / BAND) {
+            if let Some(d) = dirty.get_mut(b as usize) {
+                *d = true;
+            }
+        }
+    }
 }
 
 /// How many pieces [`base_for`] looks up in each kept picture.

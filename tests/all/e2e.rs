@@ -52,7 +52,6 @@
 //! 100 ms and gives up after 30 s, saying what it waited for.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -60,145 +59,16 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use lettre::message::Mailbox as Addr;
 use lettre::message::header::{ContentType, HeaderName, HeaderValue};
 use lettre::{Message, SmtpTransport, Transport};
-use mail_parser::MessageParser;
 use serde_json::Value;
 use tempfile::TempDir;
 
+use crate::player_mail::{
+    Got, PATIENCE, POLL, PROCESSOR, PlayerBox, Session, delete_run, login, parse,
+};
 use crate::stack::{Stack, stack_alone};
 
-/// The processor's address: gm's mailbox, which plus-addresses
-/// (`gm+rocket-1.KEY@example.test`) reach too.
-const PROCESSOR: &str = "gm@example.test";
-/// The game: the database is new for every run, so it is always the first.
 const GAME: &str = "rocket-1";
 const PLAYERS: [&str; 3] = ["alice", "bob", "cecil"];
-const POLL: Duration = Duration::from_millis(100);
-const PATIENCE: Duration = Duration::from_secs(30);
-
-// ---------------------------------------------------------------- reading mail
-
-type Session = imap::Session<TcpStream>;
-
-fn login(port: u16, user: &str) -> Session {
-    let tcp = TcpStream::connect(("127.0.0.1", port))
-        .unwrap_or_else(|e| panic!("cannot reach IMAP on 127.0.0.1:{port}: {e}"));
-    tcp.set_read_timeout(Some(PATIENCE)).unwrap();
-    let mut client = imap::Client::new(tcp);
-    client.read_greeting().unwrap();
-    client
-        .login(user, format!("{user}pw"))
-        .map_err(|(e, _)| e)
-        .unwrap_or_else(|e| panic!("IMAP login as {user}: {e}"))
-}
-
-/// A mail a player got, parsed back with mail_parser.
-#[derive(Clone, Debug)]
-struct Got {
-    uid: u32,
-    message_id: String,
-    subject: String,
-    from: String,
-    to: String,
-    reply_to: String,
-    in_reply_to: Option<String>,
-    references: Vec<String>,
-    auto_submitted: Option<String>,
-    text: String,
-    html: String,
-}
-
-fn texts(v: &mail_parser::HeaderValue<'_>) -> Vec<String> {
-    v.as_text_list()
-        .map(|l| l.iter().map(|s| s.to_string()).collect())
-        .unwrap_or_default()
-}
-
-fn parse(uid: u32, raw: &[u8]) -> Got {
-    let m = MessageParser::default()
-        .parse(raw)
-        .unwrap_or_else(|| panic!("uid {uid} does not parse"));
-    let addr = |a: Option<&mail_parser::Address<'_>>| {
-        a.and_then(|a| a.first())
-            .and_then(|a| a.address())
-            .unwrap_or_default()
-            .to_ascii_lowercase()
-    };
-    Got {
-        uid,
-        message_id: m.message_id().unwrap_or_default().to_string(),
-        subject: m.subject().unwrap_or_default().to_string(),
-        from: addr(m.from()),
-        to: addr(m.to()),
-        reply_to: addr(m.reply_to()),
-        in_reply_to: m.in_reply_to().as_text().map(str::to_string),
-        references: texts(m.references()),
-        auto_submitted: m.header_raw("Auto-Submitted").map(|v| v.trim().to_string()),
-        text: m
-            .body_text(0)
-            .map(|t| t.replace("\r\n", "\n"))
-            .unwrap_or_default(),
-        html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),
-    }
-}
-
-/// A UID set for FETCH: `1,2,5`.
-fn uid_list(uids: &[u32]) -> String {
-    uids.iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// A player's INBOX, read like a mail program does: everything that came
-/// from the game's address since the test began, in arrival order.
-struct PlayerBox {
-    session: Session,
-    /// The first UID not read yet.
-    next_uid: u32,
-    /// Every mail from [`PROCESSOR`] since the test began.
-    got: Vec<Got>,
-}
-
-impl PlayerBox {
-    fn open(port: u16, user: &'static str) -> PlayerBox {
-        let mut session = login(port, user);
-        let mb = session.select("INBOX").unwrap();
-        PlayerBox {
-            session,
-            next_uid: mb.uid_next.unwrap_or(1),
-            got: Vec::new(),
-        }
-    }
-
-    /// Reads what arrived since the last poll.
-    fn poll(&mut self) {
-        self.session.select("INBOX").unwrap();
-        let mut uids: Vec<u32> = self
-            .session
-            .uid_search(format!("UID {}:*", self.next_uid))
-            .unwrap()
-            .into_iter()
-            .filter(|u| *u >= self.next_uid)
-            .collect();
-        if uids.is_empty() {
-            return;
-        }
-        uids.sort_unstable();
-        let fetches = self
-            .session
-            .uid_fetch(uid_list(&uids), "(UID BODY.PEEK[])")
-            .unwrap();
-        let mut mails: Vec<Got> = fetches
-            .iter()
-            .filter_map(|f| Some(parse(f.uid?, f.body()?)))
-            .collect();
-        mails.sort_by_key(|m| m.uid);
-        self.got
-            .extend(mails.into_iter().filter(|m| m.from == PROCESSOR));
-        self.next_uid = uids.last().copied().unwrap_or(0) + 1;
-    }
-}
-
 /// Which of the mails from the game's address belong to this run.
 struct Ours {
     /// In every Message-ID this run sends.
@@ -500,29 +370,11 @@ impl World {
     /// that runs on one stack do not pile mail up for the other tests
     /// (tests/all/transport.rs reads alice's INBOX whole, 100 mails at most).
     fn clean_up(&mut self) {
-        fn delete(session: &mut Session, uids: &[u32]) {
-            if uids.is_empty() {
-                return;
-            }
-            let set = uid_list(uids);
-            session.uid_store(&set, "+FLAGS (\\Deleted)").unwrap();
-            session.uid_expunge(&set).unwrap();
-        }
         for p in PLAYERS {
             let uids: Vec<u32> = self.ours_of(p).iter().map(|m| m.uid).collect();
-            let b = self.boxes.get_mut(p).unwrap();
-            b.session.select("INBOX").unwrap();
-            delete(&mut b.session, &uids);
+            self.boxes.get_mut(p).unwrap().delete(&uids);
         }
-        self.gm.select("INBOX").unwrap();
-        let mut uids: Vec<u32> = self
-            .gm
-            .uid_search(format!("HEADER Message-ID \"{}\"", self.ours.run))
-            .unwrap()
-            .into_iter()
-            .collect();
-        uids.sort_unstable();
-        delete(&mut self.gm, &uids);
+        delete_run(&mut self.gm, &self.ours.run);
     }
 
     fn poll_all(&mut self) {

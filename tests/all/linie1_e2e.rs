@@ -21,132 +21,20 @@
 //! every 100 ms and gives up after 30 s, saying what it waited for.
 
 use std::collections::BTreeMap;
-use std::net::TcpStream;
 use std::process::{Command, Output};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use lettre::message::Mailbox as Addr;
 use lettre::message::header::ContentType;
 use lettre::{Message, SmtpTransport, Transport};
-use mail_parser::MessageParser;
 use serde_json::Value;
 use tempfile::TempDir;
 
+use crate::player_mail::{Got, PATIENCE, POLL, PROCESSOR, PlayerBox, Session, delete_run, login};
 use crate::stack::stack;
 
-const PROCESSOR: &str = "gm@example.test";
 const GAME: &str = "linie1-1";
 const PLAYERS: [&str; 3] = ["alice", "bob", "cecil"];
-const POLL: Duration = Duration::from_millis(100);
-const PATIENCE: Duration = Duration::from_secs(30);
-
-type Session = imap::Session<TcpStream>;
-
-fn login(port: u16, user: &str) -> Session {
-    let tcp = TcpStream::connect(("127.0.0.1", port))
-        .unwrap_or_else(|e| panic!("cannot reach IMAP on 127.0.0.1:{port}: {e}"));
-    tcp.set_read_timeout(Some(PATIENCE)).unwrap();
-    let mut client = imap::Client::new(tcp);
-    client.read_greeting().unwrap();
-    client
-        .login(user, format!("{user}pw"))
-        .map_err(|(e, _)| e)
-        .unwrap_or_else(|e| panic!("IMAP login as {user}: {e}"))
-}
-
-/// A mail a player got.
-#[derive(Clone, Debug)]
-struct Got {
-    uid: u32,
-    message_id: String,
-    subject: String,
-    from: String,
-    reply_to: String,
-    in_reply_to: Option<String>,
-    references: Vec<String>,
-    text: String,
-    html: String,
-}
-
-fn parse(uid: u32, raw: &[u8]) -> Got {
-    let m = MessageParser::default()
-        .parse(raw)
-        .unwrap_or_else(|| panic!("uid {uid} does not parse"));
-    let addr = |a: Option<&mail_parser::Address<'_>>| {
-        a.and_then(|a| a.first())
-            .and_then(|a| a.address())
-            .unwrap_or_default()
-            .to_ascii_lowercase()
-    };
-    Got {
-        uid,
-        message_id: m.message_id().unwrap_or_default().to_string(),
-        subject: m.subject().unwrap_or_default().to_string(),
-        from: addr(m.from()),
-        reply_to: addr(m.reply_to()),
-        in_reply_to: m.in_reply_to().as_text().map(str::to_string),
-        references: m
-            .references()
-            .as_text_list()
-            .map(|l| l.iter().map(|s| s.to_string()).collect())
-            .unwrap_or_default(),
-        text: m
-            .body_text(0)
-            .map(|t| t.replace("\r\n", "\n"))
-            .unwrap_or_default(),
-        html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),
-    }
-}
-
-/// A player's INBOX: what came from the game's address since the test
-/// began.
-struct PlayerBox {
-    session: Session,
-    next_uid: u32,
-    got: Vec<Got>,
-}
-
-impl PlayerBox {
-    fn open(port: u16, user: &str) -> PlayerBox {
-        let mut session = login(port, user);
-        let mb = session.select("INBOX").unwrap();
-        PlayerBox {
-            session,
-            next_uid: mb.uid_next.unwrap_or(1),
-            got: Vec::new(),
-        }
-    }
-
-    fn poll(&mut self) {
-        self.session.select("INBOX").unwrap();
-        let mut uids: Vec<u32> = self
-            .session
-            .uid_search(format!("UID {}:*", self.next_uid))
-            .unwrap()
-            .into_iter()
-            .filter(|u| *u >= self.next_uid)
-            .collect();
-        if uids.is_empty() {
-            return;
-        }
-        uids.sort_unstable();
-        let set = uids
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
-        let fetches = self.session.uid_fetch(set, "(UID BODY.PEEK[])").unwrap();
-        let mut mails: Vec<Got> = fetches
-            .iter()
-            .filter_map(|f| Some(parse(f.uid?, f.body()?)))
-            .filter(|m| m.from == PROCESSOR)
-            .collect();
-        mails.sort_by_key(|m| m.uid);
-        self.got.extend(mails);
-        self.next_uid = uids.last().copied().unwrap_or(0) + 1;
-    }
-}
-
 struct World {
     _dir: TempDir,
     config: std::path::PathBuf,
@@ -297,18 +185,6 @@ impl World {
 
     /// Deletes this run's mail from the players' INBOXes and gm's.
     fn clean_up(&mut self) {
-        fn delete(session: &mut Session, uids: &[u32]) {
-            if uids.is_empty() {
-                return;
-            }
-            let set = uids
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(",");
-            session.uid_store(&set, "+FLAGS (\\Deleted)").unwrap();
-            session.uid_expunge(&set).unwrap();
-        }
         for p in PLAYERS {
             let uids: Vec<u32> = self.boxes[p]
                 .got
@@ -316,18 +192,9 @@ impl World {
                 .filter(|m| self.ours(m))
                 .map(|m| m.uid)
                 .collect();
-            let b = self.boxes.get_mut(p).unwrap();
-            b.session.select("INBOX").unwrap();
-            delete(&mut b.session, &uids);
+            self.boxes.get_mut(p).unwrap().delete(&uids);
         }
-        self.gm.select("INBOX").unwrap();
-        let uids: Vec<u32> = self
-            .gm
-            .uid_search(format!("HEADER Message-ID \"{}\"", self.run))
-            .unwrap()
-            .into_iter()
-            .collect();
-        delete(&mut self.gm, &uids);
+        delete_run(&mut self.gm, &self.run);
     }
 }
 

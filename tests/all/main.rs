@@ -39,6 +39,7 @@ mod linie1_rules;
 mod moderator;
 mod outage;
 mod pictures;
+mod player_mail;
 mod readme;
 mod replies;
 mod rocket_examples;

@@ -19,140 +19,24 @@
 //! began, is counted. Every wait polls every 100 ms and gives up after
 //! 30 s, saying what it waited for; the run's mail is deleted at the end.
 
-use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use lettre::message::Mailbox as Addr;
 use lettre::message::header::ContentType;
 use lettre::{Message, SmtpTransport, Transport};
-use mail_parser::MessageParser;
 use tempfile::TempDir;
 
+use crate::player_mail::{Got, PATIENCE, POLL, PROCESSOR, PlayerBox, Session, delete_run, login};
 use crate::site::code_after;
 use crate::stack::stack_alone;
 
-const PROCESSOR: &str = "gm@example.test";
-const POLL: Duration = Duration::from_millis(100);
-const PATIENCE: Duration = Duration::from_secs(30);
-
-type Session = imap::Session<TcpStream>;
-
-fn login(port: u16, user: &str) -> Session {
-    let tcp = TcpStream::connect(("127.0.0.1", port))
-        .unwrap_or_else(|e| panic!("cannot reach IMAP on 127.0.0.1:{port}: {e}"));
-    tcp.set_read_timeout(Some(PATIENCE)).unwrap();
-    let mut client = imap::Client::new(tcp);
-    client.read_greeting().unwrap();
-    client
-        .login(user, format!("{user}pw"))
-        .map_err(|(e, _)| e)
-        .unwrap_or_else(|e| panic!("IMAP login as {user}: {e}"))
-}
-
-/// A mail from the server, as a player's mail program reads it.
-#[derive(Clone, Debug)]
-struct Got {
-    uid: u32,
-    message_id: String,
-    subject: String,
-    from: String,
-    reply_to: String,
-    in_reply_to: Option<String>,
-    references: Vec<String>,
-    text: String,
-}
-
-fn parse(uid: u32, raw: &[u8]) -> Got {
-    let m = MessageParser::default()
-        .parse(raw)
-        .unwrap_or_else(|| panic!("uid {uid} does not parse"));
-    let addr = |a: Option<&mail_parser::Address<'_>>| {
-        a.and_then(|a| a.first())
-            .and_then(|a| a.address())
-            .unwrap_or_default()
-            .to_ascii_lowercase()
-    };
-    let references = match m.references() {
-        mail_parser::HeaderValue::Text(t) => vec![t.to_string()],
-        mail_parser::HeaderValue::TextList(l) => l.iter().map(|t| t.to_string()).collect(),
-        _ => Vec::new(),
-    };
-    Got {
-        uid,
-        message_id: m.message_id().unwrap_or_default().to_string(),
-        subject: m.subject().unwrap_or_default().to_string(),
-        from: addr(m.from()),
-        reply_to: addr(m.reply_to()),
-        in_reply_to: m.in_reply_to().as_text().map(str::to_string),
-        references,
-        text: m
-            .body_text(0)
-            .map(|t| t.replace("\r\n", "\n"))
-            .unwrap_or_default(),
-    }
-}
-
 /// One player's INBOX, from the UID it had when the test began.
 struct Mailbox {
-    session: Session,
-    next_uid: u32,
-    got: Vec<Got>,
+    inbox: PlayerBox,
+    /// How many of its mails the test has taken so far.
     taken: usize,
-}
-
-impl Mailbox {
-    fn open(port: u16, user: &str) -> Mailbox {
-        let mut session = login(port, user);
-        let mb = session.select("INBOX").unwrap();
-        Mailbox {
-            session,
-            next_uid: mb.uid_next.unwrap_or(1),
-            got: Vec::new(),
-            taken: 0,
-        }
-    }
-
-    fn poll(&mut self) {
-        self.session.select("INBOX").unwrap();
-        let mut uids: Vec<u32> = self
-            .session
-            .uid_search(format!("UID {}:*", self.next_uid))
-            .unwrap()
-            .into_iter()
-            .filter(|u| *u >= self.next_uid)
-            .collect();
-        if uids.is_empty() {
-            return;
-        }
-        uids.sort_unstable();
-        let set: Vec<String> = uids.iter().map(u32::to_string).collect();
-        let fetches = self
-            .session
-            .uid_fetch(set.join(","), "(UID BODY.PEEK[])")
-            .unwrap();
-        let mut mails: Vec<Got> = fetches
-            .iter()
-            .filter_map(|f| Some(parse(f.uid?, f.body()?)))
-            .filter(|m| m.from == PROCESSOR)
-            .collect();
-        mails.sort_by_key(|m| m.uid);
-        self.got.extend(mails);
-        self.next_uid = uids.last().copied().unwrap_or(0) + 1;
-    }
-
-    fn delete(&mut self, uids: &[u32]) {
-        if uids.is_empty() {
-            return;
-        }
-        let set: Vec<String> = uids.iter().map(u32::to_string).collect();
-        self.session.select("INBOX").unwrap();
-        self.session
-            .uid_store(set.join(","), "+FLAGS (\\Deleted)")
-            .unwrap();
-        self.session.uid_expunge(set.join(",")).unwrap();
-    }
 }
 
 struct World {
@@ -200,7 +84,10 @@ impl World {
                 .build(),
             gm,
             boxes: ["alice", "bob", "cecil", "dave"]
-                .map(|who| (who, Mailbox::open(imap, who)))
+                .map(|who| {
+                    let inbox = PlayerBox::open(imap, who);
+                    (who, Mailbox { inbox, taken: 0 })
+                })
                 .into(),
             run: format!("site{}x{nanos}", std::process::id()),
             roots: Vec::new(),
@@ -313,8 +200,8 @@ impl World {
         let start = Instant::now();
         loop {
             let mb = self.mailbox(who);
-            mb.poll();
-            let (got, taken) = (mb.got.clone(), mb.taken);
+            mb.inbox.poll();
+            let (got, taken) = (mb.inbox.got.clone(), mb.taken);
             let mine: Vec<Got> = got.into_iter().filter(|m| self.ours(m)).collect();
             if mine.len() >= taken + n {
                 let new = mine[taken..taken + n].to_vec();
@@ -340,23 +227,10 @@ impl World {
 
     fn clean_up(&mut self) {
         for (_, mb) in &mut self.boxes {
-            let uids: Vec<u32> = mb.got.iter().map(|m| m.uid).collect();
-            mb.delete(&uids);
+            let uids: Vec<u32> = mb.inbox.got.iter().map(|m| m.uid).collect();
+            mb.inbox.delete(&uids);
         }
-        self.gm.select("INBOX").unwrap();
-        let uids: Vec<u32> = self
-            .gm
-            .uid_search(format!("HEADER Message-ID \"{}\"", self.run))
-            .unwrap()
-            .into_iter()
-            .collect();
-        if !uids.is_empty() {
-            let set: Vec<String> = uids.iter().map(u32::to_string).collect();
-            self.gm
-                .uid_store(set.join(","), "+FLAGS (\\Deleted)")
-                .unwrap();
-            self.gm.uid_expunge(set.join(",")).unwrap();
-        }
+        delete_run(&mut self.gm, &self.run);
     }
 }
 

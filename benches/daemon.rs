@@ -52,8 +52,11 @@
 //!   mails in (the mail servers' shares are printed by process).
 //! - Latency, after the rounds: `Daemon::run` (IMAP IDLE) on the same
 //!   store, while the mails of one more round (the first 300) arrive one
-//!   every 40 ms; for each, from its delivery into gm's Maildir (the file
-//!   name's time) to its first reply (In-Reply-To) handed to SMTP.
+//!   every 40 ms, then 30 more each alone (one every 1.5 s: Dovecot tells
+//!   an IDLE session of a new mail half a second after it lands, a wait
+//!   that mails close together share); for each, from its delivery into
+//!   gm's Maildir (the file name's time) to its first reply (In-Reply-To)
+//!   handed to SMTP.
 //! - Between phases the bench waits until OpenSMTPD has delivered every
 //!   reply, so no phase pays for the other's queue, then deletes the
 //!   replies and empties gm's INBOX, so every phase starts from the same
@@ -1164,22 +1167,47 @@ fn main() {
     // time from its delivery into gm's Maildir (the file name's seconds
     // and microseconds, as Dovecot's LMTP wrote it) to the moment the
     // first reply to it (In-Reply-To) was handed to SMTP.
+    // Then, after them, a few mails each alone (one every
+    // `LATENCY_ALONE_PACE`), as a player's mail mostly comes: Dovecot tells
+    // an IDLE session of a new mail half a second after it lands
+    // (`NOTIFY_DELAY_MSECS` in its mailbox-watch.c), which mails close
+    // together share and a mail alone waits out whole.
     drop(d);
-    let latency = latency(
+    let paced_end = LATENCY_MAILS.min(latency_mails.len());
+    let paced = latency(
         &stack,
         &config,
-        &latency_mails[..LATENCY_MAILS.min(latency_mails.len())],
+        &latency_mails[..paced_end],
+        LATENCY_PACE,
+        later,
+    );
+    let alone = latency(
+        &stack,
+        &config,
+        &latency_mails[paced_end..(paced_end + LATENCY_ALONE).min(latency_mails.len())],
+        LATENCY_ALONE_PACE,
         later,
     );
     let _ = counter.logout();
     drop(stack);
 
-    if let Some((median, p99, count)) = latency {
-        println!(
-            "  latency under IDLE, from a mail's delivery into the mailbox to its reply handed to SMTP, {count} mails: median {:.1} ms, 99th percentile {:.1} ms",
-            ms(median),
-            ms(p99)
-        );
+    for (what, latency) in [
+        (format!("one every {} ms", LATENCY_PACE.as_millis()), paced),
+        (
+            format!(
+                "each alone, one every {} ms",
+                LATENCY_ALONE_PACE.as_millis()
+            ),
+            alone,
+        ),
+    ] {
+        if let Some((median, p99, count)) = latency {
+            println!(
+                "  latency under IDLE, from a mail's delivery into the mailbox to its reply handed to SMTP, {count} mails {what}: median {:.1} ms, 99th percentile {:.1} ms",
+                ms(median),
+                ms(p99)
+            );
+        }
     }
     let n = mails_per_round * rounds;
     if n == 0 {
@@ -1206,6 +1234,11 @@ fn main() {
 /// Mails of the latency phase, and the pause between two.
 const LATENCY_MAILS: usize = 300;
 const LATENCY_PACE: Duration = Duration::from_millis(40);
+/// Mails of the latency phase's second part, each alone: the pause
+/// between two is longer than Dovecot's half second before it tells of a
+/// new mail, and Stationmaster's handling.
+const LATENCY_ALONE: usize = 30;
+const LATENCY_ALONE_PACE: Duration = Duration::from_millis(1500);
 
 /// An outbound that notes when each mail was handed over, and to which
 /// mail it replies, then passes it on.
@@ -1279,12 +1312,13 @@ fn arrivals(root: &Path) -> HashMap<String, std::time::SystemTime> {
 }
 
 /// The latency phase: Stationmaster's `run` (IMAP IDLE in, its SMTP out)
-/// while `mails` arrive one every [`LATENCY_PACE`]. Median, 99th
-/// percentile and count; `None` if the server offered no IDLE.
+/// while `mails` arrive one every `pace`. Median, 99th percentile and
+/// count; `None` if the server offered no IDLE.
 fn latency(
     stack: &Stack,
     config: &Config,
     mails: &[OrderMail],
+    pace: Duration,
     now: DateTime<Utc>,
 ) -> Option<(Duration, Duration, usize)> {
     // The stack's, as the rounds used them.
@@ -1330,7 +1364,7 @@ fn latency(
             let t = smtp(port);
             for (from, to, bytes) in &outgoing {
                 send_raw(&t, from, to, bytes);
-                std::thread::sleep(LATENCY_PACE);
+                std::thread::sleep(pace);
             }
             let start = Instant::now();
             loop {

@@ -19,7 +19,7 @@ mod dispatch;
 pub mod socket;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -168,6 +168,40 @@ impl<'a> Sending<'a> {
     }
 }
 
+/// Rung by whatever brings the daemon work between its cycles (the IMAP
+/// watcher when mail arrives, the command socket when the command line
+/// asks something), so that its wait ends at once rather than at its next
+/// look. A ring is kept until the wait that takes it.
+#[derive(Clone, Debug, Default)]
+pub struct Doorbell(Arc<(Mutex<bool>, Condvar)>);
+
+impl Doorbell {
+    /// Ends the current or the next [`Doorbell::wait`].
+    pub fn ring(&self) {
+        let (rung, bell) = &*self.0;
+        *rung
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
+        bell.notify_all();
+    }
+
+    /// Waits until the bell rings or `timeout` passes; true if it rang.
+    pub fn wait(&self, timeout: Duration) -> bool {
+        let (rung, bell) = &*self.0;
+        let guard = rung
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (mut guard, _) = bell
+            .wait_timeout_while(guard, timeout, |rung| !*rung)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::mem::take(&mut *guard)
+    }
+}
+
+/// How long the daemon's wait between cycles goes at most without looking
+/// whether it is to stop (a signal does not ring the [`Doorbell`]).
+const STOP_CHECK: Duration = Duration::from_millis(100);
+
 /// What one poll cycle did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CycleReport {
@@ -198,6 +232,7 @@ pub struct Daemon {
     boards: BoardSource,
     inbound: Box<dyn Inbound>,
     outbound: Box<dyn Outbound>,
+    doorbell: Doorbell,
 }
 
 impl Daemon {
@@ -217,7 +252,15 @@ impl Daemon {
             boards,
             inbound,
             outbound,
+            doorbell: Doorbell::default(),
         }
+    }
+
+    /// The bell that ends the wait of [`Daemon::run_with`] between cycles:
+    /// ring it after handing the daemon work for its `idle` (see
+    /// [`socket`]).
+    pub fn doorbell(&self) -> Doorbell {
+        self.doorbell.clone()
     }
 
     /// The store.
@@ -270,6 +313,7 @@ impl Daemon {
             boards,
             inbound,
             outbound,
+            ..
         } = self;
         let ctx = Ctx {
             store,
@@ -599,30 +643,37 @@ impl Daemon {
         stop: &AtomicBool,
         clock: &dyn Fn() -> DateTime<Utc>,
     ) -> Result<(), DaemonError> {
-        self.run_with(stop, clock, &mut |_, pause| std::thread::sleep(pause))
+        self.run_with(stop, clock, &mut |_| {})
     }
 
-    /// As [`Daemon::run`], but between cycles the daemon waits in `idle`,
-    /// given at most a tenth of a second at a time (it may return sooner):
-    /// the command line's requests are run there.
+    /// As [`Daemon::run`], and between cycles the daemon calls `idle`
+    /// each time its [`Doorbell`] rings, and at least every tenth of a
+    /// second: the command line's requests are run there (`idle` must not
+    /// wait for them; whoever hands it one rings the bell).
     ///
     /// A cycle that handled mail is followed at once by another (more may
     /// have come meanwhile, or been left for the next fetch). Otherwise the
     /// daemon waits `[daemon] poll_seconds` before it looks again, unless
     /// the inbound transport has a [`Watch`](crate::mail::Watch) (IMAP
     /// IDLE): that runs on a thread of its own and ends the wait the moment
-    /// a new mail arrives. Polling stays as the fallback: the deadlines are
-    /// looked at every `poll_seconds` either way.
+    /// a new mail arrives (it rings the doorbell). Polling stays as the
+    /// fallback: the deadlines are looked at every `poll_seconds` either
+    /// way.
     pub fn run_with(
         &mut self,
         stop: &AtomicBool,
         clock: &dyn Fn() -> DateTime<Utc>,
-        idle: &mut dyn FnMut(&Daemon, Duration),
+        idle: &mut dyn FnMut(&Daemon),
     ) -> Result<(), DaemonError> {
         let (wake, woken) = mpsc::channel::<()>();
         let quit = std::sync::Arc::new(AtomicBool::new(false));
         if let Some(watch) = self.inbound.watcher() {
-            spawn_watcher(watch, wake, std::sync::Arc::clone(&quit));
+            spawn_watcher(
+                watch,
+                wake,
+                self.doorbell.clone(),
+                std::sync::Arc::clone(&quit),
+            );
         }
         // The watcher thread ends soon after this (at its next wake-up).
         struct Quit(std::sync::Arc<AtomicBool>);
@@ -670,7 +721,7 @@ impl Daemon {
             }
             if again {
                 // Let a command-line request in between two busy cycles.
-                idle(self, Duration::ZERO);
+                idle(self);
                 continue;
             }
             let until =
@@ -680,11 +731,14 @@ impl Daemon {
                 if left.is_zero() {
                     break;
                 }
+                // Rung by the watcher (new mail) or the command socket (a
+                // request for `idle`); what rang is looked at either way.
+                self.doorbell.wait(left.min(STOP_CHECK));
+                idle(self);
                 if woken.try_recv().is_ok() {
                     while woken.try_recv().is_ok() {}
                     break;
                 }
-                idle(self, left.min(Duration::from_millis(100)));
             }
         }
         tracing::info!("stopped");
@@ -698,12 +752,14 @@ impl Daemon {
 const WATCH_RETRY: Duration = Duration::from_secs(1);
 const WATCH_RETRY_MAX: Duration = Duration::from_secs(60);
 
-/// Runs `watch` on a thread of its own until `quit`, sending on `wake` each
-/// time new mail may have arrived. Errors are logged and the watch tried
-/// again later; if the thread cannot start, the daemon just polls.
+/// Runs `watch` on a thread of its own until `quit`, sending on `wake` and
+/// ringing `doorbell` each time new mail may have arrived. Errors are
+/// logged and the watch tried again later; if the thread cannot start, the
+/// daemon just polls.
 fn spawn_watcher(
     mut watch: Box<dyn crate::mail::Watch>,
     wake: mpsc::Sender<()>,
+    doorbell: Doorbell,
     quit: std::sync::Arc<AtomicBool>,
 ) {
     let started = std::thread::Builder::new()
@@ -717,6 +773,7 @@ fn spawn_watcher(
                         if wake.send(()).is_err() {
                             break;
                         }
+                        doorbell.ring();
                     }
                     Ok(false) => {}
                     Err(e) => {

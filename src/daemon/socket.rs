@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use super::Daemon;
+use super::{Daemon, Doorbell};
 use crate::config::Config;
 use crate::local::LocalError;
 use crate::local::request::{Env, Outcome, Request, execute};
@@ -66,8 +66,9 @@ fn bind(path: &Path) -> std::io::Result<UnixListener> {
 }
 
 /// Starts listening on `path`: a thread accepts each connection, reads
-/// its request and hands it to the daemon through `jobs`.
-fn listen(path: &Path, jobs: mpsc::Sender<Job>) -> std::io::Result<Listening> {
+/// its request and hands it to the daemon through `jobs`, ringing
+/// `doorbell` so that the daemon takes it at once.
+fn listen(path: &Path, jobs: mpsc::Sender<Job>, doorbell: Doorbell) -> std::io::Result<Listening> {
     let listener = bind(path)?;
     listener.set_nonblocking(true)?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -77,7 +78,7 @@ fn listen(path: &Path, jobs: mpsc::Sender<Job>) -> std::io::Result<Listening> {
         .spawn(move || {
             while !flag.load(Ordering::SeqCst) {
                 match listener.accept() {
-                    Ok((stream, _)) => serve_one(stream, &jobs),
+                    Ok((stream, _)) => serve_one(stream, &jobs, &doorbell),
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
                         std::thread::sleep(Duration::from_millis(20));
                     }
@@ -97,7 +98,7 @@ fn listen(path: &Path, jobs: mpsc::Sender<Job>) -> std::io::Result<Listening> {
 
 /// Reads one request from `stream`, has the daemon run it, and writes the
 /// answer back.
-fn serve_one(stream: UnixStream, jobs: &mpsc::Sender<Job>) {
+fn serve_one(stream: UnixStream, jobs: &mpsc::Sender<Job>, doorbell: &Doorbell) {
     let answer = (|| -> std::io::Result<Option<Answer>> {
         stream.set_nonblocking(false)?;
         stream.set_read_timeout(Some(Duration::from_secs(10)))?;
@@ -132,6 +133,7 @@ fn serve_one(stream: UnixStream, jobs: &mpsc::Sender<Job>) {
         if jobs.send((wire.request, tx)).is_err() {
             return Ok(Some(declined()));
         }
+        doorbell.ring();
         Ok(Some(rx.recv().map_or_else(|_| declined(), Answer::Done)))
     })();
     match answer {
@@ -159,7 +161,7 @@ pub fn run_daemon(
 ) -> Result<(), LocalError> {
     let path = socket_path(config);
     let (jobs, requests) = mpsc::channel::<Job>();
-    let listening = match listen(&path, jobs) {
+    let listening = match listen(&path, jobs, daemon.doorbell()) {
         Ok(l) => {
             tracing::info!(socket = %path.display(), "commands are taken on the socket");
             Some(l)
@@ -169,8 +171,8 @@ pub fn run_daemon(
             None
         }
     };
-    let ran = daemon.run_with(stop, clock, &mut |d, pause| {
-        if let Ok((mut request, reply)) = requests.recv_timeout(pause) {
+    let ran = daemon.run_with(stop, clock, &mut |d| {
+        while let Ok((mut request, reply)) = requests.try_recv() {
             // A command without `--now` runs at the daemon's time, so a
             // daemon on a set clock (`run --now`) and the command line
             // agree on what is due; an explicit `--now` still wins.

@@ -1356,7 +1356,7 @@ fn run_outlives_a_refusal_after_it_worked_but_not_one_at_its_start() {
         }
         now
     };
-    let ran = w.daemon.run_with(&stop, &clock, &mut |_, _| {});
+    let ran = w.daemon.run_with(&stop, &clock, &mut |_| {});
     assert!(ran.is_ok(), "{ran:?}");
     assert!(cycles.load(Ordering::SeqCst) >= 5);
     assert_eq!(w.log_len(), 1, "the order that came after was applied");
@@ -1364,7 +1364,7 @@ fn run_outlives_a_refusal_after_it_worked_but_not_one_at_its_start() {
     let w = World::new();
     w.inbox.refuse_next_fetches(1);
     let mut daemon = w.daemon;
-    let ran = daemon.run_with(&AtomicBool::new(false), &|| w.now, &mut |_, _| {});
+    let ran = daemon.run_with(&AtomicBool::new(false), &|| w.now, &mut |_| {});
     let e = ran.expect_err("a refusal at the start ends run");
     assert!(e.to_string().contains("Mailbox doesn't exist"), "{e}");
 }

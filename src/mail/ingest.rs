@@ -21,8 +21,10 @@
 //!
 //! - quoted lines (`>` after optional spaces) are dropped;
 //! - what opens a quoted message is dropped with it: an attribution line
-//!   (`On … wrote:`, also wrapped over two or three lines, in English,
-//!   German, French, Spanish, Italian, Portuguese, Dutch, the Scandinavian
+//!   (`On … wrote:`, also wrapped over two or three lines, as Gmail wraps
+//!   it inside the address or inside its Hungarian `ezt írta (időpont:
+//!   …):`, a line of the player's own just above it never taken in; in
+//!   English, German, French, Spanish, Italian, Portuguese, Dutch, the Scandinavian
 //!   languages, Polish, Russian, Hungarian, Finnish, Czech, Japanese,
 //!   Chinese and more, and the verbless ones of Yandex, Mail.ru and Gmail
 //!   in Russian or Japanese: `26.06.2014, 14:41, "Name" <a@b.ru>:`), a

@@ -261,6 +261,84 @@ fn attributions_in_other_languages() {
     );
 }
 
+/// The attribution lines Gmail, Outlook (its apps), Thunderbird and Apple
+/// Mail write in English, German, French, Italian, Hungarian and Spanish,
+/// whole or wrapped as the clients wrap them (inside the address, before
+/// the verb, inside Gmail's Hungarian parentheses), each with an order
+/// above it (after a blank line or not) and one below its quote: the
+/// attribution is dropped whole, the orders kept, and no piece of it is
+/// left for the player to be shown as "not read".
+#[test]
+fn attributions_of_common_clients_in_six_languages_wrapped_or_not() {
+    let sm = "Stationmaster <stationmaster+rocket-3.k7p2xq9m@example.org>";
+    let cases: Vec<Vec<String>> = [
+        // English: Gmail, Outlook for iOS/Android, Thunderbird, Apple Mail.
+        "On Mon, Jun 3, 2024 at 10:12 AM {sm} wrote:",
+        "On Mon, Jun 3, 2024 at 10:12 AM Stationmaster <|stationmaster+rocket-3.k7p2xq9m@example.org> wrote:",
+        "On Mon, Jun 3, 2024 at 10:12 AM {sm}|wrote:",
+        "On Mon, Jun 3, 2024 at 10:12 AM, {sm} wrote:",
+        "On 03/06/2024 10:12, Stationmaster wrote:",
+        "On 3 Jun 2024, at 10:12, {sm} wrote:",
+        // German: Gmail (web, and the Android form), Thunderbird, Apple Mail.
+        "Am Mo., 3. Juni 2024 um 10:12 Uhr schrieb {sm}:",
+        "Am Mo., 3. Juni 2024 um 10:12 Uhr schrieb Stationmaster <|stationmaster+rocket-3.k7p2xq9m@example.org>:",
+        "{sm} schrieb am Mo., 3. Juni 2024, 10:12:",
+        "{sm} schrieb am Mo., 3.|Juni 2024, 10:12:",
+        "Stationmaster <|stationmaster+rocket-3.k7p2xq9m@example.org> schrieb am Mo., 3. Juni 2024, 10:12:",
+        "Am 03.06.2024 um 10:12 schrieb Stationmaster:",
+        "Am 03.06.2024 um 10:12 schrieb {sm}:",
+        // French.
+        "Le lun. 3 juin 2024 à 10:12, {sm} a écrit :",
+        "Le lun. 3 juin 2024 à 10:12, {sm} a|écrit :",
+        "Le lun. 3 juin 2024 à 10:12, Stationmaster <|stationmaster+rocket-3.k7p2xq9m@example.org> a écrit :",
+        "Le 03/06/2024 à 10:12, Stationmaster a écrit :",
+        "Le 3 juin 2024 à 10:12, {sm} a écrit :",
+        // Italian.
+        "Il giorno lun 3 giu 2024 alle ore 10:12 {sm} ha scritto:",
+        "Il giorno lun 3 giu 2024 alle ore 10:12 Stationmaster <|stationmaster+rocket-3.k7p2xq9m@example.org> ha scritto:",
+        "Il giorno lun 3 giu 2024 alle ore 10:12 {sm} ha|scritto:",
+        "Il 03/06/2024 10:12, Stationmaster ha scritto:",
+        "Il giorno 3 giu 2024, alle ore 10:12, {sm} ha scritto:",
+        // Hungarian: Gmail (both forms), Thunderbird, Apple Mail.
+        "{sm} ezt írta (időpont: 2024. jún. 3., H, 10:12):",
+        "{sm} ezt írta (időpont:|2024. jún. 3., H, 10:12):",
+        "{sm} ezt írta|(időpont: 2024. jún. 3., H, 10:12):",
+        "{sm} ezt írta (időpont: 2024. jún.|3., H, 10:12):",
+        "Stationmaster <|stationmaster+rocket-3.k7p2xq9m@example.org> ezt írta (időpont:|2024. jún. 3., H, 10:12):",
+        "2024. jún. 3., H 10:12 időpontban {sm} ezt írta:",
+        "2024. jún. 3., H 10:12 időpontban {sm} ezt|írta:",
+        "2024. jún. 3., H 10:12 időpontban Stationmaster <|stationmaster+rocket-3.k7p2xq9m@example.org> ezt írta:",
+        "2024. 06. 03. 10:12 keltezéssel, Stationmaster írta:",
+        "2024. jún. 3. dátummal, 10:12 időpontban {sm} írta:",
+        "2024. jún. 3. dátummal, 10:12 időpontban {sm}|írta:",
+        // Spanish.
+        "El lun, 3 jun 2024 a las 10:12, Stationmaster (<stationmaster+rocket-3.k7p2xq9m@example.org>) escribió:",
+        "El lun, 3 jun 2024 a las 10:12, Stationmaster (<|stationmaster+rocket-3.k7p2xq9m@example.org>) escribió:",
+        "El 3/6/24 a las 10:12, Stationmaster escribió:",
+        "El 3 jun 2024, a las 10:12, {sm} escribió:",
+        "El lun., 3 de jun. de 2024, 10:12, {sm}|escribió:",
+    ]
+    .iter()
+    .map(|c| c.replace("{sm}", sm).split('|').map(str::to_string).collect())
+    .collect();
+    for lines in &cases {
+        for gap in ["\r\n", ""] {
+            let body = format!(
+                "pass\r\n{gap}{}\r\n> Rocket 3, turn 4: your move.\r\n>\r\n\r\nbid 2 F8\r\n",
+                lines.join("\r\n")
+            );
+            assert_eq!(body_of(&body), ["pass", "bid 2 F8"], "{lines:?}");
+        }
+    }
+    // A line of the player's own just above an attribution stays theirs,
+    // even when it holds an address or a year as the start of a wrapped
+    // one does.
+    for own in ["address alice@example.net", "away 2026-06-01 to 2026-06-03"] {
+        let body = format!("{own}\r\nOn Mon, Jun 3, 2024 at 10:12 AM {sm} wrote:\r\n> q\r\n");
+        assert_eq!(body_of(&body), [own]);
+    }
+}
+
 #[test]
 fn quoted_lines_go_and_inner_blank_lines_too() {
     let body = "\r\n  \r\nbid 5\r\n  > quoted\r\n>> deeper\r\n\r\n  build A1 B1\t \r\n\r\n";

@@ -305,17 +305,37 @@ pub(super) fn is_attribution(line: &str) -> bool {
     verb || verbless
 }
 
-/// How many lines (1 to 3) from `lines[i]` make an attribution, if they do:
-/// clients wrap long ones (Gmail inside the address; Claws and Becky! put
-/// the date on a line of its own).
+/// How many lines from `lines[i]` make an attribution, if they do:
+/// clients wrap long ones, Gmail inside the address (`Name <` then
+/// `address> wrote:`) or inside its parentheses (Hungarian `… ezt írta
+/// (időpont:` then `2024. jún. 3., H, 10:12):`), Claws and Becky! with the
+/// date on a line of its own. An attribution begins with one of
+/// [`ATTRIBUTION_STARTS`], or holds a time, a year or an address, or ends
+/// opening one (`<`); it is at most three lines, and two more where a
+/// parenthesis or an address it opens is closed.
 fn attribution_at(lines: &[&str], i: usize) -> Option<usize> {
+    let first = lines.get(i)?.trim();
+    // A line of the player's own just above an attribution that begins
+    // on the next line is not part of it (`pass`, then `On … wrote:`).
+    if !is_attribution(first) && begins_attribution(lines, i + 1) {
+        return None;
+    }
+    let may_start = first.contains('@') || has_year(first) || first.ends_with('<');
+    joined_attribution(lines, i, may_start).map(|n| closed(lines, i, n))
+}
+
+/// How many lines (1 to 3) from `lines[i]` make an attribution, if they
+/// do, the first beginning as an attribution does (or `may_start`).
+fn joined_attribution(lines: &[&str], i: usize, may_start: bool) -> Option<usize> {
     let first = lines.get(i)?.trim();
     if is_attribution(first) {
         return Some(1);
     }
     let may_start = !first.is_empty()
         && !first.ends_with(':')
-        && (ATTRIBUTION_STARTS.iter().any(|s| first.starts_with(s)) || has_time(first));
+        && (may_start
+            || ATTRIBUTION_STARTS.iter().any(|s| first.starts_with(s))
+            || has_time(first));
     if !may_start {
         return None;
     }
@@ -332,6 +352,54 @@ fn attribution_at(lines: &[&str], i: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// True if an attribution begins at `lines[i]` and reads as one from its
+/// start: a word of [`ATTRIBUTION_STARTS`] or a date (a digit) first. The
+/// end of a wrapped one (`écrit :`, `sm@example.org> wrote:`) is not.
+fn begins_attribution(lines: &[&str], i: usize) -> bool {
+    lines.get(i).is_some_and(|l| {
+        let t = l.trim();
+        (ATTRIBUTION_STARTS.iter().any(|s| t.starts_with(s))
+            || t.starts_with(|c: char| c.is_ascii_digit()))
+            && joined_attribution(lines, i, false).is_some()
+    })
+}
+
+/// `n`, or more when the attribution of `n` lines from `lines[i]` leaves
+/// a parenthesis or an address open that the next one or two lines close
+/// (`… ezt írta (időpont:` then `2024. jún. 3., H, 10:12):`).
+fn closed(lines: &[&str], i: usize, n: usize) -> usize {
+    let open = |s: &str| {
+        let count = |c: char| s.chars().filter(|&x| x == c).count();
+        count('(') > count(')') || count('<') > count('>')
+    };
+    let mut joined = lines[i..i + n]
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if !open(&joined) {
+        return n;
+    }
+    for m in 0..2 {
+        let Some(next) = lines.get(i + n + m).map(|l| l.trim()) else {
+            break;
+        };
+        if next.is_empty() || next.starts_with('>') {
+            break;
+        }
+        joined.push(' ');
+        joined.push_str(next);
+        if !open(&joined) {
+            return if is_attribution(&joined) {
+                n + m + 1
+            } else {
+                n
+            };
+        }
+    }
+    n
 }
 
 /// True for `-----Original Message-----`, `---------- Forwarded message

@@ -102,16 +102,23 @@ fn normalise(s: &str) -> String {
         .collect()
 }
 
+/// The marks a person may end an order line with, as a sentence or a
+/// list is ended (`Veto!`, `station F8.`, `lay C4 SE;`): no part of the
+/// order. A `?` is not among them: `pass?` asks, it does not order.
+pub const LINE_END_MARKS: [char; 3] = ['!', '.', ';'];
+
 /// Splits an order line into words: blanks and commas separate. A line
-/// written as a sentence (`Veto!`, `station F8.`) ends its last word
-/// with the mark, which is no part of the order.
+/// written as a sentence or a list item (`Veto!`, `station F8.`, `lay C4
+/// SE;`) ends its last word with a mark of [`LINE_END_MARKS`], which is
+/// no part of the order. A `;` elsewhere stays in its word, and the order
+/// is refused: orders go one a line.
 pub fn words(line: &str) -> Vec<&str> {
     let mut words: Vec<&str> = line
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())
         .collect();
     if let Some(last) = words.pop() {
-        let bare = last.trim_end_matches(['!', '.']);
+        let bare = last.trim_end_matches(LINE_END_MARKS);
         if !bare.is_empty() {
             words.push(bare);
         }

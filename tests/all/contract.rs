@@ -86,7 +86,9 @@ fn an_order_written_as_a_sentence_reads_as_the_order() {
             let legal = plain.legal_order_lines(seat);
             let line = legal[rng.below(legal.len())].clone();
             let a = plain.apply_line(seat, &line).unwrap();
-            let line = format!("{line}{}", ["!", ".", " !", "!!"][step % 4]);
+            // `;` as a list ends its items (`lay C4 SE;`, `pass; `).
+            let marks = ["!", ".", " !", "!!", ";", "; ", " ;", ".;"];
+            let line = format!("{line}{}", marks[step % marks.len()]);
             let b = written
                 .apply_line(seat, &line)
                 .unwrap_or_else(|e| panic!("{}: {line}: {e}", kind.name));

@@ -1012,6 +1012,31 @@ fn two_lays_on_one_line_are_told_to_go_one_a_line() {
     assert!(!reply.text.contains("is not a path"), "{}", reply.text);
 }
 
+/// An order line ended as a list item is (`lay C4 SE;`, then a blank)
+/// the order: the tile is laid, where the `;` used to be read as part of
+/// the paths ("`SE;` is not a path") and the whole mail refused.
+#[test]
+fn a_lay_ended_with_a_semicolon_is_laid() {
+    let mut w = World::new();
+    let seat = w.active();
+    let g = w.game();
+    let lay = g
+        .legal_orders(Seat(seat as u8))
+        .into_iter()
+        .map(|o| g.order_text(&o))
+        .find(|t| t.starts_with("lay "))
+        .expect("a tile to lay");
+    let tiles = w.tiles();
+    let got = w.send(seat, &format!("{lay}; "));
+    let reply = got
+        .iter()
+        .find(|m| m.to == w.addresses[seat] && m.in_reply_to.is_some())
+        .expect("the player is answered");
+    assert!(!reply.text.contains("not a path"), "{}", reply.text);
+    assert!(!reply.text.contains("refused"), "{}", reply.text);
+    assert_eq!(w.tiles(), tiles + 1, "the tile is laid: {}", reply.text);
+}
+
 /// A square written with its letter and number apart (`lay B 6 WE`) is
 /// refused with how to write it (`B6`), not "expected a square before `B`"
 /// when B is where the square begins.

@@ -91,8 +91,22 @@ pub enum Event {
     VetoDeclined { player: Seat },
     /// A veto round was called.
     VetoCalled { player: Seat, line: LineId },
-    /// A player was passed over: not enough real shares to bid.
-    CannotBid { player: Seat },
+    /// A player was passed over in the veto round: fewer real shares of
+    /// the line than the least bid they could make (rulings 7: bids are
+    /// paid in real shares). `line` is None in logs written before the
+    /// reason was kept; `held` and `supplementary` are the player's real
+    /// and supplementary shares of it, `needed` the least bid.
+    CannotBid {
+        player: Seat,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<LineId>,
+        #[serde(default)]
+        held: u8,
+        #[serde(default)]
+        supplementary: u8,
+        #[serde(default)]
+        needed: u8,
+    },
     /// A bid.
     BidMade { player: Seat, shares: u8, hex: Hex },
     /// A pass in the veto round.
@@ -260,7 +274,49 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
         Event::VetoCalled { player, line: l } => {
             format!("{} calls a veto round on {}.", who(player), line(l))
         }
-        Event::CannotBid { player } => format!(
+        Event::CannotBid {
+            player,
+            line: Some(l),
+            held,
+            supplementary,
+            needed,
+        } => {
+            let you = view.seat() == Some(*player);
+            let (name, holds) = if you {
+                ("You".to_string(), "hold")
+            } else {
+                (who(player), "holds")
+            };
+            let id = line(l);
+            match (held, supplementary) {
+                (0, 0) => format!(
+                    "{name} {holds} no {id} share, so cannot bid, and {} passed over.",
+                    if you { "are" } else { "is" }
+                ),
+                (0, _) => format!(
+                    "{name} {holds} only supplementary {id} shares, which cannot be bid, \
+                     and {} passed over.",
+                    if you { "are" } else { "is" }
+                ),
+                (n, s) => format!(
+                    "{name} cannot bid: a bid must now be at least {}, and {} {holds} only {}{}; \
+                     passed over.",
+                    plural(*needed, "share", "shares"),
+                    if you { "you".to_string() } else { who(player) },
+                    plural(
+                        *n,
+                        &format!("real {id} share"),
+                        &format!("real {id} shares")
+                    ),
+                    if *s > 0 {
+                        " (supplementary shares cannot be bid)"
+                    } else {
+                        ""
+                    }
+                ),
+            }
+        }
+        Event::CannotBid { player, .. } => format!(
             "{} cannot bid (not enough real shares) and passes.",
             who(player)
         ),

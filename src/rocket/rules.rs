@@ -625,11 +625,19 @@ impl Rocket {
                 return;
             }
             let seat = order[*next];
-            let held = self.players[seat.index()].shares[extension.line.index()];
-            if held >= self.minimum_bid(seat, *high) {
+            let line = extension.line;
+            let held = self.players[seat.index()].shares[line.index()];
+            let needed = self.minimum_bid(seat, *high);
+            if held >= needed {
                 return;
             }
-            events.push(Event::CannotBid { player: seat });
+            events.push(Event::CannotBid {
+                player: seat,
+                line: Some(line),
+                held,
+                supplementary: self.players[seat.index()].supplementary[line.index()],
+                needed,
+            });
             if let Phase::VetoRound { next, .. } = &mut self.phase {
                 *next += 1;
             }

@@ -666,8 +666,68 @@ fn rulings_07_bids_are_paid_in_real_shares_only() {
         status.contains("high bid 1 share for I2 by Béla"),
         "{status}"
     );
-    assert!(has(&ev, |e| *e == Event::CannotBid { player: CECIL }));
+    let passed = Event::CannotBid {
+        player: CECIL,
+        line: Some(line(&g, "NER")),
+        held: 0,
+        supplementary: 1,
+        needed: 2,
+    };
+    assert!(has(&ev, |e| *e == passed), "{ev:#?}");
+    assert_eq!(
+        g.describe(&passed, Some(ANDI)),
+        "Cecil holds only supplementary NER shares, which cannot be bid, and is passed over."
+    );
     assert_eq!(g.awaiting()[0].seat, ANDI);
+}
+
+/// Rulings 7 in words: a player passed over in a veto round is told why,
+/// plainly: they hold no share of the line, or too few real ones for the
+/// least bid. It read "cannot bid (not enough real shares)" to a player
+/// who holds none at all. Béla moves L&Y to B4, Cecil on to C5; Béla
+/// calls a veto round, which starts at Andi, who holds no L&Y share.
+#[test]
+fn rulings_07_a_player_passed_over_in_a_veto_round_is_told_why() {
+    let mut g = game(&ABC);
+    turn_extend(&mut g, BELA, "L&Y B4");
+    turn_to(&mut g, CECIL);
+    act(&mut g, "extend L&Y C5");
+    let ev = order(&mut g, BELA, "veto");
+    let ly = line(&g, "L&Y");
+    let passed = Event::CannotBid {
+        player: ANDI,
+        line: Some(ly),
+        held: 0,
+        supplementary: 0,
+        needed: 1,
+    };
+    assert!(has(&ev, |e| *e == passed), "{ev:#?}");
+    assert_eq!(
+        g.describe(&passed, Some(ANDI)),
+        "You hold no L&Y share, so cannot bid, and are passed over."
+    );
+    assert_eq!(
+        g.describe(&passed, Some(BELA)),
+        "Andi holds no L&Y share, so cannot bid, and is passed over."
+    );
+    // Too few real shares for the bid to beat.
+    let short = Event::CannotBid {
+        player: CECIL,
+        line: Some(ly),
+        held: 1,
+        supplementary: 0,
+        needed: 2,
+    };
+    assert_eq!(
+        g.describe(&short, None),
+        "Cecil cannot bid: a bid must now be at least 2 shares, and Cecil holds only 1 real \
+         L&Y share; passed over."
+    );
+    assert_eq!(
+        g.describe(&short, Some(CECIL)),
+        "You cannot bid: a bid must now be at least 2 shares, and you hold only 1 real L&Y \
+         share; passed over."
+    );
 }
 
 /// Rulings 7 and decision A in words: Cecil holds one NER share, a

@@ -81,11 +81,14 @@ pub enum Event {
     ShareTaken { player: Seat, line: LineId },
     /// The board had no share of the line left.
     NoShareLeft { player: Seat, line: LineId },
-    /// The shareholders are asked whether they call a veto round.
+    /// The shareholders are asked whether they call a veto round on the
+    /// move of `mover` (None in logs written before the mover was kept).
     VetoAsked {
         line: LineId,
         hex: Hex,
         players: Vec<Seat>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mover: Option<Seat>,
     },
     /// A shareholder answered `no veto`.
     VetoDeclined { player: Seat },
@@ -262,13 +265,26 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
             line: l,
             hex,
             players,
+            mover,
         } => {
             let names: Vec<String> = players.iter().map(&who).collect();
-            format!(
-                "{} may call a veto round on {}'s move to {hex}.",
-                names.join(", "),
-                line(l)
-            )
+            match mover {
+                Some(m) => format!(
+                    "{} may call a veto round on {} move of {} to {hex}.",
+                    names.join(", "),
+                    if view.seat() == Some(*m) {
+                        "your".to_string()
+                    } else {
+                        format!("{}'s", who(m))
+                    },
+                    line(l)
+                ),
+                None => format!(
+                    "{} may call a veto round on {}'s move to {hex}.",
+                    names.join(", "),
+                    line(l)
+                ),
+            }
         }
         Event::VetoDeclined { player } => format!("{}: no veto.", who(player)),
         Event::VetoCalled { player, line: l } => {

@@ -245,9 +245,12 @@ pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
     if let (Phase::VetoQuestion { extension, .. } | Phase::VetoRound { extension, .. }, None) =
         (g.phase(), stopped)
     {
+        // The move is the active player's (rulings 7): named, so that
+        // everyone can tell whose move is in question.
         let _ = write!(
             out,
-            "Veto: {} moved from {} to {}; it could stand on {}",
+            "Veto: {} moved {} from {} to {}; it could stand on {}",
+            name(g.turn().active),
             b.line(extension.line).id,
             extension.from,
             extension.chosen,

@@ -461,6 +461,7 @@ impl Rocket {
                 line,
                 hex,
                 players: waiting.clone(),
+                mover: Some(seat),
             });
             self.phase = Phase::VetoQuestion { extension, waiting };
         }

@@ -2035,12 +2035,27 @@ fn rules_c2_a_veto_round_without_bids_changes_nothing() {
 fn rules_c2_the_veto_question_goes_to_the_other_shareholders() {
     let mut g = veto_position(&[], &[]);
     let ev = act(&mut g, "extend GWR F12");
-    assert!(has(&ev, |e| *e
-        == Event::VetoAsked {
-            line: line(&g, "GWR"),
-            hex: hex("F12"),
-            players: vec![ANDI, BELA]
-        }));
+    let asked = Event::VetoAsked {
+        line: line(&g, "GWR"),
+        hex: hex("F12"),
+        players: vec![ANDI, BELA],
+        mover: Some(CECIL),
+    };
+    assert!(has(&ev, |e| *e == asked));
+    // Whose move may be vetoed is said: the question, and the status.
+    assert_eq!(
+        g.describe(&asked, Some(ANDI)),
+        "Andi, Béla may call a veto round on Cecil's move of GWR to F12."
+    );
+    assert_eq!(
+        g.describe(&asked, Some(CECIL)),
+        "Andi, Béla may call a veto round on your move of GWR to F12."
+    );
+    let status = g.render_status(Some(BELA));
+    assert!(
+        status.contains("Veto: Cecil moved GWR from F13 to F12"),
+        "{status}"
+    );
     let awaited: Vec<Seat> = g.awaiting().iter().map(|a| a.seat).collect();
     assert_eq!(awaited, [ANDI, BELA]);
     let err = refused(&mut g, CECIL, "no veto");

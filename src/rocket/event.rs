@@ -140,16 +140,25 @@ pub enum Event {
     },
     /// A scoring that paid nobody.
     NobodyPaid { cause: PaymentCause },
-    /// Two lines merged.
+    /// Two lines merged. `board_shares`: the dissolved line's shares left
+    /// on the board, which leave the game (None in logs written before
+    /// they were counted here).
     Merged {
         dissolved: LineId,
         survivor: LineId,
         hex: Hex,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board_shares: Option<u8>,
     },
-    /// Shares of a dissolved line exchanged 2 for 1.
+    /// Shares of a dissolved line exchanged 2 for 1: `returned` shares of
+    /// `dissolved` (None in logs written before it was kept) for
+    /// `received` shares of `line`, the survivor, and
+    /// `received_supplementary` supplementary ones standing for it.
     SharesExchanged {
         player: Seat,
         returned: u8,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dissolved: Option<LineId>,
         line: LineId,
         received: u8,
         received_supplementary: u8,
@@ -405,6 +414,27 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
             dissolved,
             survivor,
             hex,
+            board_shares: Some(left),
+        } => {
+            let (d, s) = (line(dissolved), line(survivor));
+            format!(
+                "{d} merges into {s} at {hex} and is dissolved: its shareholders return their {d} \
+                 shares and get one {s} share for every two (a single share is worth nothing); {}.",
+                match left {
+                    0 => format!("no {d} share was left on the board"),
+                    n => format!(
+                        "the {} left on the board {} the game",
+                        plural(*n, &format!("{d} share"), &format!("{d} shares")),
+                        if *n == 1 { "leaves" } else { "leave" }
+                    ),
+                }
+            )
+        }
+        Event::Merged {
+            dissolved,
+            survivor,
+            hex,
+            ..
         } => format!(
             "{} merges into {} at {hex} and is dissolved.",
             line(dissolved),
@@ -413,9 +443,69 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
         Event::SharesExchanged {
             player,
             returned,
+            dissolved: Some(d),
             line: l,
             received,
             received_supplementary,
+        } => {
+            let (d, s) = (line(d), line(l));
+            let gave = plural(*returned, &format!("{d} share"), &format!("{d} shares"));
+            let mut got = Vec::new();
+            if *received > 0 {
+                got.push(plural(
+                    *received,
+                    &format!("{s} share"),
+                    &format!("{s} shares"),
+                ));
+            }
+            if *received_supplementary > 0 {
+                got.push(format!(
+                    "{} standing for {s}",
+                    plural(
+                        *received_supplementary,
+                        "supplementary share",
+                        "supplementary shares"
+                    )
+                ));
+            }
+            let due = returned / 2;
+            let short = received + received_supplementary < due;
+            let mut why = Vec::new();
+            if returned % 2 == 1 {
+                why.push(if *returned == 1 {
+                    "a single share is worth nothing".to_string()
+                } else {
+                    "the odd share is worth nothing".to_string()
+                });
+            }
+            if short {
+                why.push(format!(
+                    "no more {s} shares, supplementary ones included, were left"
+                ));
+            }
+            let got = if got.is_empty() {
+                "nothing".to_string()
+            } else {
+                got.join(" and ")
+            };
+            let sep = if got == "nothing" { ": " } else { "; " };
+            if why.is_empty() {
+                format!("{} returns {gave} and receives {got}.", who(player))
+            } else {
+                format!(
+                    "{} returns {gave} and receives {got}{sep}{}.",
+                    who(player),
+                    why.join("; ")
+                )
+            }
+        }
+        Event::SharesExchanged {
+            player,
+            returned,
+            line: l,
+            received,
+            received_supplementary,
+            ..
         } => {
             let mut got = plural(
                 *received,

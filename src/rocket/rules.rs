@@ -1116,6 +1116,7 @@ impl Rocket {
             dissolved,
             survivor,
             hex: at,
+            board_shares: Some(self.lines[dissolved.index()].board_shares),
         });
         let counts: Vec<u32> = self
             .players
@@ -1193,6 +1194,7 @@ impl Rocket {
             events.push(Event::SharesExchanged {
                 player: seat,
                 returned: real + supp,
+                dissolved: Some(dissolved),
                 line: survivor,
                 received: from_board,
                 received_supplementary: from_pool,

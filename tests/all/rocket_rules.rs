@@ -313,12 +313,20 @@ fn rulings_06_the_moved_line_dissolves_and_its_locomotive_becomes_a_tile() {
     let mut g = game(&ABC);
     let ev = lswr_into_gwr(&mut g);
     let (lswr, gwr) = (line(&g, "LSWR"), line(&g, "GWR"));
-    assert!(has(&ev, |e| *e
-        == Event::Merged {
-            dissolved: lswr,
-            survivor: gwr,
-            hex: hex("D15")
-        }));
+    let merged = Event::Merged {
+        dissolved: lswr,
+        survivor: gwr,
+        hex: hex("D15"),
+        board_shares: Some(12),
+    };
+    assert!(has(&ev, |e| *e == merged), "{ev:#?}");
+    // The dissolved line's shares, and what becomes of them, in words.
+    assert_eq!(
+        g.describe(&merged, None),
+        "LSWR merges into GWR at D15 and is dissolved: its shareholders return their LSWR \
+         shares and get one GWR share for every two (a single share is worth nothing); the 12 \
+         LSWR shares left on the board leave the game."
+    );
     assert_eq!(status(&g, "LSWR"), LineStatus::Dissolved { into: gwr });
     assert_eq!(loco(&g, "LSWR"), None);
     assert_eq!(board_shares(&g, "LSWR"), 0);
@@ -349,23 +357,34 @@ fn rulings_06_the_moved_line_dissolves_and_its_locomotive_becomes_a_tile() {
 fn rulings_06_shares_are_exchanged_two_for_one() {
     let mut g = game(&ABC);
     let ev = lswr_into_gwr(&mut g);
-    let gwr = line(&g, "GWR");
-    assert!(has(&ev, |e| *e
-        == Event::SharesExchanged {
-            player: CECIL,
-            returned: 3,
-            line: gwr,
-            received: 1,
-            received_supplementary: 0
-        }));
-    assert!(has(&ev, |e| *e
-        == Event::SharesExchanged {
-            player: BELA,
-            returned: 1,
-            line: gwr,
-            received: 0,
-            received_supplementary: 0
-        }));
+    let (lswr, gwr) = (line(&g, "LSWR"), line(&g, "GWR"));
+    let cecil = Event::SharesExchanged {
+        player: CECIL,
+        returned: 3,
+        dissolved: Some(lswr),
+        line: gwr,
+        received: 1,
+        received_supplementary: 0,
+    };
+    let bela = Event::SharesExchanged {
+        player: BELA,
+        returned: 1,
+        dissolved: Some(lswr),
+        line: gwr,
+        received: 0,
+        received_supplementary: 0,
+    };
+    assert!(has(&ev, |e| *e == cecil), "{ev:#?}");
+    assert!(has(&ev, |e| *e == bela), "{ev:#?}");
+    // In words: which line's shares went back, and why one was worth nothing.
+    assert_eq!(
+        g.describe(&cecil, None),
+        "Cecil returns 3 LSWR shares and receives 1 GWR share; the odd share is worth nothing."
+    );
+    assert_eq!(
+        g.describe(&bela, Some(BELA)),
+        "Béla returns 1 LSWR share and receives nothing: a single share is worth nothing."
+    );
     assert_eq!(
         [
             shares(&g, ANDI, "LSWR"),
@@ -414,14 +433,22 @@ fn rulings_06_supplementary_shares_when_the_board_stack_runs_out() {
         "{ev:#?}"
     );
     for s in [ANDI, BELA, CECIL] {
-        assert!(has(&ev, |e| *e
-            == Event::SharesExchanged {
-                player: s,
-                returned: 2,
-                line: ner,
-                received: 0,
-                received_supplementary: 1
-            }));
+        let exchanged = Event::SharesExchanged {
+            player: s,
+            returned: 2,
+            dissolved: Some(line(&g, "L&Y")),
+            line: ner,
+            received: 0,
+            received_supplementary: 1,
+        };
+        assert!(has(&ev, |e| *e == exchanged), "{ev:#?}");
+        assert!(
+            g.describe(&exchanged, None).ends_with(
+                " returns 2 L&Y shares and receives 1 supplementary share standing for NER."
+            ),
+            "{}",
+            g.describe(&exchanged, None)
+        );
         assert_eq!(g.player(s).supplementary[ner.index()], 1);
     }
     assert_eq!(g.supplementary_pool(), 13);
@@ -1448,6 +1475,7 @@ fn rulings_10_the_60th_tile_may_be_the_one_a_merger_lays() {
         dissolved,
         survivor,
         hex: at,
+        ..
     }) = ev
         .iter()
         .find(|e| matches!(e, Event::Merged { .. }))
@@ -1510,6 +1538,7 @@ fn rulings_10_a_merger_after_the_60th_tile_is_still_completed() {
         dissolved,
         survivor,
         hex: at,
+        ..
     }) = ev
         .iter()
         .find(|e| matches!(e, Event::Merged { .. }))

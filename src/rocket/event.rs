@@ -138,7 +138,11 @@ pub enum Event {
         amount: Money,
         cause: PaymentCause,
     },
-    /// A scoring that paid nobody.
+    /// A player placed in a scoring (first or second, or tied), but their
+    /// part of the payment was under £1,000 and rounded down to nothing
+    /// (rulings 1): said, so that no placing goes untold.
+    PaidNothing { player: Seat, cause: PaymentCause },
+    /// A scoring that paid nobody: nobody held any of what was scored.
     NobodyPaid { cause: PaymentCause },
     /// Two lines merged. `board_shares`: the dissolved line's shares left
     /// on the board, which leave the game (None in logs written before
@@ -407,6 +411,21 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
                 format!("{} receives {amount} for {cause}.", who(player))
             } else {
                 format!("{} is paid for {cause}.", who(player))
+            }
+        }
+        Event::PaidNothing { player, cause } => {
+            let cause = cause_text(g, cause);
+            if view.seat() == Some(*player) {
+                format!(
+                    "You receive nothing for {cause}: your part of the payment is under £1,000, \
+                     and payments are whole £1,000 notes."
+                )
+            } else {
+                format!(
+                    "{} receives nothing for {cause}: their part of the payment is under £1,000, \
+                     and payments are whole £1,000 notes.",
+                    who(player)
+                )
             }
         }
         Event::NobodyPaid { cause } => format!("Nobody is paid for {}.", cause_text(g, cause)),

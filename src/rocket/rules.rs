@@ -1075,7 +1075,7 @@ impl Rocket {
                     .map(|pl| pl.tokens[p.index()].iter().map(|n| u32::from(*n)).sum())
                     .collect();
                 let pay = scoring::majority(&counts, 2000, 1000);
-                self.pay(&pay, PaymentCause::City { city: *p, line }, events);
+                self.pay(&counts, &pay, PaymentCause::City { city: *p, line }, events);
             }
         }
         for p in &new {
@@ -1084,7 +1084,7 @@ impl Rocket {
                     .map(|s| u32::from(self.linked_stations(line, Seat(s as u8))))
                     .collect();
                 let pay = scoring::per_place(&counts, self.value(line));
-                self.pay(&pay, PaymentCause::Town { town: *p, line }, events);
+                self.pay(&counts, &pay, PaymentCause::Town { town: *p, line }, events);
             }
         }
         if let Some(survivor) = self.lines_next_to(at, line).iter().next() {
@@ -1092,14 +1092,25 @@ impl Rocket {
         }
     }
 
-    fn pay(&mut self, pay: &[Money], cause: PaymentCause, events: &mut Vec<Event>) {
+    /// Pays `pay` (each player's part, from `counts`) for `cause`. Every
+    /// placing is told: a player who placed but whose part rounds down to
+    /// nothing (rulings 1) is told so, and "nobody" only when nobody placed.
+    fn pay(&mut self, counts: &[u32], pay: &[Money], cause: PaymentCause, events: &mut Vec<Event>) {
+        let placed = scoring::placed(counts);
         let mut anyone = false;
         for (s, amount) in pay.iter().enumerate() {
+            let player = Seat(s as u8);
             if *amount > Money::ZERO {
                 self.players[s].money += *amount;
                 events.push(Event::Paid {
-                    player: Seat(s as u8),
+                    player,
                     amount: *amount,
+                    cause: cause.clone(),
+                });
+                anyone = true;
+            } else if placed.get(s).copied().unwrap_or(false) {
+                events.push(Event::PaidNothing {
+                    player,
                     cause: cause.clone(),
                 });
                 anyone = true;
@@ -1125,6 +1136,7 @@ impl Rocket {
             .collect();
         let pay = scoring::per_place(&counts, self.value(dissolved));
         self.pay(
+            &counts,
             &pay,
             PaymentCause::Merger {
                 dissolved,
@@ -1359,7 +1371,7 @@ impl Rocket {
             .map(|p| u32::from(p.passengers))
             .collect();
         let pay = scoring::majority(&passengers, 6000, 3000);
-        self.pay(&pay, PaymentCause::EndPassengers, events);
+        self.pay(&passengers, &pay, PaymentCause::EndPassengers, events);
         for good in super::Good::ALL {
             let counts: Vec<u32> = self
                 .players
@@ -1367,7 +1379,7 @@ impl Rocket {
                 .map(|p| u32::from(p.goods(good)))
                 .collect();
             let pay = scoring::majority(&counts, 6000, 3000);
-            self.pay(&pay, PaymentCause::EndGoods { good }, events);
+            self.pay(&counts, &pay, PaymentCause::EndGoods { good }, events);
         }
 
         // 2. and 3. Stations and shares of every line not dissolved.
@@ -1383,14 +1395,14 @@ impl Rocket {
                 .map(|s| u32::from(self.linked_stations(line, Seat(s as u8))))
                 .collect();
             let pay = scoring::per_place(&stations, value);
-            self.pay(&pay, PaymentCause::EndStations { line }, events);
+            self.pay(&stations, &pay, PaymentCause::EndStations { line }, events);
             let shares: Vec<u32> = self
                 .players
                 .iter()
                 .map(|p| u32::from(p.shares_of(line)))
                 .collect();
             let pay = scoring::per_place(&shares, value);
-            self.pay(&pay, PaymentCause::EndShares { line }, events);
+            self.pay(&shares, &pay, PaymentCause::EndShares { line }, events);
         }
 
         let scores: Vec<FinalScore> = self

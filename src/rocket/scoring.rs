@@ -101,6 +101,18 @@ pub fn majority(counts: &[u32], first: u32, second: u32) -> Vec<Money> {
     pay
 }
 
+/// Who places in a majority (first or second, ties as in [`majority`]):
+/// those [`majority`] pays a part of `first` or `second`, even where the
+/// part rounds down to nothing (half of £1,000 shared by two tied seconds).
+pub fn placed(counts: &[u32]) -> Vec<bool> {
+    // Parts large enough that none rounds down to nothing.
+    let n = counts.len().max(1) as u32;
+    majority(counts, 2000 * n, 1000 * n)
+        .iter()
+        .map(|m| *m > Money::ZERO)
+        .collect()
+}
+
 /// The payment for a line or town connection: £1,000 for each connected place
 /// to the first, half of it to the second (rules, "Scoring during the game").
 pub fn per_place(counts: &[u32], places: usize) -> Vec<Money> {
@@ -137,6 +149,16 @@ mod tests {
     fn rulings_2_most_needs_at_least_one() {
         assert_eq!(k(&majority(&[0, 0, 0], 6000, 3000)), [0, 0, 0]);
         assert_eq!(k(&majority(&[2, 0, 0], 6000, 3000)), [6, 0, 0]);
+    }
+
+    #[test]
+    fn placings_include_parts_that_round_down_to_nothing() {
+        // Tied seconds on £1,000: £500 each, paid as nothing, but placed.
+        assert_eq!(k(&majority(&[2, 1, 1], 2000, 1000)), [2, 0, 0]);
+        assert_eq!(placed(&[2, 1, 1]), [true, true, true]);
+        assert_eq!(placed(&[3, 3, 1, 0]), [true, true, false, false]);
+        assert_eq!(placed(&[0, 0, 0]), [false, false, false]);
+        assert_eq!(placed(&[0, 5, 0]), [false, true, false]);
     }
 
     #[test]

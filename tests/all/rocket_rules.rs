@@ -100,6 +100,57 @@ fn rulings_02_nobody_without_tokens_is_paid_in_play() {
     assert_eq!(moneys(&g), [0, 0, 2]);
 }
 
+/// Rulings 1 and 3 as players read them: tied seconds whose part rounds
+/// down to nothing are told so, by name, where the payments are told; they
+/// were left out, as if they had not placed. LSWR runs F17 (Cecil), E16
+/// (Béla), D16 (Andi) and D15 (Cecil) into GWR: Cecil holds 2 LSWR shares,
+/// Béla and Andi 1 each; LSWR is worth 3 places, so Cecil gets £3,000 and
+/// Béla and Andi share half of it, £750 each, which pays nothing.
+#[test]
+fn rulings_01_tied_seconds_paid_nothing_are_told() {
+    let mut g = game(&ABC);
+    turn_extend(&mut g, CECIL, "LSWR F17");
+    turn_extend(&mut g, BELA, "LSWR E16");
+    turn_extend(&mut g, ANDI, "LSWR D16");
+    turn_to(&mut g, CECIL);
+    let ev = extend(&mut g, "LSWR D15");
+    let cause = PaymentCause::Merger {
+        dissolved: line(&g, "LSWR"),
+        survivor: line(&g, "GWR"),
+    };
+    assert_eq!(payments(&ev), [(CECIL, 3, cause.clone())]);
+    for s in [ANDI, BELA] {
+        assert!(
+            has(&ev, |e| *e
+                == Event::PaidNothing {
+                    player: s,
+                    cause: cause.clone()
+                }),
+            "{ev:#?}"
+        );
+    }
+    let read = |viewer| {
+        ev.iter()
+            .map(|e| g.describe(e, viewer))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let bela = read(Some(BELA));
+    assert!(
+        bela.contains(
+            "You receive nothing for shares of LSWR (merged into GWR): your part of the payment \
+             is under £1,000, and payments are whole £1,000 notes."
+        ),
+        "{bela}"
+    );
+    assert!(
+        bela.contains("Andi receives nothing for shares of LSWR (merged into GWR)"),
+        "{bela}"
+    );
+    assert!(bela.contains("Cecil is paid for shares of LSWR"), "{bela}");
+    assert!(!bela.contains("Nobody is paid for shares"), "{bela}");
+}
+
 /// Rulings 3: tied firsts share first and second, each rounded down; a single
 /// first with tied seconds share second; a single first alone: no second.
 #[test]

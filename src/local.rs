@@ -630,10 +630,7 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
         let state = match crate::service::report::ended(store, &id, &meta, &*loaded.game)? {
             Some(ended) => ended.short(&meta.clock.settings),
             None if meta.paused.is_some() => {
-                format!(
-                    "paused; {}",
-                    crate::service::report::headline(&*loaded.game)
-                )
+                crate::service::report::headline_of(&*loaded.game, &meta, None)
             }
             None => crate::service::report::headline(&*loaded.game),
         };

@@ -61,10 +61,7 @@ pub(crate) fn short_mail(
     ended: Option<&report::Ended>,
     now: DateTime<Utc>,
 ) -> Result<OutMail, ServiceError> {
-    let mut text = format!(
-        "{id}: {}\n",
-        report::headline_of(game, ended, &meta.clock.settings)
-    );
+    let mut text = format!("{id}: {}\n", report::headline_of(game, meta, ended));
     // One line per change: the log entries, without what each caused.
     let changes: Vec<&String> = events.iter().filter(|l| !l.starts_with(' ')).collect();
     if !changes.is_empty() {
@@ -153,7 +150,7 @@ pub(crate) fn observer_mail(
     let settings = &meta.clock.settings;
     let mut text = format!(
         "{id}: {}\n\n{note}\n",
-        report::headline_of(game, ended, settings)
+        report::headline_of(game, meta, ended)
     );
     if !events.is_empty() {
         text.push_str("\nSince your last mail:\n");

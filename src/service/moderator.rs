@@ -423,6 +423,7 @@ pub fn run(
                 return Err(invalid(format!("{id} is paused already")));
             }
             meta.paused = Some(now);
+            meta.paused_by = Some(by.to_string());
             all(
                 &mut batch,
                 format!(
@@ -436,6 +437,7 @@ pub fn run(
             let Some(since) = meta.paused.take() else {
                 return Err(invalid(format!("{id} is not paused")));
             };
+            meta.paused_by = None;
             let paused = now - since;
             meta.clock.move_running(|t| t + paused);
             all(
@@ -706,6 +708,7 @@ pub fn run(
         ModCommand::Abort => {
             meta.aborted = true;
             meta.paused = None;
+            meta.paused_by = None;
             // As `report::ended` reads it back from the act logged below.
             let ended = report::Ended::Aborted {
                 at: now,

@@ -377,17 +377,45 @@ pub fn ended_after(
     Ok(ended_in(&update.meta, game, &log))
 }
 
-/// The line a mail about `game` opens with: whose turn ([`headline`]), or
-/// how it `ended` (an abort, who made it and why).
-pub fn headline_of(
+/// The line a mail about `game` opens with: whose turn ([`headline`]),
+/// that it is paused (by whom, since when, and that a moderator's `resume`
+/// starts it again: nobody can move meanwhile), or how it `ended` (an
+/// abort, who made it and why).
+pub fn headline_of(game: &dyn AnyGame, meta: &GameMeta, ended: Option<&Ended>) -> String {
+    let settings = &meta.clock.settings;
+    match (ended, meta.paused) {
+        (Some(e), _) => e.headline(settings),
+        (None, Some(since)) => paused_headline(game, meta.paused_by.as_deref(), since, settings),
+        (None, None) => headline(game),
+    }
+}
+
+/// `Paused by a moderator (gm@example.org) since Mon 23 Nov 2026 09:00
+/// UTC: nothing moves until a moderator resumes it; then bob (2 actions)
+/// is to play`.
+fn paused_headline(
     game: &dyn AnyGame,
-    ended: Option<&Ended>,
+    by: Option<&str>,
+    since: DateTime<Utc>,
     settings: &crate::clock::ClockSettings,
 ) -> String {
-    match ended {
-        Some(e) => e.headline(settings),
-        None => headline(game),
-    }
+    let by = by.map(|b| format!(" ({b})")).unwrap_or_default();
+    let names = game.player_names();
+    let then = match game.status() {
+        Status::Active(awaited) if !awaited.is_empty() => {
+            let who: Vec<String> = awaited
+                .iter()
+                .map(|a| format!("{} ({})", names[a.seat.index()], a.what))
+                .collect();
+            let verb = if who.len() == 1 { "is" } else { "are" };
+            format!("; then {} {verb} awaited", who.join(", "))
+        }
+        _ => String::new(),
+    };
+    format!(
+        "Paused by a moderator{by} since {}: nothing moves until a moderator resumes it{then}",
+        settings.when(since)
+    )
 }
 
 /// The status block of `viewer`, as the game shows it; for a game a
@@ -1099,7 +1127,7 @@ pub fn player_mail(
         )];
         mail.hints.clear();
     }
-    mail.headline = headline_of(game, ended.as_ref(), settings);
+    mail.headline = headline_of(game, meta, ended.as_ref());
     mail.over = ended.is_some();
     if mail.over {
         // Nothing more is asked of anyone.

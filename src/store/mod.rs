@@ -277,6 +277,10 @@ pub struct GameMeta {
     /// Paused by a moderator since then.
     #[serde(default)]
     pub paused: Option<DateTime<Utc>>,
+    /// The moderator who paused it (`operator` from the command line);
+    /// none for a game paused before this was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_by: Option<String>,
     /// Aborted by a moderator.
     #[serde(default)]
     pub aborted: bool,

@@ -1156,3 +1156,77 @@ fn a_moderator_puts_a_player_away_and_back() {
         out.stderr
     );
 }
+
+/// The text parts of the mails sent so far, in the order they were queued.
+fn texts(s: &Site) -> Vec<String> {
+    let mut mails = s.sent();
+    mails.sort();
+    mails
+        .iter()
+        .map(|m| {
+            let parsed = mail_parser::MessageParser::default()
+                .parse(m.as_bytes())
+                .unwrap();
+            let to = parsed
+                .to()
+                .and_then(|a| a.first())
+                .and_then(|a| a.address())
+                .unwrap_or_default()
+                .to_string();
+            let body = parsed
+                .body_text(0)
+                .unwrap_or_default()
+                .replace("\r\n", "\n");
+            format!("To: {to}\n{body}")
+        })
+        .collect()
+}
+
+/// A paused game's mails open with the pause, who made it and what ends
+/// it: they opened with "Waiting for bob (2 actions)", telling bob he was
+/// awaited while nothing could move.
+#[test]
+fn a_paused_games_headline_says_it_is_paused_by_whom_and_what_resumes_it() {
+    let s = Site::new();
+    s.game();
+    s.sent();
+    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
+    s.ok(&[
+        "mod",
+        "rocket-1",
+        "--by",
+        "gm@example.org",
+        "--why",
+        "holiday",
+        "pause",
+    ]);
+    let mails = texts(&s);
+    let to_bob: Vec<&String> = mails.iter().filter(|m| m.starts_with("To: bob@")).collect();
+    assert_eq!(to_bob.len(), 1, "{mails:?}");
+    let first = to_bob[0].lines().nth(1).unwrap_or_default();
+    assert_eq!(
+        first,
+        "rocket-1: Paused by a moderator (gm@example.org) since Mon 23 Nov 2026 09:00 UTC: \
+         nothing moves until a moderator resumes it; then bob (2 actions) is awaited.",
+        "{}",
+        to_bob[0]
+    );
+    let games = s.ok(&["games"]);
+    assert!(
+        games.contains("Paused by a moderator (gm@example.org)"),
+        "{games}"
+    );
+    // Resumed, the game waits for bob again, and says so.
+    s.ok(&["mod", "rocket-1", "resume"]);
+    let mails = texts(&s);
+    let to_bob: Vec<&String> = mails
+        .iter()
+        .filter(|m| m.starts_with("To: bob@") && m.contains("resumed"))
+        .collect();
+    assert_eq!(to_bob.len(), 1, "{mails:?}");
+    assert!(
+        to_bob[0].contains("rocket-1: Waiting for bob (2 actions)."),
+        "{}",
+        to_bob[0]
+    );
+}

@@ -270,25 +270,26 @@ fn run(
                         }
                     }
                 }
-                let what = if done.iter().all(|o| o == SKIP_ORDER) {
-                    "the rest of your turn was skipped".to_string()
-                } else {
-                    format!("it counted as: {}", done.join("; "))
-                };
+                let skipped = done.iter().all(|o| o == SKIP_ORDER);
                 reasons.push((first, batch.applied.len(), reason));
-                let why = match forced_by {
-                    Some((m, _)) => {
-                        format!(
-                            "A moderator ({m}) skipped your {}",
-                            crate::registry::wait_name(&record.setup.kind, wait.kind)
-                        )
-                    }
-                    None => format!(
-                        "Your deadline for your {} passed at {when}",
-                        crate::registry::wait_name(&record.setup.kind, wait.kind)
+                let wait_name = crate::registry::wait_name(&record.setup.kind, wait.kind);
+                // A moderator's skip says the skip once; a missed deadline
+                // says what became of the turn.
+                let told = match (forced_by, skipped) {
+                    (Some((m, _)), true) => format!("A moderator ({m}) skipped your {wait_name}."),
+                    (Some((m, _)), false) => format!(
+                        "A moderator ({m}) skipped your {wait_name}; it counted as: {}.",
+                        done.join("; ")
+                    ),
+                    (None, true) => format!(
+                        "Your deadline for your {wait_name} passed at {when}; the rest of your turn was skipped."
+                    ),
+                    (None, false) => format!(
+                        "Your deadline for your {wait_name} passed at {when}; it counted as: {}.",
+                        done.join("; ")
                     ),
                 };
-                to_players.push((seat, format!("{why}; {what}.")));
+                to_players.push((seat, told));
             }
         }
         // Asked at a missed deadline only, not at a moderator's skip.

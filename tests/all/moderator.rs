@@ -1230,3 +1230,24 @@ fn a_paused_games_headline_says_it_is_paused_by_whom_and_what_resumes_it() {
         to_bob[0]
     );
 }
+
+/// A player a moderator skipped reads the skip once: "A moderator
+/// (gm@example.org) skipped your turn." (it read "skipped your turn; the
+/// rest of your turn was skipped").
+#[test]
+fn a_skipped_player_reads_the_skip_once() {
+    let s = Site::new();
+    s.game();
+    s.sent();
+    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
+    s.ok(&["mod", "rocket-1", "--by", "gm@example.org", "skip"]);
+    let mails = texts(&s);
+    let to_bob: Vec<&String> = mails.iter().filter(|m| m.starts_with("To: bob@")).collect();
+    assert_eq!(to_bob.len(), 1, "{mails:?}");
+    assert!(
+        to_bob[0].contains("A moderator (gm@example.org) skipped your turn.\n"),
+        "{}",
+        to_bob[0]
+    );
+    assert!(!to_bob[0].contains("was skipped."), "{}", to_bob[0]);
+}

@@ -354,6 +354,83 @@ fn as_seen_by(page: &str, player: &str) -> String {
         .collect()
 }
 
+/// True if `e` was given for a player passed over: at a missed deadline,
+/// or at a moderator's `skip` (its reason says which).
+fn passed_over(e: &LogEntry) -> bool {
+    e.why.as_deref().is_some_and(|w| {
+        w.starts_with("missed the deadline of their") || w.starts_with("was skipped by moderator ")
+    }) && e
+        .source
+        .as_deref()
+        .is_some_and(|s| s == super::DEADLINE_SOURCE || s.starts_with("moderator "))
+}
+
+/// The orders in effect as moves: each order one, except that the orders
+/// given at once for one player passed over (a turn's default orders, or
+/// its skip) are one move together, as the moderator saw them happen.
+fn moves_of<'e>(effective: &[&'e LogEntry]) -> Vec<Vec<&'e LogEntry>> {
+    let mut moves: Vec<Vec<&LogEntry>> = Vec::new();
+    for e in effective {
+        if let Some(last) = moves.last_mut()
+            && let Some(prev) = last.last()
+            && passed_over(e)
+            && passed_over(prev)
+            && prev.seat == e.seat
+            && prev.at == e.at
+            && prev.source == e.source
+            && prev.why == e.why
+        {
+            last.push(e);
+            continue;
+        }
+        moves.push(vec![e]);
+    }
+    moves
+}
+
+/// A move undone, as players read it: `bob: extend GWR D14`; `bob's turn,
+/// skipped by moderator gm@example.org`; `bob's turn, played for them at
+/// its missed deadline (token Manchester steel; token Manchester
+/// textiles)`. Never `!skip`, which only replays a skip (README).
+fn undone_text(m: &[&LogEntry]) -> String {
+    let Some(first) = m.first() else {
+        return String::new();
+    };
+    let orders: Vec<&str> = m.iter().map(|e| e.order.as_str()).collect();
+    if !passed_over(first) {
+        return orders
+            .iter()
+            .map(|o| format!("{}: {o}", first.player))
+            .collect::<Vec<_>>()
+            .join("; ");
+    }
+    // `missed the deadline of their veto question (…)`: what was missed.
+    let what = first
+        .why
+        .as_deref()
+        .and_then(|w| w.strip_prefix("missed the deadline of their "))
+        .and_then(|w| w.split_once(" (").map(|(what, _)| what))
+        .unwrap_or("turn");
+    let by = match first.source.as_deref() {
+        Some(s) if s.starts_with("moderator ") => format!("by {s}"),
+        _ => "at its missed deadline".to_string(),
+    };
+    if orders.iter().all(|o| *o == crate::engine::SKIP_ORDER) {
+        format!("{}'s {what}, skipped {by}", first.player)
+    } else {
+        format!(
+            "{}'s {what}, played for them {by} ({})",
+            first.player,
+            orders
+                .iter()
+                .filter(|o| **o != crate::engine::SKIP_ORDER)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    }
+}
+
 fn seat_named(ctx: &Ctx<'_>, id: &GameId, name: &str) -> Result<Seat, String> {
     ctx.store
         .record(id)
@@ -597,29 +674,22 @@ pub fn run(
         ModCommand::Undo(n) => {
             let log = ctx.store.log(id)?;
             let effective = effective_orders(&log);
-            if (*n as usize) > effective.len() {
-                return Err(invalid(format!(
-                    "only {} orders can be undone",
-                    effective.len()
-                )));
+            // A turn the game played for a player passed over (its
+            // default orders, or its skip) is one move, undone whole.
+            let moves = moves_of(&effective);
+            if (*n as usize) > moves.len() {
+                return Err(invalid(format!("only {} moves can be undone", moves.len())));
             }
-            let undone: Vec<String> = effective[effective.len() - *n as usize..]
-                .iter()
-                .map(|e| {
-                    // A passed-over turn is stored as `!skip`, which only
-                    // replays it (README: never shown so).
-                    if e.order == crate::engine::SKIP_ORDER {
-                        format!("{}: turn skipped", e.player)
-                    } else {
-                        format!("{}: {}", e.player, e.order)
-                    }
-                })
-                .collect();
+            let undone_moves = &moves[moves.len() - *n as usize..];
+            let count: usize = undone_moves.iter().map(|m| m.len()).sum();
+            let undone: Vec<String> = undone_moves.iter().map(|m| undone_text(m)).collect();
             let entry = act_entry(
                 by,
                 &format!("undo {n}"),
                 why,
-                EntryKind::Undo { count: *n },
+                EntryKind::Undo {
+                    count: count as u32,
+                },
                 turn,
                 now,
             );
@@ -630,13 +700,16 @@ pub fn run(
             for q in meta.queued.iter_mut() {
                 *q = crate::store::Held::default();
             }
-            all(
-                &mut batch,
-                format!(
-                    "A moderator undid the last {n} order(s){because}: {}. The game is back where it was before them.",
+            let told = match undone.as_slice() {
+                [one] => format!(
+                    "A moderator undid {one}{because}. The game is back where it was before."
+                ),
+                _ => format!(
+                    "A moderator undid the last {n} moves{because}: {}. The game is back where it was before them.",
                     undone.join("; ")
                 ),
-            );
+            };
+            all(&mut batch, told);
             output = format!("Undone: {}.", undone.join("; "));
         }
         ModCommand::Replace { player, address } => {

@@ -270,13 +270,14 @@ fn as_preview_skip_and_undo() {
     assert!(out.contains("bob: token Manchester textiles"), "{out}");
     // The skip in words, never its stored form.
     assert!(
-        out.contains("cecil: turn skipped") && !out.contains("!skip"),
+        out.contains("cecil's turn, skipped by moderator operator") && !out.contains("!skip"),
         "{out}"
     );
     assert!(
         s.sent()
             .iter()
-            .any(|m| m.contains("A moderator undid") && m.contains("cecil: turn skipped")),
+            .any(|m| m.contains("A moderator undid the last 3 moves")
+                && m.contains("cecil's turn, skipped by moderator operator")),
         "the players are told in words"
     );
     assert!(s.sent().iter().all(|m| !m.contains("!skip")));
@@ -1250,4 +1251,86 @@ fn a_skipped_player_reads_the_skip_once() {
         to_bob[0]
     );
     assert!(!to_bob[0].contains("was skipped."), "{}", to_bob[0]);
+}
+
+/// `undo` right after a turn the `default` policy played for a player who
+/// missed its deadline gives them the whole turn back, with a new
+/// deadline, and calls it what it was: it undid only the last of the
+/// turn's two default orders (bob was left with one action and the first
+/// token taken for him), and told everyone "undid the last 1 order(s)".
+#[test]
+fn undo_after_a_default_policy_turn_gives_the_whole_turn_back() {
+    let s = Site::new();
+    s.ok(&[
+        "new",
+        "rocket",
+        "--player",
+        "alice=alice@example.org",
+        "--player",
+        "bob=bob@example.org",
+        "--player",
+        "cecil=cecil@example.org",
+        "--seed",
+        "7",
+        "--policy",
+        "default",
+    ]);
+    let before = s.json();
+    s.sent();
+    // Bob's deadline (2 days) has passed: the game plays his turn.
+    let later = |args: &[&str], at: &str| {
+        let out = Command::cargo_bin("stationmaster")
+            .unwrap()
+            .current_dir(s.dir.path())
+            .env("STATIONMASTER_CONFIG", "config.toml")
+            .env("STATIONMASTER_NOW", at)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    later(&["process"], "2026-11-26T09:00:00Z");
+    assert_eq!(s.json()["turn"]["active_player"], "cecil");
+    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
+    let out = later(
+        &["mod", "rocket-1", "--by", "gm@example.org", "undo"],
+        "2026-11-26T10:00:00Z",
+    );
+    let told = "bob's turn, played for them at its missed deadline \
+                (token Manchester steel; token Manchester textiles)";
+    assert_eq!(out.trim(), format!("Undone: {told}."));
+    let json: serde_json::Value = serde_json::from_str(&later(
+        &["show", "rocket-1", "--json"],
+        "2026-11-26T10:00:00Z",
+    ))
+    .unwrap();
+    assert_eq!(json["players"], before["players"], "no token kept");
+    assert_eq!(json["turn"], before["turn"], "bob's whole turn");
+    assert_eq!(json["awaiting"][0]["player"], "bob");
+    assert_eq!(json["awaiting"][0]["what"], "2 actions");
+    assert_eq!(
+        json["awaiting"][0]["deadline"], "2026-11-28T10:00:00+00:00",
+        "a new deadline from the undo"
+    );
+    later(&["process"], "2026-11-26T10:00:00Z");
+    let dir = s.dir.path().join("var/outbox");
+    let mails: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert_eq!(mails.len(), 3, "a report each");
+    for raw in mails {
+        let m = mail_parser::MessageParser::default()
+            .parse(raw.as_bytes())
+            .unwrap();
+        let text = crate::common::flat(&m.body_text(0).unwrap().replace("\r\n", "\n"));
+        assert!(
+            text.contains(&format!("A moderator undid {told}. The game is back")),
+            "{text}"
+        );
+        assert!(!text.contains("order(s)"), "{text}");
+    }
+    s.ok(&["verify", "rocket-1"]);
 }

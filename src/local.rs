@@ -376,10 +376,9 @@ pub fn show(
         &*loaded.game,
         ended.as_ref(),
         viewer,
-        &meta.clock.settings,
     ));
     match &ended {
-        // Said once above the map, and in the status block.
+        // Said once above the map; the status block says it is final.
         Some(crate::service::report::Ended::Aborted { .. }) => return Ok(out),
         Some(e) => {
             out.push_str(&format!(

@@ -69,7 +69,7 @@ pub fn write(
     let log_text = format!("{head}\n\n{}\n", log.join("\n"));
     let final_text = format!(
         "{head}\n\n{}",
-        report::page_text(&*loaded.game, Some(&ended), None, settings)
+        report::page_text(&*loaded.game, Some(&ended), None)
     );
     let files = [
         ("log.txt", log_text.clone()),
@@ -104,7 +104,7 @@ pub fn write(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{id}</title>\n<style>svg {{ max-width: 100%; height: auto }}</style></head>\n<body style=\"font-family: sans-serif\">\n<h1>{}</h1>\n{}{}\n<h2>The turn log</h2>\n<pre>{}</pre>\n</body></html>\n",
         escape(&head),
         picture.as_deref().unwrap_or_default(),
-        report::page_html(&*loaded.game, Some(&ended), None, settings),
+        report::page_html(&*loaded.game, Some(&ended), None),
         escape(&log.join("\n"))
     );
     let path = folder.join("index.html");

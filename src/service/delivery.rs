@@ -158,7 +158,7 @@ pub(crate) fn observer_mail(
             text.push_str(&format!("  {e}\n"));
         }
     }
-    let status = report::status_block(game, ended, None, settings);
+    let status = report::status_block(game, ended, None);
     text.push_str(&format!(
         "\n{}\n",
         crate::engine::page_text(&board.map.text, &status)

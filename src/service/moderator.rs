@@ -791,10 +791,9 @@ pub fn run(
             outbox.extend(report::game_over_to_moderators(
                 ctx, id, &record, &meta, &*game, &ended, now,
             )?);
-            all(
-                &mut batch,
-                format!("A moderator aborted the game{because}. It ends without a result."),
-            );
+            // No note: every mail about the game now opens with the abort,
+            // by whom, when and why (`Ended::headline`), and its log line
+            // follows; a note would say it a third time.
             output = format!("{id} aborted.");
         }
         ModCommand::Resend => {

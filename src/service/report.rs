@@ -419,44 +419,29 @@ fn paused_headline(
 }
 
 /// The status block of `viewer`, as the game shows it; for a game a
-/// moderator aborted, the position as it was left, final, saying how it
-/// ended instead of whom it waits for.
-pub fn status_block(
-    game: &dyn AnyGame,
-    ended: Option<&Ended>,
-    viewer: Option<Seat>,
-    settings: &crate::clock::ClockSettings,
-) -> String {
+/// moderator aborted, the position as it was left, final, saying that it
+/// was aborted instead of whom it waits for (who, when and why are the
+/// caller's to say, once, above it).
+pub fn status_block(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Option<Seat>) -> String {
     match ended {
-        Some(e @ Ended::Aborted { .. }) => game.render_stopped_status(viewer, &e.how(settings)),
+        // Who, when and why are said above it (a mail's headline, `show`'s
+        // first line, the archive's head): the block says only that the
+        // position is final.
+        Some(Ended::Aborted { .. }) => {
+            game.render_stopped_status(viewer, "aborted by a moderator, without a result")
+        }
         _ => game.render_status(viewer),
     }
 }
 
 /// The map and [`status_block`] of `viewer`, as text.
-pub fn page_text(
-    game: &dyn AnyGame,
-    ended: Option<&Ended>,
-    viewer: Option<Seat>,
-    settings: &crate::clock::ClockSettings,
-) -> String {
-    crate::engine::page_text(
-        &game.render_map().text,
-        &status_block(game, ended, viewer, settings),
-    )
+pub fn page_text(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Option<Seat>) -> String {
+    crate::engine::page_text(&game.render_map().text, &status_block(game, ended, viewer))
 }
 
 /// The map and [`status_block`] of `viewer`, as an HTML `<pre>`.
-pub fn page_html(
-    game: &dyn AnyGame,
-    ended: Option<&Ended>,
-    viewer: Option<Seat>,
-    settings: &crate::clock::ClockSettings,
-) -> String {
-    crate::engine::page_html(
-        &game.render_map().html,
-        &status_block(game, ended, viewer, settings),
-    )
+pub fn page_html(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Option<Seat>) -> String {
+    crate::engine::page_html(&game.render_map().html, &status_block(game, ended, viewer))
 }
 
 /// Events of `entries` as `seat` reads them, each order first.
@@ -883,15 +868,11 @@ pub fn game_over_to_moderators(
     };
     let text = format!(
         "{how}\n\n{}\n\nThe archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
-        page_text(game, Some(ended), None, settings),
+        page_text(game, Some(ended), None),
         archive_place(ctx, id),
         crate::registry::title(&record.setup.kind),
     );
-    let html = notice_html(
-        ctx,
-        &text,
-        Some(&page_html(game, Some(ended), None, settings)),
-    )?;
+    let html = notice_html(ctx, &text, Some(&page_html(game, Some(ended), None)))?;
     to_each_moderator(ctx, id, meta, &meta.moderators, "over", &text, &html, now)
 }
 
@@ -1102,7 +1083,7 @@ pub fn player_mail(
     let status = match (mail.status.take(), &ended) {
         // The game's own status block says whose turn it is.
         (_, Some(Ended::Aborted { .. })) | (None, _) => {
-            status_block(game, ended.as_ref(), Some(seat), settings)
+            status_block(game, ended.as_ref(), Some(seat))
         }
         (Some(status), _) => status,
     };

@@ -27,7 +27,9 @@ fn still_waiting(text: &str) -> Option<&'static str> {
 
 fn says_aborted(what: &str, text: &str) {
     assert!(
-        text.contains(&format!("aborted by a moderator ({GM})")) && text.contains("test over"),
+        text.to_lowercase()
+            .contains(&format!("aborted by a moderator ({GM})"))
+            && text.contains("test over"),
         "{what} does not say who aborted it and why:\n{text}"
     );
     if let Some(w) = still_waiting(text) {

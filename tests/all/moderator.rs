@@ -1334,3 +1334,47 @@ fn undo_after_a_default_policy_turn_gives_the_whole_turn_back() {
     }
     s.ok(&["verify", "rocket-1"]);
 }
+
+/// An aborted game's last mail says who aborted it, when and why once, in
+/// its first line, and the log line under it; the status block says the
+/// position is final. It said the abort three times over (the first line,
+/// a note "A moderator aborted the game (why). It ends without a result.",
+/// and the status block, each with who, when and why).
+#[test]
+fn an_aborted_games_last_mail_says_the_abort_once() {
+    let s = Site::new();
+    s.game();
+    s.sent();
+    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
+    s.ok(&[
+        "mod",
+        "rocket-1",
+        "--by",
+        "gm@example.org",
+        "--why",
+        "no time",
+        "abort",
+    ]);
+    let mails = texts(&s);
+    let to_bob: Vec<&String> = mails.iter().filter(|m| m.starts_with("To: bob@")).collect();
+    assert_eq!(to_bob.len(), 1, "{mails:?}");
+    let text = to_bob[0];
+    assert!(
+        text.contains(
+            "rocket-1: Game over: aborted by a moderator (gm@example.org) on Mon 23 Nov 2026 \
+             09:00 UTC (no time), without a result.\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("moderator gm@example.org: abort (why: no time)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The game is over: aborted by a moderator, without a result.\n"),
+        "{text}"
+    );
+    assert_eq!(text.matches("09:00 UTC").count(), 1, "{text}");
+    assert_eq!(text.matches("no time").count(), 2, "{text}");
+    assert!(!text.contains("A moderator aborted the game"), "{text}");
+}

@@ -146,8 +146,22 @@ pub struct GameSpec {
 
 /// `new`: creates a game, queues a welcome mail with its secret key for each
 /// player, and returns its id.
+///
+/// What the command line gave wrongly is a usage error (README, exit 64):
+/// an unknown game or option, an option's value, the number of players or
+/// two of the same name, an address that is none, a deadline setting.
 pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<GameId, LocalError> {
-    let kind = crate::registry::find(&spec.kind).map_err(StoreError::from)?;
+    let usage = |e: &dyn std::fmt::Display| LocalError::Usage(e.to_string());
+    let kind = crate::registry::find(&spec.kind).map_err(|e| usage(&e))?;
+    for p in &spec.players {
+        crate::mail::compose::check_address(&p.email)
+            .map_err(|e| usage(&format!("--player {}={}: {e}", p.name, p.email)))?;
+    }
+    for m in &spec.moderators {
+        crate::mail::compose::check_address(m)
+            .map_err(|e| usage(&format!("--moderator {m}: {e}")))?;
+    }
+    spec.clock.check().map_err(|e| usage(&e))?;
     let setup = Setup {
         kind: kind.name.to_string(),
         players: spec.players,
@@ -155,7 +169,26 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
         seed: spec.seed,
     };
     let (id, mut change) =
-        service::new_game_change(ctx, &setup, spec.clock, spec.moderators, None, now)?;
+        service::new_game_change(ctx, &setup, spec.clock, spec.moderators, None, now).map_err(
+            |e| {
+                use crate::engine::SetupError as S;
+                match &e {
+                    service::ServiceError::Setup(s)
+                    | service::ServiceError::Store(StoreError::Setup(s))
+                        if matches!(
+                            s,
+                            S::UnknownKind { .. }
+                                | S::UnknownOption { .. }
+                                | S::OptionValue { .. }
+                                | S::Players(_)
+                        ) =>
+                    {
+                        usage(&e)
+                    }
+                    _ => LocalError::from(e),
+                }
+            },
+        )?;
     if let Some(made) = &mut change.new_game {
         made.meta.default_reports = spec.reports;
         made.meta.watchable = spec.watchable;

@@ -231,7 +231,8 @@ fn unknown_games_players_and_configs_are_one_line_errors() {
         .args(["new", "rocket", "--player", "solo=s@example.org"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // What `new` is given wrongly is a usage error, as `demo chess` is.
+    assert_eq!(out.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 to 4 players"));
 
     let out = sm(&dir)
@@ -247,7 +248,7 @@ fn unknown_games_players_and_configs_are_one_line_errors() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&out.stderr).contains("rocket has no option `fast`"));
 }
 
@@ -554,6 +555,68 @@ fn usage_errors_exit_64_and_name_the_argument() {
     ]));
     assert_eq!(code, Some(64), "{err}");
     assert!(err.contains("--player alice: write NAME=EMAIL"), "{err}");
+    // Whatever `new` is given wrongly exits 64 too (it exited 1, as for a
+    // broken database, but for a malformed `--player`): the game, an
+    // option or its value, the number of players, two of one name, an
+    // address that is none; `demo chess` exited 64 already.
+    let two = ["--player", "a=a@x.org", "--player", "b=b@x.org"];
+    for (args, said) in [
+        (vec!["new", "chess"], "there is no game called `chess`"),
+        (
+            vec!["new", "rocket", "--option", "fast"],
+            "no option `fast`",
+        ),
+        (
+            vec!["new", "rocket", "--option", "open_money=3"],
+            "takes no value",
+        ),
+        (
+            vec![
+                "new",
+                "rocket",
+                "--player",
+                "c=c@x.org",
+                "--player",
+                "d=d@x.org",
+                "--player",
+                "e=e@x.org",
+            ],
+            "2 to 4 players, not 5",
+        ),
+        (
+            vec!["new", "rocket", "--moderator", "nope"],
+            "--moderator nope: `nope` is not a mail address",
+        ),
+    ] {
+        let mut args = args;
+        args.extend(two);
+        let (code, err) = failed(sm(&dir).args(&args));
+        assert_eq!(code, Some(64), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+    let (code, err) = failed(sm(&dir).args([
+        "new",
+        "rocket",
+        "--player",
+        "a=a@x.org",
+        "--player",
+        "a=b@x.org",
+    ]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("two players are called a"), "{err}");
+    let (code, err) = failed(sm(&dir).args([
+        "new",
+        "rocket",
+        "--player",
+        "a=a@@x.org",
+        "--player",
+        "b=b@x.org",
+    ]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("--player a=a@@x.org"), "{err}");
+    // A game that is not there is not a usage error: exit 1.
+    let (code, _) = failed(sm(&dir).args(["show", "rocket-9"]));
+    assert_eq!(code, Some(1));
     let (code, err) = failed(sm(&dir).args([
         "new",
         "rocket",

@@ -260,6 +260,12 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// game.
     fn view(&self, viewer: Option<Seat>) -> Self::View;
 
+    /// [`Game::view`] of a game stopped before its rules ended it (a
+    /// moderator's `abort`): once a game is over nothing is secret, as at
+    /// a real table where everyone turns their cards up, so every player's
+    /// private holdings are shown to every reader.
+    fn view_over(&self, viewer: Option<Seat>) -> Self::View;
+
     /// The JSON view for `viewer`: [`Game::view`], serialized.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
         serde_json::to_value(self.view(viewer)).unwrap_or(serde_json::Value::Null)
@@ -421,8 +427,9 @@ pub trait AnyGame: Send + Sync {
     ) -> Result<Option<picture::Picture>, SetupError>;
     /// See [`Game::render_status`].
     fn render_status(&self, viewer: Option<Seat>) -> String;
-    /// [`Game::stopped_status_to`] the view of `viewer`: the status block
-    /// of a game a moderator aborted, with `how` it ended.
+    /// [`Game::stopped_status_to`] the view of `viewer` with nothing
+    /// secret ([`Game::view_over`]): the status block of a game a
+    /// moderator aborted, with `how` it ended.
     fn render_stopped_status(&self, viewer: Option<Seat>, how: &str) -> String;
     /// The map and status block for `viewer`, as text.
     fn render(&self, viewer: Option<Seat>) -> String {
@@ -577,7 +584,7 @@ impl<G: Game> AnyGame for G {
     }
 
     fn render_stopped_status(&self, viewer: Option<Seat>, how: &str) -> String {
-        self.stopped_status_to(&self.view(viewer), how)
+        self.stopped_status_to(&self.view_over(viewer), how)
     }
 
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {

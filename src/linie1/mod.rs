@@ -575,6 +575,10 @@ impl Game for Linie1 {
         Linie1::view(self, viewer)
     }
 
+    fn view_over(&self, viewer: Option<Seat>) -> View {
+        self.view_revealed(viewer, true)
+    }
+
     fn describe_to(&self, event: &Event, view: &View) -> String {
         event::describe(&self.data, view, event)
     }

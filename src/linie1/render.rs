@@ -372,6 +372,14 @@ pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
             );
         } else {
             let _ = write!(row, "hand: {}", hand(&p.hand));
+            // Once the game is over, every player's cards are turned up.
+            if over && let (Some(l), Some(c), Some(s)) = (&p.line, &p.route_card, &p.stops) {
+                let _ = write!(
+                    row,
+                    "; cards: line {l}, card {c} ({})",
+                    s.iter().map(char::to_string).collect::<Vec<_>>().join(" ")
+                );
+            }
         }
         out.push_str(&wrap(&row, 13));
     }

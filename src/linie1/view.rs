@@ -151,6 +151,12 @@ impl Linie1 {
     /// The game as `viewer` may see it (`None`: a spectator). The one place
     /// where hidden information is decided (rulings 4).
     pub fn view(&self, viewer: Option<Seat>) -> View {
+        self.view_revealed(viewer, false)
+    }
+
+    /// [`Linie1::view`]; `over`: the game was stopped (aborted) and every
+    /// player's cards are shown, as at a real table once a game is over.
+    pub(super) fn view_revealed(&self, viewer: Option<Seat>, over: bool) -> View {
         let d = &self.data;
         let finished = self.result.is_some();
         let place = |p: Place| match p {
@@ -163,7 +169,7 @@ impl Linie1 {
             .enumerate()
             .map(|(i, p)| {
                 let seat = Seat(i as u8);
-                let shown = viewer == Some(seat) || p.driving || finished;
+                let shown = viewer == Some(seat) || p.driving || finished || over;
                 let stops: Vec<char> = self
                     .required_stops(seat)
                     .iter()

@@ -555,7 +555,11 @@ impl Game for Rocket {
     }
 
     fn view(&self, viewer: Option<Seat>) -> view::View {
-        view::view(self, viewer)
+        view::view(self, viewer, false)
+    }
+
+    fn view_over(&self, viewer: Option<Seat>) -> view::View {
+        view::view(self, viewer, true)
     }
 
     fn describe_to(&self, event: &Event, view: &view::View) -> String {

@@ -180,13 +180,14 @@ impl View {
 }
 
 /// The view for `viewer` (None: a spectator): the one place where what a
-/// reader may see is decided.
-pub(super) fn view(g: &Rocket, viewer: Option<Seat>) -> View {
+/// reader may see is decided; `over`: the game was stopped (aborted), and
+/// nothing is secret any more.
+pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
     let b = g.board();
     let name = |s: Seat| g.player(s).name.clone();
     let line_id = |l: super::LineId| b.line(l).id.clone();
     // Rulings 13: money is private, unless open_money or the game is over.
-    let money_public = g.money_public();
+    let money_public = over || g.money_public();
     let money_visible = |s: Seat| money_public || viewer == Some(s);
     let money: Vec<Option<Money>> = (0..g.players().len())
         .map(|i| {

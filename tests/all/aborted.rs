@@ -157,3 +157,61 @@ fn an_aborted_rocket_game_says_so_everywhere_and_waits_for_nobody() {
 fn an_aborted_linie1_game_says_so_everywhere_and_waits_for_nobody() {
     abort_everything_says_so("linie1");
 }
+
+/// Once a Linie 1 game is aborted nothing is secret, as at a real table:
+/// the archive, `show` and the last mails show every player's line and
+/// route card. They kept them hidden (each player saw only their own,
+/// "secret until you start your trip"), so the archive never told them.
+#[test]
+fn an_aborted_linie1_games_archive_shows_every_players_cards() {
+    let s = Server::new("");
+    s.ok(&[
+        "new",
+        "linie1",
+        "--player",
+        "alice=alice@example.org",
+        "--player",
+        "bob=bob@example.org",
+    ]);
+    // Each player's cards, as only they see them now.
+    let cards = |who: &str| -> String {
+        let v: serde_json::Value =
+            serde_json::from_str(&s.ok(&["show", "linie1-1", "--json", "--as", who])).unwrap();
+        let me = &v["players"][if who == "alice" { 0 } else { 1 }];
+        let stops: Vec<String> = me["stops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap().to_string())
+            .collect();
+        format!(
+            "cards: line {}, card {} ({})",
+            me["line"],
+            me["route_card"].as_str().unwrap(),
+            stops.join(" ")
+        )
+    };
+    let (alice, bob) = (cards("alice"), cards("bob"));
+    let _ = s.process();
+    let spectator = s.ok(&["show", "linie1-1"]);
+    assert!(!spectator.contains(&alice) && !spectator.contains(&bob));
+    s.ok(&["mod", "linie1-1", "--by", GM, "abort"]);
+    let sent = s.process();
+    let archive = s.dir.path().join("var/archive/linie1-1");
+    let mut texts = vec![
+        (
+            "final.txt",
+            std::fs::read_to_string(archive.join("final.txt")).unwrap(),
+        ),
+        ("show", s.ok(&["show", "linie1-1"])),
+    ];
+    for m in to(&sent, "alice@example.org") {
+        texts.push(("alice's last mail", m.text.clone()));
+    }
+    for (what, text) in texts {
+        let flat = crate::common::flat(&text);
+        for c in [&alice, &bob] {
+            assert!(flat.contains(c.as_str()), "{what} lacks `{c}`:\n{text}");
+        }
+    }
+}

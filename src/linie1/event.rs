@@ -48,6 +48,8 @@ pub enum Event {
     Passed { player: Seat },
     /// A missed deadline or a moderator's skip.
     TurnSkipped { player: Seat },
+    /// The next player's turn began (turn `number`), as Rocket's log says it.
+    TurnBegan { player: Seat, number: u32 },
     /// The inaugural trip began: the cards are shown (rulings 4, 5).
     TripStarted {
         player: Seat,
@@ -160,6 +162,14 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
         ),
         Event::Passed { player } => format!("{} could lay no tile and passed.", who(player)),
         Event::TurnSkipped { player } => format!("{}'s turn was skipped.", who(player)),
+        // Named, never "You", as Rocket's log says it: the log reads alike
+        // for everyone.
+        Event::TurnBegan { player, number } => format!(
+            "Turn {number}: {} to play.",
+            view.players
+                .get(player.index())
+                .map_or_else(|| player.to_string(), |p| p.name.clone())
+        ),
         Event::TripStarted {
             player,
             line,

@@ -1438,6 +1438,10 @@ impl Linie1 {
         self.turn.number += 1;
         self.turn.active = Seat(((self.turn.active.index() + 1) % n) as u8);
         let seat = self.turn.active;
+        events.push(Event::TurnBegan {
+            player: seat,
+            number: self.turn.number,
+        });
         if self.players[seat.index()].driving {
             self.phase = Phase::Drive { roll: None };
             self.auto_roll(seat, events);

@@ -1378,3 +1378,36 @@ fn an_aborted_games_last_mail_says_the_abort_once() {
     assert_eq!(text.matches("no time").count(), 2, "{text}");
     assert!(!text.contains("A moderator aborted the game"), "{text}");
 }
+
+/// Linie 1's log says whose turn begins, as Rocket's does ("Turn 2: bob
+/// to play."): it went from one player's moves to the next player's with
+/// nothing between, so `history`, `log` and the archive read unlike
+/// Rocket's.
+#[test]
+fn linie1_and_rocket_logs_both_say_whose_turn_begins() {
+    let s = Site::new();
+    s.game();
+    s.ok(&[
+        "new",
+        "linie1",
+        "--player",
+        "alice=alice@example.org",
+        "--player",
+        "bob=bob@example.org",
+        "--seed",
+        "7",
+    ]);
+    for id in ["rocket-1", "linie1-1"] {
+        let v: serde_json::Value = serde_json::from_str(&s.ok(&["show", id, "--json"])).unwrap();
+        let first = v["awaiting"][0]["player"].as_str().unwrap().to_string();
+        s.ok(&["mod", id, "skip"]);
+        let v: serde_json::Value = serde_json::from_str(&s.ok(&["show", id, "--json"])).unwrap();
+        let next = v["awaiting"][0]["player"].as_str().unwrap().to_string();
+        assert_ne!(first, next, "{id}");
+        let log = s.ok(&["log", id]);
+        assert!(
+            log.contains(&format!("    Turn 2: {next} to play.")),
+            "{id}:\n{log}"
+        );
+    }
+}

@@ -739,6 +739,7 @@ pub fn run(
             );
             let mail = MailContext {
                 welcome: true,
+                successor: true,
                 ..MailContext::default()
             };
             if meta.welcome_ids.len() < names.len() {

@@ -53,6 +53,11 @@ pub struct MailContext {
     pub players: Vec<String>,
     /// A welcome mail.
     pub welcome: bool,
+    /// The welcome of one who takes over a seat a moderator gave them
+    /// (`replace`): the seat keeps its name (`player`), which the orders
+    /// and the other players use, and the mail says so instead of greeting
+    /// them by a name that is not theirs.
+    pub successor: bool,
     /// The reply to the reader's own mail.
     pub reply: Option<ReplySection>,
     /// Notes for the reader.

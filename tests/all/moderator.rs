@@ -1411,3 +1411,33 @@ fn linie1_and_rocket_logs_both_say_whose_turn_begins() {
         );
     }
 }
+
+/// The one who takes over a seat is welcomed as its new player, told that
+/// they play it under the seat's name: the welcome greeted carol as
+/// "Welcome to rocket-1, a game of Stephenson's Rocket, cecil!", the
+/// player who had left, without a word about the seat being handed on.
+#[test]
+fn a_successor_is_welcomed_to_the_seat_not_as_the_player_who_left() {
+    let s = Site::new();
+    s.game();
+    s.sent();
+    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
+    s.ok(&["mod", "rocket-1", "replace", "cecil", "carol@example.org"]);
+    let mails = texts(&s);
+    let welcome: Vec<&String> = mails
+        .iter()
+        .filter(|m| m.starts_with("To: carol@") && m.contains("Welcome"))
+        .collect();
+    assert_eq!(welcome.len(), 1, "{mails:?}");
+    let flat = crate::common::flat(welcome[0]);
+    assert!(
+        flat.contains(
+            "Welcome to rocket-1, a game of Stephenson's Rocket! A moderator gave you the seat \
+             of cecil, who has left: the game goes on from where it stands, and in it you play \
+             as cecil, the name the orders and the other players use for your seat."
+        ),
+        "{}",
+        welcome[0]
+    );
+    assert!(!flat.contains("Stephenson's Rocket, cecil!"), "{flat}");
+}

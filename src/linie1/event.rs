@@ -44,8 +44,13 @@ pub enum Event {
         tile: TileId,
         from: Option<Seat>,
     },
-    /// No tile fitted.
-    Passed { player: Seat },
+    /// No tile fitted: `laid` tiles of the turn were laid before the pass
+    /// (0 or 1; 0 in logs written before it was kept).
+    Passed {
+        player: Seat,
+        #[serde(default)]
+        laid: u8,
+    },
     /// A missed deadline or a moderator's skip.
     TurnSkipped { player: Seat },
     /// The next player's turn began (turn `number`), as Rocket's log says it.
@@ -160,7 +165,13 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
             d.tile(*t).paths,
             who(giver)
         ),
-        Event::Passed { player } => format!("{} could lay no tile and passed.", who(player)),
+        Event::Passed { player, laid: 0 } => {
+            format!("{} could lay no tile and passed.", who(player))
+        }
+        // One tile laid, and none of the hand fitted for the second.
+        Event::Passed { player, .. } => {
+            format!("{} could lay no second tile and passed.", who(player))
+        }
         Event::TurnSkipped { player } => format!("{}'s turn was skipped.", who(player)),
         // Named, never "You", as Rocket's log says it: the log reads alike
         // for everyone.

@@ -976,7 +976,7 @@ impl Linie1 {
                         ),
                     ));
                 }
-                events.push(Event::Passed { player: seat });
+                events.push(Event::Passed { player: seat, laid });
                 if laid == 0 {
                     self.passes = self.passes.saturating_add(1);
                 }

@@ -528,6 +528,34 @@ fn stationmaster_ruling_1_pass_only_when_nothing_fits_and_a_blocked_game_ends() 
     );
 }
 
+/// A pass after one tile laid is told as the pass of the second tile:
+/// "could lay no tile" read to everyone as if the player had laid none.
+#[test]
+fn stationmaster_ruling_1_a_pass_after_one_tile_says_the_second() {
+    let mut g = hand(&game(2, &[]), ANNA, &["WE"]);
+    ok(&mut g, ANNA, "lay C4 WE");
+    let ev = ok(&mut g, ANNA, "pass");
+    let passed = ev
+        .iter()
+        .find(|e| matches!(e, Event::Passed { .. }))
+        .expect("a pass");
+    assert_eq!(
+        g.describe(passed, Some(BERT)),
+        "Anna could lay no second tile and passed."
+    );
+    assert_eq!(
+        g.describe(passed, Some(ANNA)),
+        "You could lay no second tile and passed."
+    );
+    // A pass with no tile laid still says so.
+    let mut g = no_supply(&hand(&hand(&game(2, &[]), ANNA, &[]), BERT, &["WE"]));
+    let ev = ok(&mut g, ANNA, "pass");
+    assert_eq!(
+        g.describe(&ev[0], Some(BERT)),
+        "Anna could lay no tile and passed."
+    );
+}
+
 /// `pass` refused because an exchange is open says "exchange", as its
 /// example does: "You can still lay a tile (e.g. `exchange B1 NS+SE`)"
 /// read as a contradiction.

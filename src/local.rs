@@ -662,7 +662,7 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
         let state = match crate::service::report::ended(store, &id, &meta, &*loaded.game)? {
             Some(ended) => ended.short(&meta.clock.settings),
             None if meta.paused.is_some() => {
-                crate::service::report::headline_of(&*loaded.game, &meta, None)
+                crate::service::report::headline_of(&*loaded.game, &meta, None, None)
             }
             None => crate::service::report::headline(&*loaded.game),
         };

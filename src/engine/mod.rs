@@ -221,6 +221,14 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// Whose input is awaited now, and for what.
     fn awaiting(&self) -> Vec<Awaited>;
 
+    /// [`Game::awaiting`] as `viewer` reads it: an awaited player may be
+    /// told of a choice that only their secrets open (Linie 1: a finished
+    /// route may start its trip), which everyone else must not learn.
+    fn awaiting_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {
+        let _ = viewer;
+        self.awaiting()
+    }
+
     /// The number of the turn being played (1 for the first).
     fn turn_number(&self) -> u32;
 
@@ -377,6 +385,8 @@ pub trait AnyGame: Send + Sync {
     fn apply_line(&mut self, seat: Seat, line: &str) -> Result<Applied, OrderRejected>;
     /// Whose input is awaited now.
     fn awaiting(&self) -> Vec<Awaited>;
+    /// See [`Game::awaiting_to`].
+    fn awaiting_to(&self, viewer: Option<Seat>) -> Vec<Awaited>;
     /// See [`Game::interrupted`].
     fn interrupted(&self) -> bool;
     /// Parses one order line of `seat` and says when it could apply; see
@@ -485,6 +495,10 @@ impl<G: Game> AnyGame for G {
 
     fn awaiting(&self) -> Vec<Awaited> {
         Game::awaiting(self)
+    }
+
+    fn awaiting_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {
+        Game::awaiting_to(self, viewer)
     }
 
     fn interrupted(&self) -> bool {

@@ -538,6 +538,10 @@ impl Game for Linie1 {
         self.awaited()
     }
 
+    fn awaiting_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {
+        self.awaited_to(viewer)
+    }
+
     fn turn_number(&self) -> u32 {
         self.turn.number
     }
@@ -641,6 +645,24 @@ impl Linie1 {
             what,
             kind: WaitKind::Turn,
         }]
+    }
+
+    /// [`Linie1::awaited`] as `viewer` reads it: a player whose route is
+    /// finished is told they may start their trip instead of laying (seed,
+    /// Viaggio inaugurale). Only they are: to the others, that the route is
+    /// finished is as secret as the cards (rulings 4).
+    pub(crate) fn awaited_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {
+        let mut awaited = self.awaited();
+        for a in &mut awaited {
+            if Some(a.seat) == viewer
+                && self.phase == (Phase::Lay { laid: 0 })
+                && !self.players[a.seat.index()].driving
+                && !self.starts(a.seat).is_empty()
+            {
+                a.what = format!("the trip to start, or {}", a.what);
+            }
+        }
+        awaited
     }
 
     fn placings(&self) -> Vec<crate::engine::Placing> {

@@ -1596,7 +1596,7 @@ impl Linie1 {
     }
 
     /// Terminals `seat` may start from now.
-    fn starts(&self, seat: Seat) -> Vec<Order> {
+    pub(super) fn starts(&self, seat: Seat) -> Vec<Order> {
         self.data
             .terminals_of(self.players[seat.index()].line)
             .into_iter()

@@ -245,7 +245,7 @@ impl Linie1 {
             tiles_laid_this_turn: laid,
             tiles_to_draw: owed,
             awaiting: self
-                .awaited()
+                .awaited_to(viewer)
                 .into_iter()
                 .map(|a| AwaitedView {
                     player: self.players[a.seat.index()].name.clone(),

@@ -61,7 +61,10 @@ pub(crate) fn short_mail(
     ended: Option<&report::Ended>,
     now: DateTime<Utc>,
 ) -> Result<OutMail, ServiceError> {
-    let mut text = format!("{id}: {}\n", report::headline_of(game, meta, ended));
+    let mut text = format!(
+        "{id}: {}\n",
+        report::headline_of(game, meta, ended, Some(seat))
+    );
     // One line per change: the log entries, without what each caused.
     let changes: Vec<&String> = events.iter().filter(|l| !l.starts_with(' ')).collect();
     if !changes.is_empty() {
@@ -150,7 +153,7 @@ pub(crate) fn observer_mail(
     let settings = &meta.clock.settings;
     let mut text = format!(
         "{id}: {}\n\n{note}\n",
-        report::headline_of(game, meta, ended)
+        report::headline_of(game, meta, ended, None)
     );
     if !events.is_empty() {
         text.push_str("\nSince your last mail:\n");

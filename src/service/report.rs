@@ -207,6 +207,12 @@ fn inline_picture(
 
 /// A short status line for subjects: whose turn, or the end.
 pub fn headline(game: &dyn AnyGame) -> String {
+    headline_to(game, None)
+}
+
+/// [`headline`] as `viewer` reads it: what they are awaited for may name a
+/// choice only they know of ([`crate::engine::Game::awaiting_to`]).
+pub fn headline_to(game: &dyn AnyGame, viewer: Option<Seat>) -> String {
     let names = game.player_names();
     match game.status() {
         Status::Finished(placings) => {
@@ -217,8 +223,9 @@ pub fn headline(game: &dyn AnyGame) -> String {
                 .collect();
             format!("Game over: {} won", winners.join(" and "))
         }
-        Status::Active(awaited) => {
-            let who: Vec<String> = awaited
+        Status::Active(_) => {
+            let who: Vec<String> = game
+                .awaiting_to(viewer)
                 .iter()
                 .map(|a| format!("{} ({})", names[a.seat.index()], a.what))
                 .collect();
@@ -382,16 +389,23 @@ pub fn ended_after(
     Ok(ended_in(&update.meta, game, &log))
 }
 
-/// The line a mail about `game` opens with: whose turn ([`headline`]),
-/// that it is paused (by whom, since when, and that a moderator's `resume`
-/// starts it again: nobody can move meanwhile), or how it `ended` (an
-/// abort, who made it and why).
-pub fn headline_of(game: &dyn AnyGame, meta: &GameMeta, ended: Option<&Ended>) -> String {
+/// The line a mail about `game` to `viewer` opens with: whose turn
+/// ([`headline_to`]), that it is paused (by whom, since when, and that a
+/// moderator's `resume` starts it again: nobody can move meanwhile), or
+/// how it `ended` (an abort, who made it and why).
+pub fn headline_of(
+    game: &dyn AnyGame,
+    meta: &GameMeta,
+    ended: Option<&Ended>,
+    viewer: Option<Seat>,
+) -> String {
     let settings = &meta.clock.settings;
     match (ended, meta.paused) {
         (Some(e), _) => e.headline(settings),
-        (None, Some(since)) => paused_headline(game, meta.paused_by.as_deref(), since, settings),
-        (None, None) => headline(game),
+        (None, Some(since)) => {
+            paused_headline(game, viewer, meta.paused_by.as_deref(), since, settings)
+        }
+        (None, None) => headline_to(game, viewer),
     }
 }
 
@@ -400,14 +414,16 @@ pub fn headline_of(game: &dyn AnyGame, meta: &GameMeta, ended: Option<&Ended>) -
 /// is to play`.
 fn paused_headline(
     game: &dyn AnyGame,
+    viewer: Option<Seat>,
     by: Option<&str>,
     since: DateTime<Utc>,
     settings: &crate::clock::ClockSettings,
 ) -> String {
     let by = by.map(|b| format!(" ({b})")).unwrap_or_default();
     let names = game.player_names();
+    let awaited = game.awaiting_to(viewer);
     let then = match game.status() {
-        Status::Active(awaited) if !awaited.is_empty() => {
+        Status::Active(_) if !awaited.is_empty() => {
             let who: Vec<String> = awaited
                 .iter()
                 .map(|a| format!("{} ({})", names[a.seat.index()], a.what))
@@ -611,7 +627,7 @@ pub fn deadline_lines(
         return Vec::new();
     }
     let names = game.player_names();
-    game.awaiting()
+    game.awaiting_to(viewer)
         .iter()
         .map(|a| {
             let who = if Some(a.seat) == viewer {
@@ -1113,7 +1129,7 @@ pub fn player_mail(
         )];
         mail.hints.clear();
     }
-    mail.headline = headline_of(game, meta, ended.as_ref());
+    mail.headline = headline_of(game, meta, ended.as_ref(), Some(seat));
     mail.over = ended.is_some();
     if mail.over {
         // Nothing more is asked of anyone.

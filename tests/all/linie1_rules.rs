@@ -948,6 +948,43 @@ fn what_a_driver_is_awaited_for_reads_right_to_everyone() {
     ok(&mut g, ANNA, "start 2E");
 }
 
+/// A player whose route is finished is told that they may start their
+/// trip, not only "2 tiles to lay"; the others are not (that the route is
+/// finished is as secret as the cards, rulings 4).
+#[test]
+fn what_a_finished_route_is_awaited_for_says_the_trip_to_its_player_alone() {
+    let g = route_game(2, &["stops=2"]);
+    let mine = g.render_status(Some(ANNA));
+    assert!(
+        mine.contains("waiting for Anna (the trip to start, or 2 tiles to lay)"),
+        "{mine}"
+    );
+    let what = |viewer| {
+        g.awaiting_to(viewer)
+            .into_iter()
+            .map(|a| a.what)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(what(Some(ANNA)), ["the trip to start, or 2 tiles to lay"]);
+    for viewer in [Some(BERT), None] {
+        assert_eq!(what(viewer), ["2 tiles to lay"]);
+        let theirs = g.render_status(viewer);
+        assert!(
+            theirs.contains("waiting for Anna (2 tiles to lay)"),
+            "{theirs}"
+        );
+    }
+    assert_eq!(
+        g.awaiting()[0].what,
+        "2 tiles to lay",
+        "said to all: no secret"
+    );
+    // Once a tile is laid, the trip waits for the next turn.
+    let mut g = g;
+    ok(&mut g, ANNA, "lay A1 SE");
+    assert_eq!(g.awaiting_to(Some(ANNA))[0].what, "1 tile to lay");
+}
+
 // ===== Variants (rulings 7; seed, Varianti) =====================================
 
 #[test]

@@ -52,7 +52,7 @@ enum Command {
         /// A player as NAME=EMAIL, in seat order (clockwise).
         #[arg(long = "player", required = true, value_name = "NAME=EMAIL")]
         players: Vec<String>,
-        /// The seed of the game's random choices (the starting player).
+        /// The seed of the game's random choices (cards dealt, tiles drawn; who plays first where the game leaves it to chance: see each game below).
         #[arg(long)]
         seed: Option<u64>,
         /// An option of the game: NAME for a switch, NAME=VALUE otherwise.
@@ -257,6 +257,7 @@ fn definition() -> clap::Command {
             g.title,
             g.players_text()
         ));
+        games.push_str(&format!("    first player: {}\n", g.first_player));
         for o in g.options {
             let name = match o.values {
                 [] => o.name.to_string(),

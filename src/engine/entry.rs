@@ -36,6 +36,9 @@ pub struct GameEntry {
     /// means, after "…; under the game's `skip` policy": e.g. "the turn's
     /// remaining actions are lost".
     pub skip_turn: &'static str,
+    /// Who plays first, after "First player: ", as `new --help` says it:
+    /// e.g. "chosen by the game's seed".
+    pub first_player: &'static str,
     /// The newest format of the game's stored state; see
     /// [`super::Game::STATE_VERSION`].
     pub state_version: u32,

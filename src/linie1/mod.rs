@@ -113,6 +113,7 @@ pub const ENTRY: GameEntry = GameEntry {
     title: "Linie 1",
     players: MIN_PLAYERS..=MAX_PLAYERS,
     options: OPTIONS,
+    first_player: "the first `--player` (the rule book's oldest player: name them first), then clockwise in the order given",
     waits: &[],
     // A tile laid, a draw, a trip started or a tram moved: the whole turn.
     default_turn: "the game plays their turn for them (Stationmaster ruling 4)",

@@ -57,6 +57,7 @@ pub const ENTRY: GameEntry = GameEntry {
     title: "Stephenson's Rocket",
     players: 2..=4,
     options: OPTIONS,
+    first_player: "chosen by the game's seed (`--seed`, else the clock); play goes clockwise in the order of `--player`",
     waits: &[
         WaitWords {
             kind: WaitKind::Question,

@@ -213,9 +213,18 @@ pub fn new_game_change(
         outbox.push(mail);
     }
     let map = report::Board::new(ctx, &*game, &[]);
+    // Who plays first: whom the new game waits for (the game's seed chose
+    // them, or its rules name the first seat; `GameEntry::first_player`).
+    let names = game.player_names();
+    let first: Vec<&str> = game
+        .awaiting()
+        .iter()
+        .filter_map(|a| names.get(a.seat.index()).map(String::as_str))
+        .collect();
     for s in 0..n {
         let mail = MailContext {
             welcome: true,
+            first: (!first.is_empty()).then(|| first.join(" and ")),
             ..MailContext::default()
         };
         let welcome = report::player_mail(

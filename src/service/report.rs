@@ -58,6 +58,8 @@ pub struct MailContext {
     /// and the other players use, and the mail says so instead of greeting
     /// them by a name that is not theirs.
     pub successor: bool,
+    /// In the welcome at the start of a game: who plays first.
+    pub first: Option<String>,
     /// The reply to the reader's own mail.
     pub reply: Option<ReplySection>,
     /// Notes for the reader.

@@ -693,6 +693,22 @@ fn usage_errors_exit_64_and_name_the_argument() {
     assert!(help.contains("set SETTING VALUE"), "{help}");
 }
 
+/// `new --help` says who plays first in each game: Rocket's seed chooses,
+/// Linie 1's first `--player` begins (the rule book's oldest player).
+#[test]
+fn new_help_says_who_plays_first_in_each_game() {
+    let dir = TempDir::new().unwrap();
+    let help = stdout(sm(&dir).args(["new", "--help"]));
+    assert!(
+        help.contains("first player: chosen by the game's seed"),
+        "{help}"
+    );
+    assert!(
+        help.contains("first player: the first `--player` (the rule book's oldest player"),
+        "{help}"
+    );
+}
+
 #[test]
 fn a_maildir_entry_that_cannot_be_read_is_put_in_quarantine_and_can_be_retried() {
     let dir = TempDir::new().unwrap();

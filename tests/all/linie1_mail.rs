@@ -908,6 +908,28 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
 /// `lay` has three letters: a mistyped one before a square (`lya C4 WE`)
 /// refuses the mail, as `extnd gwr c14` does in Rocket, rather than being
 /// left out as chatter while the rest of the turn is applied.
+/// Who plays first is said where a player looks for it, in the welcome
+/// beside the seat order: the first player named (the rule book's oldest
+/// player, seed, Il gioco), not left to the status block.
+#[test]
+fn the_welcome_says_who_plays_first() {
+    let w = World::new();
+    let seats = format!(
+        "Players, in seat order: {}. {} plays first.",
+        PLAYERS.join(", "),
+        PLAYERS[0]
+    );
+    for p in PLAYERS {
+        let m = w
+            .mails
+            .iter()
+            .find(|m| m.to == format!("{p}@example.org"))
+            .unwrap_or_else(|| panic!("no welcome to {p}"));
+        assert!(m.text.contains(&seats), "{}", m.text);
+        assert!(m.html.contains(&seats), "{}", m.html);
+    }
+}
+
 #[test]
 fn a_mistyped_lay_refuses_the_mail() {
     let mut w = World::new();

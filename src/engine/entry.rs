@@ -100,6 +100,9 @@ pub struct GameOption {
     pub values: &'static [&'static str],
     /// What it does, in one line for help.
     pub help: &'static str,
+    /// Options it cannot be given with (`name`, or `name=value`), each with
+    /// the reason, said to whoever gives both: `("stops=2", "…")`.
+    pub not_with: &'static [(&'static str, &'static str)],
 }
 
 /// The options a game was set up with: each known option's value, `on`
@@ -167,6 +170,23 @@ pub fn read_options(
             }
         };
         on.insert(spec.name.to_string(), value);
+    }
+    // Two options given together that the game cannot play together.
+    for spec in known.iter().filter(|o| on.contains_key(o.name)) {
+        for (other, why) in spec.not_with {
+            let given = match other.split_once('=') {
+                Some((n, v)) => on.get(n).is_some_and(|x| x == v),
+                None => on.contains_key(*other),
+            };
+            if given {
+                return Err(SetupError::OptionsClash {
+                    kind: kind.to_string(),
+                    option: spec.name,
+                    other,
+                    why,
+                });
+            }
+        }
     }
     Ok(Options(on))
 }
@@ -248,6 +268,18 @@ pub enum SetupError {
         value: String,
         /// The values it takes.
         known: String,
+    },
+    /// Two options that cannot go together.
+    #[error("{kind} option `{option}` cannot go with `{other}`: {why}")]
+    OptionsClash {
+        /// The game.
+        kind: String,
+        /// The option.
+        option: &'static str,
+        /// The option it cannot go with, as given (`stops=2`).
+        other: &'static str,
+        /// Why, in a sentence.
+        why: &'static str,
     },
     /// A game's state could not be written (a bug: states are plain data).
     #[error("the state of this {kind} game cannot be written: {message}")]

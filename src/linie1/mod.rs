@@ -58,22 +58,31 @@ pub const OPTIONS: &[GameOption] = &[
         name: "stops",
         values: &["2", "3"],
         help: "route cards of 2 or 3 stops; by default 3 with 2-3 players, 2 with 4-5 \
-                  (seed, translator's note)",
+                  (seed, translator's note), and 3 with ordered_stops",
+        not_with: &[],
     },
     GameOption {
         name: "die",
         values: &[],
         help: "variant 1: a die gives the distance; 5 or 6 runs to the next stop sign",
+        not_with: &[],
     },
     GameOption {
         name: "die_or_repeat",
         values: &[],
         help: "variant 2: roll the die, or repeat the previous player's result",
+        not_with: &[],
     },
     GameOption {
         name: "ordered_stops",
         values: &[],
-        help: "variant 3: three stops are visited in the card's order",
+        help: "variant 3: three stops are visited in the card's order (route cards of 3 \
+                  stops, whatever the number of players)",
+        not_with: &[(
+            "stops=2",
+            "variant 3 is for route cards of three stops (seed, Varianti 3: \"Nel caso di una \
+             partita a tre fermate\"), and two stops have no order to keep: give one of them",
+        )],
     },
 ];
 
@@ -92,7 +101,9 @@ pub const RULINGS: &[&str] = &[
      stop sign (or that terminal, or the end of the track).",
     "3. With `ordered_stops`, a three-stop route is driven in the card's printed order from \
      whichever terminal the trip starts at (the player chooses the terminal, rulings 5, so \
-     the one the order reads from); a stop reached out of order does not count.",
+     the one the order reads from); a stop reached out of order does not count. The \
+     variant is for route cards of three stops, so `ordered_stops` deals them whatever the \
+     number of players, and is refused with `stops=2`.",
     "4. A missed turn (the `default` policy) starts the trip if the player's route is \
      finished, else lays the first legal tile (squares row by row \
      from A1) whose sides face only empty squares (no track, building or board edge), else \
@@ -185,7 +196,7 @@ pub struct Linie1Options {
     pub stops: u8,
     /// The movement rule.
     pub die: DieRule,
-    /// Three stops in card order (variant 3).
+    /// Three stops in card order (variant 3); it makes `stops` 3.
     pub ordered_stops: bool,
 }
 
@@ -199,6 +210,12 @@ impl Linie1Options {
             ordered_stops: false,
         };
         let given = engine::read_options(ENTRY.name, given, OPTIONS)?;
+        // Variant 3 is a game of three stops (seed, Varianti 3: "Nel caso di
+        // una partita a tre fermate"), whatever the number of players;
+        // `stops=2` with it is refused by `read_options` (`not_with`).
+        if given.on("ordered_stops") {
+            out.stops = 3;
+        }
         if let Some(stops) = given.value("stops") {
             out.stops = if stops == "2" { 2 } else { 3 };
         }

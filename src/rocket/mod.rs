@@ -43,11 +43,13 @@ pub const OPTIONS: &[GameOption] = &[
         name: "veto_defend_only",
         values: &[],
         help: "in a veto round the active player may only defend the hex first chosen",
+        not_with: &[],
     },
     GameOption {
         name: "open_money",
         values: &[],
         help: "everyone sees everyone's money",
+        not_with: &[],
     },
 ];
 

@@ -258,6 +258,32 @@ fn player_counts_and_options_are_checked() {
     }
 }
 
+/// `ordered_stops` (variant 3, "Nel caso di una partita a tre fermate")
+/// never does nothing: with 4 or 5 players, whose default is two stops, it
+/// deals three-stop cards; with `stops=2` given, the game master is told
+/// at `new` that the two cannot go together.
+#[test]
+fn variant_3_ordered_stops_deals_three_stops_and_refuses_two() {
+    let g = game(4, &["ordered_stops"]);
+    assert_eq!(g.options().stops, 3);
+    for seat in 0..4 {
+        assert_eq!(g.required_stops(Seat(seat)).len(), 3, "seat {seat}");
+    }
+    assert_eq!(g.view(None).options, ["stops=3", "ordered_stops"]);
+    assert_eq!(game(4, &[]).options().stops, 2, "the default stays");
+    let c = Components::embedded().unwrap();
+    for options in [["ordered_stops", "stops=2"], ["stops=2", "ordered_stops"]] {
+        let e = Linie1::new(c.clone(), &setup(4, 1, &options)).unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains("linie1 option `ordered_stops` cannot go with `stops=2`")
+                && e.contains("Nel caso di una partita a tre fermate"),
+            "{e}"
+        );
+    }
+    assert!(Linie1::new(c, &setup(4, 1, &["ordered_stops", "stops=3"])).is_ok());
+}
+
 #[test]
 fn rulings_04_each_reader_sees_only_their_own_cards() {
     let g = game(3, &[]);

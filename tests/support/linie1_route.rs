@@ -24,7 +24,8 @@ pub const LINIE1_ROUTE: &[(&str, &str)] = &[
     ("L7", "WE"),
 ];
 
-/// `g` with seat 1 on line 2 with stops K and A (and D, with three stops),
+/// `g` with seat 1 on line 2 with stops K and A (and D, with three stops;
+/// D, K, A with `ordered_stops`),
 /// and [`LINIE1_ROUTE`] built, arranged through the snapshot with every
 /// tile taken from the supply.
 pub fn linie1_with_route(g: &Linie1) -> Linie1 {
@@ -40,7 +41,14 @@ pub fn linie1_with_route(g: &Linie1) -> Linie1 {
     v["players"][0]["line"] = 1.into();
     let letter = |c| d.building_by_letter(c).expect("a building").index();
     let stops = d.routes[route].stops();
-    let row: Vec<usize> = [letter('K'), letter('A'), letter('D')][..stops].to_vec();
+    // With `ordered_stops`, three stops in the order the route meets them
+    // from 2W (D beside B10, K beside G10, A beside K8), so the trip can
+    // finish.
+    let row: Vec<usize> = if g.options().ordered_stops && stops == 3 {
+        vec![letter('D'), letter('K'), letter('A')]
+    } else {
+        [letter('K'), letter('A'), letter('D')][..stops].to_vec()
+    };
     v["data"]["routes"][route]["rows"][1] = serde_json::json!(row);
     for (s, p) in LINIE1_ROUTE {
         let s = Square::parse(s).expect("a square");

@@ -143,7 +143,8 @@ pub const SKIP_ORDER: &str = "!skip";
 pub struct Placing {
     /// The player.
     pub seat: Seat,
-    /// 1 for the winner; tied players share a place.
+    /// 1 for the winner; tied players share a place. A game that ended
+    /// with no winner gives nobody 1.
     pub place: u8,
     /// The score the place was decided on (money in pounds for Rocket).
     pub score: i64,

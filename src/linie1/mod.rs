@@ -691,7 +691,8 @@ impl Linie1 {
                 let won = winner == Some(seat);
                 crate::engine::Placing {
                     seat,
-                    place: if won || winner.is_none() { 1 } else { 2 },
+                    // No winner (Stationmaster ruling 1): nobody is first.
+                    place: if won { 1 } else { 2 },
                     score: i64::from(won),
                 }
             })

@@ -223,7 +223,13 @@ pub fn headline_to(game: &dyn AnyGame, viewer: Option<Seat>) -> String {
                 .filter(|p| p.place == 1)
                 .map(|p| names[p.seat.index()].as_str())
                 .collect();
-            format!("Game over: {} won", winners.join(" and "))
+            // A game can end with nobody first (Linie 1 blocked): "anna and
+            // ben won" beside "the game ends with no winner" was a lie.
+            if winners.is_empty() {
+                "Game over: nobody won".to_string()
+            } else {
+                format!("Game over: {} won", winners.join(" and "))
+            }
         }
         Status::Active(_) => {
             let who: Vec<String> = game

@@ -549,8 +549,13 @@ fn stationmaster_ruling_1_pass_only_when_nothing_fits_and_a_blocked_game_ends() 
         panic!("over")
     };
     assert!(
-        placings.iter().all(|p| p.place == 1 && p.score == 0),
+        placings.iter().all(|p| p.place != 1 && p.score == 0),
         "no winner"
+    );
+    // Said so wherever the end is told: not "Anna and Bert won".
+    assert_eq!(
+        stationmaster::service::report::headline(&g),
+        "Game over: nobody won"
     );
 }
 

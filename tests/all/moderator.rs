@@ -93,6 +93,47 @@ impl Site {
     fn log(&self) -> String {
         self.ok(&["log", "rocket-1"])
     }
+
+    /// gm@example.org's moderator command in rocket-1, for `why`.
+    fn moderate(&self, why: &str, command: &[&str]) -> String {
+        let mut args = vec!["mod", "rocket-1", "--by", "gm@example.org", "--why", why];
+        args.extend_from_slice(command);
+        self.ok(&args)
+    }
+
+    /// Sends what waits and forgets the mails sent so far, so that the
+    /// next [`Site::sent`] holds only what came after.
+    fn forget_sent(&self) {
+        self.sent();
+        std::fs::remove_dir_all(self.dir.path().join("var/outbox")).unwrap();
+    }
+}
+
+/// The secret key in the subject tag (`[rocket-1 KEY]`) of the first of
+/// `mails` that `is_it` picks: a player's welcome or a moderator's key mail.
+fn key_in(mails: &[String], is_it: impl Fn(&str) -> bool) -> String {
+    let mail = mails
+        .iter()
+        .find(|m| is_it(m))
+        .expect("the mail with the key");
+    let subject = mail
+        .lines()
+        .find(|l| l.starts_with("Subject:"))
+        .expect("a subject");
+    subject
+        .split_whitespace()
+        .nth(2)
+        .expect("a key in the subject tag")
+        .trim_end_matches(']')
+        .to_string()
+}
+
+/// The key of rocket-1's moderator (mod@example.org), from their key mail
+/// among `mails`.
+fn moderators_key(mails: &[String]) -> String {
+    key_in(mails, |m| {
+        m.contains("You moderate rocket-1") && m.contains("To: mod@example.org")
+    })
 }
 
 #[test]
@@ -599,17 +640,7 @@ fn moderators_command_by_mail_with_their_key() {
     let s = Site::new();
     s.game();
     let mails = s.sent();
-    let welcome = mails
-        .iter()
-        .find(|m| m.contains("You moderate rocket-1") && m.contains("To: mod@example.org"))
-        .expect("moderator's key mail");
-    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
-    let token = subject
-        .split_whitespace()
-        .nth(2)
-        .unwrap()
-        .trim_end_matches(']')
-        .to_string();
+    let token = moderators_key(&mails);
     assert!(
         mails
             .iter()
@@ -673,17 +704,7 @@ fn every_moderator_command_works_by_mail() {
     let s = Site::new();
     s.game();
     let mails = s.sent();
-    let welcome = mails
-        .iter()
-        .find(|m| m.contains("You moderate rocket-1") && m.contains("To: mod@example.org"))
-        .unwrap();
-    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
-    let token = subject
-        .split_whitespace()
-        .nth(2)
-        .unwrap()
-        .trim_end_matches(']')
-        .to_string();
+    let token = moderators_key(&mails);
     let inbox = s.dir.path().join("var/inbox/new");
     std::fs::create_dir_all(&inbox).unwrap();
     let mut n = 0;
@@ -817,17 +838,7 @@ fn an_aborted_game_refuses_orders_by_mail_and_the_reply_says_why() {
     s.game();
     let mails = s.sent();
     // bob's key, from his welcome mail's subject tag.
-    let welcome = mails
-        .iter()
-        .find(|m| m.contains("To: bob <bob@example.org>"))
-        .unwrap();
-    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
-    let key = subject
-        .split_whitespace()
-        .nth(2)
-        .unwrap()
-        .trim_end_matches(']')
-        .to_string();
+    let key = key_in(&mails, |m| m.contains("To: bob <bob@example.org>"));
     s.ok(&["mod", "rocket-1", "--why", "a test", "abort"]);
     let before = s.json();
     let inbox = s.dir.path().join("var/inbox/new");
@@ -1009,17 +1020,7 @@ fn a_moderators_incomplete_or_refused_command_by_mail_is_one_clear_sentence() {
     let s = Site::new();
     s.game();
     let mails = s.sent();
-    let welcome = mails
-        .iter()
-        .find(|m| m.contains("You moderate rocket-1") && m.contains("To: mod@example.org"))
-        .unwrap();
-    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
-    let token = subject
-        .split_whitespace()
-        .nth(2)
-        .unwrap()
-        .trim_end_matches(']')
-        .to_string();
+    let token = moderators_key(&mails);
     let inbox = s.dir.path().join("var/inbox/new");
     std::fs::create_dir_all(&inbox).unwrap();
     let answer = |n: u32, body: &str| -> String {
@@ -1064,17 +1065,7 @@ fn the_answer_to_a_moderators_mail_carries_their_key_in_its_reply_address() {
     let s = Site::new();
     s.game();
     let mails = s.sent();
-    let welcome = mails
-        .iter()
-        .find(|m| m.contains("You moderate rocket-1") && m.contains("To: mod@example.org"))
-        .unwrap();
-    let subject = welcome.lines().find(|l| l.starts_with("Subject:")).unwrap();
-    let token = subject
-        .split_whitespace()
-        .nth(2)
-        .unwrap()
-        .trim_end_matches(']')
-        .to_string();
+    let token = moderators_key(&mails);
     let inbox = s.dir.path().join("var/inbox/new");
     std::fs::create_dir_all(&inbox).unwrap();
     std::fs::write(
@@ -1190,17 +1181,8 @@ fn texts(s: &Site) -> Vec<String> {
 fn a_paused_games_headline_says_it_is_paused_by_whom_and_what_resumes_it() {
     let s = Site::new();
     s.game();
-    s.sent();
-    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
-    s.ok(&[
-        "mod",
-        "rocket-1",
-        "--by",
-        "gm@example.org",
-        "--why",
-        "holiday",
-        "pause",
-    ]);
+    s.forget_sent();
+    s.moderate("holiday", &["pause"]);
     let mails = texts(&s);
     let to_bob: Vec<&String> = mails.iter().filter(|m| m.starts_with("To: bob@")).collect();
     assert_eq!(to_bob.len(), 1, "{mails:?}");
@@ -1239,8 +1221,7 @@ fn a_paused_games_headline_says_it_is_paused_by_whom_and_what_resumes_it() {
 fn a_skipped_player_reads_the_skip_once() {
     let s = Site::new();
     s.game();
-    s.sent();
-    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
+    s.forget_sent();
     s.ok(&["mod", "rocket-1", "--by", "gm@example.org", "skip"]);
     let mails = texts(&s);
     let to_bob: Vec<&String> = mails.iter().filter(|m| m.starts_with("To: bob@")).collect();
@@ -1344,17 +1325,8 @@ fn undo_after_a_default_policy_turn_gives_the_whole_turn_back() {
 fn an_aborted_games_last_mail_says_the_abort_once() {
     let s = Site::new();
     s.game();
-    s.sent();
-    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
-    s.ok(&[
-        "mod",
-        "rocket-1",
-        "--by",
-        "gm@example.org",
-        "--why",
-        "no time",
-        "abort",
-    ]);
+    s.forget_sent();
+    s.moderate("no time", &["abort"]);
     let mails = texts(&s);
     let to_bob: Vec<&String> = mails.iter().filter(|m| m.starts_with("To: bob@")).collect();
     assert_eq!(to_bob.len(), 1, "{mails:?}");
@@ -1420,8 +1392,7 @@ fn linie1_and_rocket_logs_both_say_whose_turn_begins() {
 fn a_successor_is_welcomed_to_the_seat_not_as_the_player_who_left() {
     let s = Site::new();
     s.game();
-    s.sent();
-    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
+    s.forget_sent();
     s.ok(&["mod", "rocket-1", "replace", "cecil", "carol@example.org"]);
     let mails = texts(&s);
     let welcome: Vec<&String> = mails

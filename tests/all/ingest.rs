@@ -726,3 +726,24 @@ fn named_html_entities_are_read_as_their_letters() {
         ]
     );
 }
+
+/// A player's own line that holds an address or a year (`address add`,
+/// `away`), right above an attribution that begins with the sender's name
+/// (Gmail in Hungarian, Gmail for Android in German), stays an order: it
+/// was taken in as the first line of the attribution and dropped unread.
+#[test]
+fn own_line_with_a_year_or_address_above_a_name_first_attribution_stays() {
+    let sm = "Stationmaster <stationmaster+rocket-3.k7p2xq9m@example.org>";
+    for attribution in [
+        format!("{sm} ezt írta (időpont: 2024. jún. 3., H, 10:12):"),
+        format!("{sm} schrieb am Mo., 3. Juni 2024, 10:12:"),
+        format!("{sm} ezt írta (időpont:\r\n2024. jún. 3., H, 10:12):"),
+        format!("{sm} schrieb am Mo., 3.\r\nJuni 2024, 10:12:"),
+        "Stationmaster <\r\nstationmaster+rocket-3.k7p2xq9m@example.org> ezt írta (időpont:\r\n2024. jún. 3., H, 10:12):".to_string(),
+    ] {
+        for own in ["address add alice@example.net", "away 2026-06-01 to 2026-06-03"] {
+            let body = format!("{own}\r\n{attribution}\r\n> q\r\n\r\nbid 2 F8\r\n");
+            assert_eq!(body_of(&body), [own, "bid 2 F8"], "{own} / {attribution}");
+        }
+    }
+}

@@ -320,8 +320,41 @@ fn attribution_at(lines: &[&str], i: usize) -> Option<usize> {
     if !is_attribution(first) && begins_attribution(lines, i + 1) {
         return None;
     }
-    let may_start = first.contains('@') || has_year(first) || first.ends_with('<');
-    joined_attribution(lines, i, may_start).map(|n| closed(lines, i, n))
+    // Nor is a line that would start one only by holding an address or a
+    // year (`address add alice@example.net`, `away 2026-06-01 to …`), whole
+    // in itself, above a line that makes an attribution without it (Gmail's
+    // `Name <address> ezt írta (időpont: …):`, which begins with the name).
+    if !is_attribution(first)
+        && !starts_as_attribution(first)
+        && !leaves_open(first)
+        && joined_attribution(
+            lines,
+            i + 1,
+            holds_start(lines.get(i + 1).map_or("", |l| l.trim())),
+        )
+        .is_some()
+    {
+        return None;
+    }
+    joined_attribution(lines, i, holds_start(first)).map(|n| closed(lines, i, n))
+}
+
+/// True if `s` holds what may start a wrapped attribution: an address, a
+/// year, or an address opened at its end (`Name <`).
+fn holds_start(s: &str) -> bool {
+    s.contains('@') || has_year(s) || s.ends_with('<')
+}
+
+/// True if `s` begins as an attribution does: a word of
+/// [`ATTRIBUTION_STARTS`], or it holds a time (`10:12`).
+fn starts_as_attribution(s: &str) -> bool {
+    ATTRIBUTION_STARTS.iter().any(|a| s.starts_with(a)) || has_time(s)
+}
+
+/// True if `s` opens a parenthesis or an address it does not close.
+fn leaves_open(s: &str) -> bool {
+    let count = |c: char| s.chars().filter(|&x| x == c).count();
+    count('(') > count(')') || count('<') > count('>')
 }
 
 /// How many lines (1 to 3) from `lines[i]` make an attribution, if they
@@ -331,11 +364,8 @@ fn joined_attribution(lines: &[&str], i: usize, may_start: bool) -> Option<usize
     if is_attribution(first) {
         return Some(1);
     }
-    let may_start = !first.is_empty()
-        && !first.ends_with(':')
-        && (may_start
-            || ATTRIBUTION_STARTS.iter().any(|s| first.starts_with(s))
-            || has_time(first));
+    let may_start =
+        !first.is_empty() && !first.ends_with(':') && (may_start || starts_as_attribution(first));
     if !may_start {
         return None;
     }
@@ -370,16 +400,12 @@ fn begins_attribution(lines: &[&str], i: usize) -> bool {
 /// a parenthesis or an address open that the next one or two lines close
 /// (`… ezt írta (időpont:` then `2024. jún. 3., H, 10:12):`).
 fn closed(lines: &[&str], i: usize, n: usize) -> usize {
-    let open = |s: &str| {
-        let count = |c: char| s.chars().filter(|&x| x == c).count();
-        count('(') > count(')') || count('<') > count('>')
-    };
     let mut joined = lines[i..i + n]
         .iter()
         .map(|l| l.trim())
         .collect::<Vec<_>>()
         .join(" ");
-    if !open(&joined) {
+    if !leaves_open(&joined) {
         return n;
     }
     for m in 0..2 {
@@ -391,7 +417,7 @@ fn closed(lines: &[&str], i: usize, n: usize) -> usize {
         }
         joined.push(' ');
         joined.push_str(next);
-        if !open(&joined) {
+        if !leaves_open(&joined) {
             return if is_attribution(&joined) {
                 n + m + 1
             } else {

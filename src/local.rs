@@ -148,8 +148,8 @@ pub struct GameSpec {
 /// player, and returns its id.
 ///
 /// What the command line gave wrongly is a usage error (README, exit 64):
-/// an unknown game or option, an option's value, the number of players or
-/// two of the same name, an address that is none, a deadline setting.
+/// an unknown game or option, an option's value, two options that cannot
+/// go together, the number of players or two of the same name, an address that is none, a deadline setting.
 pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<GameId, LocalError> {
     let usage = |e: &dyn std::fmt::Display| LocalError::Usage(e.to_string());
     let kind = crate::registry::find(&spec.kind).map_err(|e| usage(&e))?;
@@ -180,6 +180,7 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
                             S::UnknownKind { .. }
                                 | S::UnknownOption { .. }
                                 | S::OptionValue { .. }
+                                | S::OptionsClash { .. }
                                 | S::Players(_)
                         ) =>
                     {

@@ -983,3 +983,26 @@ fn a_refused_order_is_named_by_its_number_not_as_a_line() {
     );
     assert!(!err.contains("Line 2"), "{err}");
 }
+
+/// Two options `new` is given that the game cannot play together
+/// (`ordered_stops` with `stops=2`) are a command line used wrongly, as an
+/// option's wrong value is: exit 64 with the reason, where it exited 1,
+/// the code of a broken database.
+#[test]
+fn new_with_options_that_clash_exits_64() {
+    let dir = TempDir::new().unwrap();
+    let (code, err) = failed(sm(&dir).args([
+        "new",
+        "linie1",
+        "--player",
+        "a=a@x.org",
+        "--player",
+        "b=b@x.org",
+        "--option",
+        "ordered_stops",
+        "--option",
+        "stops=2",
+    ]));
+    assert_eq!(code, Some(64), "{err}");
+    assert!(err.contains("cannot go with `stops=2`"), "{err}");
+}

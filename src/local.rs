@@ -361,7 +361,13 @@ pub fn show(
     let meta = store.meta(id)?;
     let ended = crate::service::report::ended(store, id, &meta, &*loaded.game)?;
     if json {
-        let mut view = loaded.game.view_json(viewer);
+        // Once the game is over nothing is secret, as in the text views
+        // (`report::status_block`): every player's money or cards.
+        let mut view = if ended.is_some() {
+            loaded.game.view_json_over(viewer)
+        } else {
+            loaded.game.view_json(viewer)
+        };
         if let Some(obj) = view.as_object_mut() {
             obj.insert("game".to_string(), serde_json::Value::String(id.0.clone()));
             // Over, by the rules or by a moderator: nobody is awaited.

@@ -269,15 +269,23 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// game.
     fn view(&self, viewer: Option<Seat>) -> Self::View;
 
-    /// [`Game::view`] of a game stopped before its rules ended it (a
-    /// moderator's `abort`): once a game is over nothing is secret, as at
-    /// a real table where everyone turns their cards up, so every player's
-    /// private holdings are shown to every reader.
+    /// [`Game::view`] of a game that is over, above all one stopped before
+    /// its rules ended it (a moderator's `abort`): once a game is over
+    /// nothing is secret, as at a real table where everyone turns their
+    /// cards up, so every player's private holdings are shown to every
+    /// reader.
     fn view_over(&self, viewer: Option<Seat>) -> Self::View;
 
     /// The JSON view for `viewer`: [`Game::view`], serialized.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
         serde_json::to_value(self.view(viewer)).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The JSON view for `viewer` of a game that is over, by its rules or
+    /// a moderator's `abort`: [`Game::view_over`], serialized, so that it
+    /// shows what the text views show then (every player's secrets).
+    fn view_json_over(&self, viewer: Option<Seat>) -> serde_json::Value {
+        serde_json::to_value(self.view_over(viewer)).unwrap_or(serde_json::Value::Null)
     }
 
     /// An event as a sentence for the reader of `view`.
@@ -452,6 +460,8 @@ pub trait AnyGame: Send + Sync {
     }
     /// The JSON view for `viewer`.
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
+    /// See [`Game::view_json_over`].
+    fn view_json_over(&self, viewer: Option<Seat>) -> serde_json::Value;
     /// The whole state as JSON text, for a snapshot;
     /// `crate::registry::from_snapshot` reads it back.
     fn snapshot(&self) -> Result<String, SetupError>;
@@ -604,6 +614,10 @@ impl<G: Game> AnyGame for G {
 
     fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
         Game::view_json(self, viewer)
+    }
+
+    fn view_json_over(&self, viewer: Option<Seat>) -> serde_json::Value {
+        Game::view_json_over(self, viewer)
     }
 
     fn snapshot(&self) -> Result<String, SetupError> {

@@ -215,3 +215,39 @@ fn an_aborted_linie1_games_archive_shows_every_players_cards() {
         }
     }
 }
+
+/// Once a game is aborted nothing is secret in its JSON view either, as in
+/// `show`, the last mails and the archive: every player's money (Rocket)
+/// and line and route card (Linie 1), to a spectator and to each player.
+/// The JSON kept them as private as during play.
+#[test]
+fn an_aborted_games_json_view_shows_every_players_secrets() {
+    for (kind, secret) in [("rocket", "money"), ("linie1", "route_card")] {
+        let s = Server::new("");
+        let id = format!("{kind}-1");
+        s.ok(&[
+            "new",
+            kind,
+            "--player",
+            "alice=alice@example.org",
+            "--player",
+            "bob=bob@example.org",
+        ]);
+        let shown = |args: &[&str]| -> Vec<bool> {
+            let mut all = vec!["show", id.as_str(), "--json"];
+            all.extend(args);
+            let v: serde_json::Value = serde_json::from_str(&s.ok(&all)).unwrap();
+            v["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| !p[secret].is_null())
+                .collect()
+        };
+        assert_eq!(shown(&["--as", "alice"]), [true, false], "{kind} in play");
+        s.ok(&["mod", &id, "--by", GM, "abort"]);
+        for args in [&[][..], &["--as", "alice"], &["--as", "bob"]] {
+            assert_eq!(shown(args), [true, true], "{kind} {args:?}");
+        }
+    }
+}

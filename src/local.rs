@@ -622,6 +622,8 @@ pub fn moderate(
     let outcome =
         crate::service::moderator::run(ctx, id, by, &cmd, why, now).map_err(|e| match e {
             ServiceError::Invalid(msg) => LocalError::Refused(msg),
+            // An unknown player is an error (exit 1), as for `order --as`.
+            ServiceError::UnknownPlayer(msg) => LocalError::NotAPlayer(msg),
             // A setting or value that cannot be read is a command line used
             // wrongly (exit 64), as an unreadable duration is.
             ServiceError::Unreadable(msg) => {

@@ -49,6 +49,10 @@ pub enum ServiceError {
     /// A setting or argument that cannot be used.
     #[error("{0}")]
     Invalid(String),
+    /// A command names a player who does not play in the game (the text
+    /// names the players): an unknown player, exit 1 on the command line.
+    #[error("{0}")]
+    UnknownPlayer(String),
     /// An argument that cannot be read (a moderator's `set` with a setting
     /// or value that is none): the command line's usage error, exit 64.
     #[error("{0}")]

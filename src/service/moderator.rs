@@ -431,11 +431,13 @@ fn undone_text(m: &[&LogEntry]) -> String {
     }
 }
 
-fn seat_named(ctx: &Ctx<'_>, id: &GameId, name: &str) -> Result<Seat, String> {
+/// The seat of the player called `name`; one who does not play in the
+/// game is [`ServiceError::UnknownPlayer`].
+fn seat_named(ctx: &Ctx<'_>, id: &GameId, name: &str) -> Result<Seat, ServiceError> {
     ctx.store
-        .record(id)
-        .map_err(|e| e.to_string())?
+        .record(id)?
         .seat_named(name)
+        .map_err(ServiceError::UnknownPlayer)
 }
 
 /// A log entry for moderator `by`'s act.
@@ -563,7 +565,7 @@ pub fn run(
             // `as PLAYER away … to …` / `as PLAYER back`: the absence a
             // player would declare by mail, declared for them (one who
             // phoned, say); everyone is told, as for the player's own.
-            let seat = seat_named(ctx, id, player).map_err(invalid)?;
+            let seat = seat_named(ctx, id, player)?;
             let line = absence_line(lines).unwrap_or_default();
             if line.eq_ignore_ascii_case("back") {
                 meta.clock.back(seat, now);
@@ -589,7 +591,7 @@ pub fn run(
             player,
             orders: lines,
         } => {
-            let seat = seat_named(ctx, id, player).map_err(invalid)?;
+            let seat = seat_named(ctx, id, player)?;
             let (g, m, mut b) = orders::run(&*game, &meta, seat, lines).map_err(|e| {
                 invalid(format!(
                     "nothing applied for {player}: order {}: {}",
@@ -713,7 +715,7 @@ pub fn run(
             output = format!("Undone: {}.", undone.join("; "));
         }
         ModCommand::Replace { player, address } => {
-            let seat = seat_named(ctx, id, player).map_err(invalid)?;
+            let seat = seat_named(ctx, id, player)?;
             let old = meta.address(&record, seat).to_string();
             // The leaving player's thread, before their key goes.
             let old_thread = report::player_thread(ctx, id, &record, &meta, seat);
@@ -804,7 +806,7 @@ pub fn run(
             player,
             orders: lines,
         } => {
-            let seat = seat_named(ctx, id, player).map_err(invalid)?;
+            let seat = seat_named(ctx, id, player)?;
             let text = match orders::run(&*game, &meta, seat, lines) {
                 Ok((g, _, b)) => {
                     let mut t = String::new();

@@ -1006,3 +1006,29 @@ fn new_with_options_that_clash_exits_64() {
     assert_eq!(code, Some(64), "{err}");
     assert!(err.contains("cannot go with `stops=2`"), "{err}");
 }
+
+/// A moderator command naming a player who does not play in the game
+/// (`replace`, `as`, `preview`) exits 1, as README's exit codes count an
+/// unknown player and as `order --as zed` does: it exited 2, the code of
+/// a refusal. One the game cannot take for a player who plays stays 2.
+#[test]
+fn mod_commands_for_an_unknown_player_exit_1() {
+    let dir = TempDir::new().unwrap();
+    let id = new_game(&dir, 5);
+    let (code, err) = failed(sm(&dir).args(["order", &id, "--as", "zed", "pass"]));
+    assert_eq!(code, Some(1), "{err}");
+    for command in [
+        "replace zed zed@example.org",
+        "as zed pass",
+        "preview zed pass",
+    ] {
+        let (code, err) = failed(sm(&dir).args(["mod", &id, command]));
+        assert_eq!(code, Some(1), "{command}: {err}");
+        assert!(
+            err.contains("zed does not play in") && err.contains("alice, bob, cecil"),
+            "{command}: {err}"
+        );
+    }
+    let (code, err) = failed(sm(&dir).args(["mod", &id, "as alice frobnicate"]));
+    assert_eq!(code, Some(2), "{err}");
+}

@@ -382,7 +382,7 @@ pub fn show(
             obj.insert("aborted".to_string(), aborted);
             let paused = meta.paused.filter(|_| ended.is_none()).map_or(
                 serde_json::Value::Null,
-                |since| serde_json::json!({"since": since.to_rfc3339()}),
+                |since| serde_json::json!({"since": since.to_rfc3339(), "by": meta.paused_by}),
             );
             obj.insert("paused".to_string(), paused);
             // Deadlines are the daemon's, not the rules': filled in here.
@@ -430,10 +430,12 @@ pub fn show(
         None => {}
     }
     // Paused, the clocks stand still: the deadlines move on at the resume.
-    if let Some(since) = meta.paused {
+    // Said as the mails' first line says it: by whom, since when, what
+    // resumes it, and whom it will then wait for.
+    if meta.paused.is_some() {
         out.push_str(&format!(
-            "\nPaused by a moderator since {}: orders are refused until it resumes.\n",
-            meta.clock.settings.when(since)
+            "\n{}.\n",
+            crate::service::report::headline_of(&*loaded.game, &meta, None, viewer)
         ));
         return Ok(out);
     }

@@ -168,7 +168,7 @@ fn pause_resume_extend_deadline_and_note_from_the_command_line() {
     assert!(s.json()["paused"]["since"].is_string(), "{}", s.json());
     let shown = s.ok(&["show", "rocket-1", "--as", "bob"]);
     assert!(
-        shown.contains("Paused by a moderator since") && !shown.contains("Deadlines:"),
+        shown.contains("Paused by a moderator (operator) since") && !shown.contains("Deadlines:"),
         "{shown}"
     );
     assert!(
@@ -1212,6 +1212,33 @@ fn a_paused_games_headline_says_it_is_paused_by_whom_and_what_resumes_it() {
         "{}",
         to_bob[0]
     );
+}
+
+/// `show` of a paused game names the moderator who paused it, as its mails
+/// do ("Paused by a moderator (gm@example.org) since …"): it said only
+/// "Paused by a moderator since …". The JSON's `paused` names them too.
+#[test]
+fn show_of_a_paused_game_names_who_paused_it_as_the_mails_do() {
+    let s = Site::new();
+    s.game();
+    s.sent();
+    std::fs::remove_dir_all(s.dir.path().join("var/outbox")).unwrap();
+    s.ok(&["mod", "rocket-1", "--by", "gm@example.org", "pause"]);
+    let mails = texts(&s);
+    let to_bob = mails.iter().find(|m| m.starts_with("To: bob@")).unwrap();
+    let headline = to_bob.lines().nth(1).unwrap_or_default();
+    let said = headline.strip_prefix("rocket-1: ").unwrap_or(headline);
+    assert!(
+        said.starts_with("Paused by a moderator (gm@example.org) since "),
+        "{said}"
+    );
+    for viewer in [&["--as", "bob"][..], &[]] {
+        let mut args = vec!["show", "rocket-1"];
+        args.extend(viewer);
+        let shown = s.ok(&args);
+        assert!(shown.contains(said), "{viewer:?}: `{said}` not in\n{shown}");
+    }
+    assert_eq!(s.json()["paused"]["by"], "gm@example.org", "{}", s.json());
 }
 
 /// A player a moderator skipped reads the skip once: "A moderator

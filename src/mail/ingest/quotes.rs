@@ -39,38 +39,26 @@ const ATTRIBUTION_STARTS: &[&str] = &[
     "On ", "Le ", "Am ", "El ", "Em ", "Op ", "Den ", "Il ", "W dniu ", "Dnia ", "В ", "Dne ",
 ];
 
-/// The lines that open a quoted or forwarded message, compared after
-/// trimming dashes, underscores, stars and blanks, lowercase.
-const MARKERS: &[&str] = &[
+/// The lines that open a quoted message, compared after trimming dashes,
+/// underscores, stars and blanks, lowercase ([`marker_text`]); with
+/// [`FORWARD_MARKERS`], the markers of [`is_marker`].
+const QUOTE_MARKERS: &[&str] = &[
     "original message",
-    "forwarded message",
-    "begin forwarded message:",
-    "forwarded message follows",
     "ursprüngliche nachricht",
-    "weitergeleitete nachricht",
     "message d'origine",
-    "message transféré",
     "messaggio originale",
-    "messaggio inoltrato",
     "mensaje original",
-    "mensaje reenviado",
     "mensagem original",
-    "mensagem encaminhada",
     "oorspronkelijk bericht",
-    "doorgestuurd bericht",
     "ursprungligt meddelande",
-    "vidarebefordrat meddelande",
     "oryginalna wiadomość",
-    "przekazana wiadomość",
     "исходное сообщение",
-    "пересылаемое сообщение",
     "eredeti üzenet",
-    "továbbított üzenet",
     "元のメッセージ",
-    "転送されたメッセージ",
 ];
 
-/// The [`MARKERS`] that open a forwarded message (not a quoted one).
+/// The lines that open a forwarded message, compared as
+/// [`QUOTE_MARKERS`] are.
 const FORWARD_MARKERS: &[&str] = &[
     "forwarded message",
     "begin forwarded message:",
@@ -431,20 +419,22 @@ fn closed(lines: &[&str], i: usize, n: usize) -> usize {
 /// True for `-----Original Message-----`, `---------- Forwarded message
 /// ---------`, `Begin forwarded message:` and their kin.
 pub(super) fn is_marker(line: &str) -> bool {
-    let t = line
-        .trim_matches(|c: char| c == '-' || c == '_' || c == '=' || c == '*' || c.is_whitespace())
-        .to_lowercase();
-    MARKERS.contains(&t.as_str())
+    let t = marker_text(line);
+    QUOTE_MARKERS.contains(&t.as_str()) || FORWARD_MARKERS.contains(&t.as_str())
 }
 
 /// True for a marker line that opens a forwarded message
 /// (`---------- Forwarded message ---------`, `Begin forwarded message:`
 /// and their kin).
 fn is_forward_marker(line: &str) -> bool {
-    let t = line
-        .trim_matches(|c: char| c == '-' || c == '_' || c == '=' || c == '*' || c.is_whitespace())
-        .to_lowercase();
-    FORWARD_MARKERS.contains(&t.as_str())
+    FORWARD_MARKERS.contains(&marker_text(line).as_str())
+}
+
+/// A line as the markers are compared: dashes, underscores, equals signs,
+/// stars and blanks trimmed at both ends, lowercase.
+fn marker_text(line: &str) -> String {
+    line.trim_matches(|c: char| c == '-' || c == '_' || c == '=' || c == '*' || c.is_whitespace())
+        .to_lowercase()
 }
 
 /// The field of a header-block line (`From: …`, `*Von:* …`, `De :`,

@@ -647,15 +647,7 @@ pub fn run(
         ModCommand::Skip => {
             // Who was passed over, and whom the game waits for after it:
             // the moderator is told by name, as the players are.
-            let skipped: Vec<String> = loaded
-                .game
-                .awaiting()
-                .iter()
-                .map(|a| {
-                    let name = names.get(a.seat.index()).map_or("", String::as_str);
-                    format!("{name} ({})", a.what)
-                })
-                .collect();
+            let skipped = report::awaited_names(&*loaded.game, None);
             let mut change = scheduler::skip_awaited_because(ctx, id, by, why, now)?;
             let mut after = String::new();
             if let Some(u) = &mut change.update {

@@ -231,15 +231,21 @@ pub fn headline_to(game: &dyn AnyGame, viewer: Option<Seat>) -> String {
                 format!("Game over: {} won", winners.join(" and "))
             }
         }
-        Status::Active(_) => {
-            let who: Vec<String> = game
-                .awaiting_to(viewer)
-                .iter()
-                .map(|a| format!("{} ({})", names[a.seat.index()], a.what))
-                .collect();
-            format!("Waiting for {}", who.join(", "))
-        }
+        Status::Active(_) => format!("Waiting for {}", awaited_names(game, viewer).join(", ")),
     }
+}
+
+/// Whom `game` awaits, as `viewer` may be told ([`crate::engine::Game::awaiting_to`]),
+/// each with what for: `bob (2 actions)`.
+pub fn awaited_names(game: &dyn AnyGame, viewer: Option<Seat>) -> Vec<String> {
+    let names = game.player_names();
+    game.awaiting_to(viewer)
+        .iter()
+        .map(|a| {
+            let name = names.get(a.seat.index()).map_or("", String::as_str);
+            format!("{name} ({})", a.what)
+        })
+        .collect()
 }
 
 /// How a game that is over ended: aborted by a moderator, or finished by
@@ -428,14 +434,9 @@ fn paused_headline(
     settings: &crate::clock::ClockSettings,
 ) -> String {
     let by = by.map(|b| format!(" ({b})")).unwrap_or_default();
-    let names = game.player_names();
-    let awaited = game.awaiting_to(viewer);
+    let who = awaited_names(game, viewer);
     let then = match game.status() {
-        Status::Active(_) if !awaited.is_empty() => {
-            let who: Vec<String> = awaited
-                .iter()
-                .map(|a| format!("{} ({})", names[a.seat.index()], a.what))
-                .collect();
+        Status::Active(_) if !who.is_empty() => {
             let verb = if who.len() == 1 { "is" } else { "are" };
             format!("; then {} {verb} awaited", who.join(", "))
         }

@@ -54,6 +54,11 @@ pub struct LimitsConfig {
     /// Table talk (`say`, `tell`) one player may send in one game per
     /// hour; over it, the message is not sent and the player is told.
     pub messages_per_hour: u32,
+    /// Addresses that never asked (invitations, address confirmations,
+    /// moderator and seat keys to a new address) that one sender's mail
+    /// may have the server write to per hour; `help_per_hour` bounds them
+    /// all together (README, "Security").
+    pub unasked_per_sender_per_hour: u32,
     /// Observers (`watch`) one game may have.
     pub observers_per_game: u32,
     /// Games one address may watch at once.
@@ -68,6 +73,7 @@ impl Default for LimitsConfig {
             alert_interval_hours: 24,
             mails_per_sender_per_cycle: 20,
             messages_per_hour: 10,
+            unasked_per_sender_per_hour: 10,
             observers_per_game: 20,
             observers_per_address: 5,
         }

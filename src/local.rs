@@ -161,6 +161,10 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
         crate::mail::compose::check_address(m)
             .map_err(|e| usage(&format!("--moderator {m}: {e}")))?;
     }
+    // Two seats for one address, the server's own, look-alike names.
+    if let Some(why) = service::seats_refusal(ctx, &spec.players, &spec.moderators) {
+        return Err(usage(&why));
+    }
     spec.clock.check().map_err(|e| usage(&e))?;
     let setup = Setup {
         kind: kind.name.to_string(),

@@ -26,6 +26,9 @@ pub enum Command {
     Reports,
     /// `address add ADDRESS`, `address remove ADDRESS`.
     Address,
+    /// `leave`: before the start a site command; after it, the player is
+    /// told how a seat is left in a running game.
+    Leave,
 }
 
 /// The mail commands a player may give besides orders, each on a line of
@@ -48,6 +51,7 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("reports turn", Command::Reports),
     ("address add ADDRESS", Command::Address),
     ("address remove ADDRESS", Command::Address),
+    ("leave", Command::Leave),
 ];
 
 /// The commands besides orders as `help` lists them after the orders
@@ -72,6 +76,10 @@ pub const COMMANDS_HELP: &[(&str, &str)] = &[
     (
         "address add ADDRESS",
         "play this game from ADDRESS too (`address remove ADDRESS` takes it back)",
+    ),
+    (
+        "leave",
+        "how to give up your seat once the game runs (a moderator hands it on)",
     ),
 ];
 

@@ -14,7 +14,7 @@ use crate::engine::chatter::Reading;
 use crate::engine::{OrderRejected, Seat};
 use crate::mail::compose::Draft;
 use crate::mail::ingest::{self, Incoming};
-use crate::service::{fallback_id, site};
+use crate::service::{fallback_id, site, unasked};
 use crate::store::{Change, GameId, Receipt, StoreError};
 
 /// What handling a mail came to.
@@ -429,7 +429,7 @@ fn help(
             &format!("{reason} Help already sent to {from} lately"),
         ));
     }
-    if ctx.store.hourly_count("help", now)? >= u64::from(ctx.config.limits.help_per_hour) {
+    if ctx.store.hourly_count(unasked::HOURLY, now)? >= u64::from(ctx.config.limits.help_per_hour) {
         tracing::warn!(%from, "help reply not sent: [limits] help_per_hour reached");
         return Ok(receipt_only(
             mid,
@@ -493,7 +493,7 @@ fn help(
         } else {
             change.help_sent.push((from.to_string(), now));
         }
-        change.tally.push(("help".to_string(), now));
+        change.tally.push((unasked::HOURLY.to_string(), now));
     }
     Ok(handled)
 }
@@ -830,6 +830,9 @@ fn authenticated(
         to: inc.from.clone(),
         ..MailContext::default()
     };
+    if wants.contains(&Command::Leave) {
+        section.notes.push(leave_note(ctx, id, &meta));
+    }
     if wants.contains(&Command::Help) {
         mail.help = Some(format!(
             "{}\n{}",
@@ -1027,10 +1030,7 @@ fn authenticated(
                     now,
                 )?;
                 change.outbox.extend(talked.outbox);
-                change.outbox.append(&mut address_change.outbox);
-                change.contacts.append(&mut address_change.contacts);
-                change.help_sent.append(&mut address_change.help_sent);
-                change.index.append(&mut address_change.index);
+                change.absorb_bookkeeping(&mut address_change);
                 receipt.outcome = format!(
                     "{name}: {} order(s) applied, {} held",
                     batch.applied.len(),
@@ -1089,10 +1089,7 @@ fn authenticated(
         now,
     )?;
     change.outbox.push(out);
-    change.outbox.append(&mut address_change.outbox);
-    change.contacts.append(&mut address_change.contacts);
-    change.help_sent.append(&mut address_change.help_sent);
-    change.index.append(&mut address_change.index);
+    change.absorb_bookkeeping(&mut address_change);
     if !talked.entries.is_empty() || chose_reports {
         // Only the log grows (the messages) and the player's choice of
         // reports is kept; nothing of the game changes.
@@ -1177,12 +1174,14 @@ fn moderate(
                     | super::moderator::ModCommand::Moderator(address) => Some(address.clone()),
                     _ => None,
                 };
-                let gate = match &new_address {
-                    Some(a) => site::may_mail_unasked(ctx, from, a, now)?,
+                let gate = match new_address.as_deref().map(|a| unasked::recipient(ctx, a)) {
+                    Some(Ok(a)) => unasked::may_mail(ctx, from, &a, &change.tally, now)?
+                        .map(|permit| Some((a, permit))),
+                    Some(Err(why)) => Err(why),
                     None => Ok(None),
                 };
-                let contact = match gate {
-                    Ok(c) => c,
+                let permit = match gate {
+                    Ok(p) => p,
                     Err(why) => {
                         out.push(format!("> {line}\n  refused: {why}"));
                         continue;
@@ -1194,8 +1193,8 @@ fn moderate(
                         if o.change.update.is_some() {
                             changed = true;
                             change = o.change;
-                            if let (Some(a), Some(c)) = (new_address, contact) {
-                                change.contacts.push((a, c));
+                            if let Some((a, permit)) = permit {
+                                permit.record(&a, &mut change);
                             }
                         }
                     }
@@ -1249,4 +1248,28 @@ fn moderate(
         changed_game: changed,
         summary,
     })
+}
+
+/// The answer to `leave` in a game that runs: a seat is left through a
+/// moderator, and until then the game's policy plays the missed turns.
+fn leave_note(ctx: &Ctx<'_>, id: &GameId, meta: &crate::store::GameMeta) -> String {
+    let moderators: Vec<&str> = meta
+        .moderators
+        .iter()
+        .chain(ctx.config.site.moderators.iter())
+        .map(String::as_str)
+        .collect();
+    let ask = if moderators.is_empty() {
+        "its operator".to_string()
+    } else {
+        format!("a moderator of the game ({})", moderators.join(", "))
+    };
+    let missed = match meta.clock.settings.policy {
+        crate::clock::Policy::Skip => "a turn you miss is skipped",
+        crate::clock::Policy::Wait => "the game waits for you and its moderators are told",
+        crate::clock::Policy::Default => "the game gives its safe default order for you",
+    };
+    format!(
+        "Not done: `leave` gives up a seat before a game starts, and {id} has started. To leave it, ask {ask}: they can give your seat to someone else (`replace`) or end the game. Until then, when a deadline passes, {missed}."
+    )
 }

@@ -192,13 +192,18 @@ pub enum ComposeError {
     Build(String),
 }
 
-/// Checks that `address` is a mail address lettre can send to.
+/// Checks that `address` is a mail address a mail can be sent to: lettre
+/// reads it, and its domain is a name, not a literal such as
+/// `[127.0.0.1]` (which lettre reads, but no envelope can carry).
 pub fn check_address(address: &str) -> Result<(), ComposeError> {
-    address
-        .trim()
-        .parse::<Address>()
-        .map(|_| ())
-        .map_err(|_| ComposeError::Address(address.to_string()))
+    let bad = || ComposeError::Address(address.to_string());
+    let parsed = address.trim().parse::<Address>().map_err(|_| bad())?;
+    let domain = parsed.domain();
+    if domain.starts_with('[') || domain.is_empty() {
+        return Err(bad());
+    }
+    lettre::address::Envelope::new(None, vec![parsed]).map_err(|_| bad())?;
+    Ok(())
 }
 
 #[derive(Clone)]

@@ -7,12 +7,14 @@
 pub mod archive;
 pub mod delivery;
 pub mod moderator;
+pub mod names;
 pub mod orders;
 pub mod quarantine;
 pub mod report;
 pub mod scheduler;
 pub mod site;
 pub mod talk;
+pub mod unasked;
 
 use chrono::{DateTime, Utc};
 
@@ -164,6 +166,46 @@ pub struct Formed {
     pub roots: Vec<String>,
 }
 
+/// Why a new game cannot have these seats and moderators (README,
+/// "Security"), or None: an address no mail can go to or the server's
+/// own, one address for two seats, a name that looks like another
+/// player's or a moderator's.
+pub fn seats_refusal(
+    ctx: &Ctx<'_>,
+    players: &[crate::engine::PlayerSetup],
+    moderators: &[String],
+) -> Option<String> {
+    for (i, p) in players.iter().enumerate() {
+        let address = match unasked::recipient(ctx, &p.email) {
+            Ok(a) => a,
+            Err(why) => return Some(format!("{}: {why}", p.name)),
+        };
+        if let Some(q) = players[..i]
+            .iter()
+            .find(|q| q.email.trim().eq_ignore_ascii_case(&address))
+        {
+            return Some(format!(
+                "{} and {} have one address, {address}: one person plays one seat",
+                q.name, p.name
+            ));
+        }
+        let taken = players[..i].iter().map(|q| q.name.as_str());
+        let mods = moderators
+            .iter()
+            .chain(ctx.config.site.moderators.iter())
+            .map(String::as_str);
+        if let Some(why) = names::refusal(&p.name, taken, mods, Some(&address)) {
+            return Some(why);
+        }
+    }
+    for m in moderators {
+        if let Err(why) = unasked::recipient(ctx, m) {
+            return Some(format!("moderator {m}: {why}"));
+        }
+    }
+    None
+}
+
 /// The [`Change`] that creates a game (record, keys, welcome mails, the
 /// moderators' welcomes), not yet committed: the caller may add to it.
 pub fn new_game_change(
@@ -174,11 +216,8 @@ pub fn new_game_change(
     formed: Option<&Formed>,
     now: DateTime<Utc>,
 ) -> Result<(GameId, Change), ServiceError> {
-    for p in &setup.players {
-        crate::mail::compose::check_address(&p.email)?;
-    }
-    for m in &moderators {
-        crate::mail::compose::check_address(m)?;
+    if let Some(why) = seats_refusal(ctx, &setup.players, &moderators) {
+        return Err(ServiceError::Invalid(why));
     }
     clock.check().map_err(ServiceError::Invalid)?;
     let (record, game) =

@@ -708,6 +708,13 @@ pub fn run(
         }
         ModCommand::Replace { player, address } => {
             let seat = seat_named(ctx, id, player)?;
+            // README, "Security": the address a seat may take.
+            let address = &super::unasked::recipient(ctx, address).map_err(invalid)?;
+            if let Some(why) =
+                super::unasked::seat_refusal(ctx, &record, &meta, address, Some(seat))
+            {
+                return Err(invalid(why));
+            }
             let old = meta.address(&record, seat).to_string();
             // The leaving player's thread, before their key goes.
             let old_thread = report::player_thread(ctx, id, &record, &meta, seat);
@@ -905,6 +912,10 @@ pub fn run(
             }
         }
         ModCommand::Moderator(address) => {
+            let address = &super::unasked::recipient(ctx, address).map_err(invalid)?;
+            if let Some(why) = super::unasked::moderator_refusal(&record, &meta, address) {
+                return Err(invalid(why));
+            }
             let key = address.to_ascii_lowercase();
             if !meta
                 .moderators

@@ -288,6 +288,9 @@ struct Session<'a, 'c> {
     code: Option<String>,
     /// The sender proves itself with this mail, which carries this code.
     proved: Option<String>,
+    /// The counters of the hour this mail raises (invitations to
+    /// addresses that never asked: see [`super::unasked`]).
+    tally: Vec<(String, DateTime<Utc>)>,
 }
 
 /// A mail to the server's own address without a game tag: its site
@@ -381,7 +384,7 @@ pub fn standing(
     contact: &Contact,
     now: DateTime<Utc>,
 ) -> Result<Standing, ServiceError> {
-    if has_asked(ctx, from, contact)? {
+    if super::unasked::has_asked(ctx, from, contact)? {
         return Ok(Standing::Asked);
     }
     // The code in the subject tag `[code CODE]`, in an invitation's tag
@@ -468,46 +471,6 @@ pub fn first_mail_note(ctx: &Ctx<'_>, from: &str, code: &str) -> String {
 /// `subject` with the code's tag.
 pub fn first_mail_subject(subject: &str, code: &str) -> String {
     format!("[code {code}] {}", report::reply_subject(subject))
-}
-
-/// True if `address` has shown it wants mail from us: it answered one of
-/// our mails with its key or a code we sent it, or plays in a game here.
-fn has_asked(ctx: &Ctx<'_>, address: &str, contact: &Contact) -> Result<bool, ServiceError> {
-    Ok(contact.proved.is_some() || !ctx.store.games_of(address)?.is_empty())
-}
-
-/// May a mail that `by` sent make the server write to `address`, who has
-/// not asked for it? `Ok(Some(contact))`: yes, and `contact` (the one
-/// unasked mail spent) is to be written with the change; `Ok(None)`: yes,
-/// it has asked; `Err`: no, with why. Site moderators may always.
-pub fn may_mail_unasked(
-    ctx: &Ctx<'_>,
-    by: &str,
-    address: &str,
-    now: DateTime<Utc>,
-) -> Result<Result<Option<Contact>, String>, ServiceError> {
-    if ctx
-        .config
-        .site
-        .moderators
-        .iter()
-        .any(|m| m.eq_ignore_ascii_case(by))
-    {
-        return Ok(Ok(None));
-    }
-    let mut contact = ctx.store.contact(address)?;
-    if has_asked(ctx, address, &contact)? {
-        return Ok(Ok(None));
-    }
-    if contact.unasked.is_some() {
-        return Ok(Err(format!(
-            "{address} has had a mail from this server that they did not ask for, and has not answered; this server mails nobody twice unasked. They can reply to that mail themselves"
-        )));
-    }
-    // Its mail carries a key or a code: answering it proves the address.
-    contact.unasked = Some(now);
-    contact.answerable = true;
-    Ok(Ok(Some(contact)))
 }
 
 /// A name for `address` in a game: its local part, in the letters a name
@@ -681,6 +644,7 @@ impl<'a, 'c> Session<'a, 'c> {
             first: None,
             code: None,
             proved: None,
+            tally: Vec::new(),
         }
     }
 
@@ -796,7 +760,10 @@ impl<'a, 'c> Session<'a, 'c> {
                 ))
             }
             None if (limited || self.first.is_some())
-                && self.ctx.store.hourly_count("help", self.now)?
+                && self
+                    .ctx
+                    .store
+                    .hourly_count(super::unasked::HOURLY, self.now)?
                     >= u64::from(self.ctx.config.limits.help_per_hour) =>
             {
                 Some("the help replies of this hour are used up".to_string())
@@ -944,8 +911,11 @@ impl<'a, 'c> Session<'a, 'c> {
             change.help_sent.push((self.from.clone(), self.now));
         }
         if limited || self.code.is_some() {
-            change.tally.push(("help".to_string(), self.now));
+            change
+                .tally
+                .push((super::unasked::HOURLY.to_string(), self.now));
         }
+        change.tally.append(&mut self.tally);
         let game = self.forming.as_ref().map(|f| f.id.clone());
         if let Some(id) = self.closed.clone() {
             change.forming = Some((id, None));
@@ -1133,6 +1103,16 @@ impl<'a, 'c> Session<'a, 'c> {
         let made = read_new(entry, &ctx.config.deadlines, words).map_err(Refusal::Player)?;
         let name = made.name.unwrap_or_else(|| name_from(&self.from));
         check_name(&name).map_err(Refusal::Player)?;
+        if let Some(why) = super::names::refusal(
+            &name,
+            [],
+            site.moderators.iter().map(String::as_str),
+            Some(&self.from),
+        ) {
+            return Err(Refusal::Player(format!(
+                "{why}: write `as NAME` after `new {kind}`"
+            )));
+        }
         // Counted over every address of the player who writes.
         let aliases = ctx.store.aliases(&self.from)?;
         let held = ctx
@@ -1232,9 +1212,25 @@ impl<'a, 'c> Session<'a, 'c> {
             )));
         }
         let taken = |n: &str| f.seats.iter().any(|s| s.name.eq_ignore_ascii_case(n));
+        // A name that looks like a seated player's or a moderator's (README,
+        // "Security", "Names").
+        let looks = |n: &str| {
+            super::names::refusal(
+                n,
+                f.seats.iter().map(|s| s.name.as_str()),
+                ctx.config.site.moderators.iter().map(String::as_str),
+                Some(&self.from),
+            )
+        };
         let name = match name {
             Some(n) => {
                 check_name(n).map_err(Refusal::Player)?;
+                if let Some(why) = looks(n).filter(|_| !taken(n)) {
+                    return Err(Refusal::Player(format!(
+                        "{why}; choose another name with `join {} as NAME`",
+                        f.id
+                    )));
+                }
                 if taken(n) {
                     return Err(Refusal::Player(format!(
                         "someone in {} is called {n} already; choose another name with `join {} as NAME`",
@@ -1247,7 +1243,7 @@ impl<'a, 'c> Session<'a, 'c> {
                 let base = name_from(&self.from);
                 let mut n = base.clone();
                 let mut k = 2;
-                while taken(&n) {
+                while looks(&n).is_some() {
                     n = format!("{base}{k}");
                     k += 1;
                 }
@@ -1293,13 +1289,8 @@ impl<'a, 'c> Session<'a, 'c> {
                 f.id
             )));
         }
-        crate::mail::compose::check_address(address)
-            .map_err(|_| Refusal::Player(format!("`{address}` is not a mail address")))?;
-        if address.eq_ignore_ascii_case(&ctx.config.mail.address) {
-            return Err(Refusal::Player(
-                "that is this server's own address".to_string(),
-            ));
-        }
+        let address = super::unasked::recipient(ctx, address).map_err(Refusal::Player)?;
+        let address = address.as_str();
         // The invitee's other addresses count as theirs (which one is not
         // told: that is the invitee's business).
         let aliases = ctx.store.aliases(address)?;
@@ -1331,15 +1322,19 @@ impl<'a, 'c> Session<'a, 'c> {
         // The one mail to an address not proved carries a code in its tag:
         // the reply (`join`) proves it.
         let mut code = None;
-        if !has_asked(ctx, address, &contact)? {
+        if !super::unasked::has_asked(ctx, address, &contact)? {
             if contact.unasked.is_some() {
                 return Err(Refusal::Player(format!(
                     "{address} has had a mail from this server that they did not ask for, and has not answered it; this server mails nobody twice unasked. Tell them to reply to that mail with the line `join {}`",
                     f.id
                 )));
             }
+            super::unasked::within_limits(ctx, &self.from, &self.tally, self.now)?
+                .map_err(Refusal::Player)?;
             code = Some(first_mail(&mut contact, Vec::new(), self.now)?);
             self.set_contact(address, contact);
+            self.tally
+                .extend(super::unasked::tally(&self.from, self.now));
         }
         f.invited.push(address.to_ascii_lowercase());
         let creator = &f.seats[0];
@@ -1629,7 +1624,7 @@ impl<'a, 'c> Session<'a, 'c> {
         // Nothing a stranger sends makes the server mail a third party:
         // an address new here confirms with a code mailed to it.
         let what = format!("watch {id}");
-        if !has_asked(ctx, &from, &contact)? {
+        if !super::unasked::has_asked(ctx, &from, &contact)? {
             let code = super::new_token()?;
             contact.pending.retain(|p| p.what != what);
             contact.pending.push(crate::store::Pending {
@@ -1946,20 +1941,17 @@ pub fn address_command(
             "Not done: write `address add ADDRESS` or `address remove ADDRESS`.".to_string(),
         );
     }
-    if crate::mail::compose::check_address(&address).is_err() {
-        return Ok(format!("Not done: `{address}` is not a mail address."));
-    }
-    if address == by
-        || meta.other_addresses[seat.index()].contains(&address)
-        || address.eq_ignore_ascii_case(&ctx.config.mail.address)
-    {
+    if address == by || meta.other_addresses[seat.index()].contains(&address) {
         return Ok(format!("Not done: {address} is yours in {id} already."));
     }
-    if let Some(other) = meta.seats_from(record, &address).first() {
-        return Ok(format!(
-            "Not done: {address} is the address of {} in {id}.",
-            record.setup.players[other.index()].name
-        ));
+    // README, "Security": an address a seat may not take, or mail may not
+    // go to, is refused before anything is stored.
+    let address = match super::unasked::recipient(ctx, &address) {
+        Ok(a) => a,
+        Err(why) => return Ok(format!("Not done: {why}.")),
+    };
+    if let Some(why) = super::unasked::seat_refusal(ctx, record, meta, &address, Some(seat)) {
+        return Ok(format!("Not done: {why}."));
     }
     // The one unasked mail; and at most one confirmation an address per
     // help interval even to one that has asked.
@@ -1969,15 +1961,19 @@ pub fn address_command(
         .store
         .help_sent(&rate_key)?
         .is_some_and(|last| now - last < interval)
+        || change.help_sent.iter().any(|(k, _)| *k == rate_key)
     {
         return Ok(format!(
             "Not done: {address} was sent a confirmation lately; it can answer that one."
         ));
     }
-    let mut contact = match may_mail_unasked(ctx, &by, &address, now)? {
+    let permit = match super::unasked::may_mail(ctx, &by, &address, &change.tally, now)? {
         Err(why) => return Ok(format!("Not done: {why}.")),
-        Ok(Some(c)) => c,
-        Ok(None) => ctx.store.contact(&address)?,
+        Ok(p) => p,
+    };
+    let mut contact = match &permit.contact {
+        Some(c) => c.clone(),
+        None => ctx.store.contact(&address)?,
     };
     if contact.no_invitations {
         return Ok(format!(
@@ -2010,6 +2006,7 @@ pub fn address_command(
         .outbox
         .push(super::compose_mail(ctx, &id.0, "address", &draft, now)?);
     change.contacts.push((address.clone(), contact));
+    change.tally.extend(permit.tally);
     change.help_sent.push((rate_key, now));
     Ok(format!(
         "A mail went to {address} with a code; once it is answered from there with `confirm CODE`, you may play {id} from {address} too (with your key, as always)."

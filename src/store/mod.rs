@@ -688,6 +688,19 @@ pub struct Change {
     pub contacts: Vec<(String, Contact)>,
 }
 
+impl Change {
+    /// Takes what `other` holds besides a game: its mails, contact
+    /// records, address index entries, rate-limit times and counters (a
+    /// player's `address add` beside their orders).
+    pub fn absorb_bookkeeping(&mut self, other: &mut Change) {
+        self.outbox.append(&mut other.outbox);
+        self.contacts.append(&mut other.contacts);
+        self.help_sent.append(&mut other.help_sent);
+        self.index.append(&mut other.index);
+        self.tally.append(&mut other.tally);
+    }
+}
+
 /// The key of the counter of `what` in the hour of `at`.
 fn tally_key(what: &str, at: DateTime<Utc>) -> Vec<u8> {
     format!("count:{what}:{}", at.format("%Y%m%d%H")).into_bytes()

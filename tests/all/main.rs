@@ -36,6 +36,7 @@ mod linie1_mail;
 mod linie1_picture;
 mod linie1_playouts;
 mod linie1_rules;
+mod lobby;
 mod moderator;
 mod outage;
 mod pictures;

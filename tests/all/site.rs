@@ -224,9 +224,9 @@ pub fn answered(s: &Server, who: &str, saying: &str) -> Got {
     got
 }
 
-const ALICE: &str = "alice@example.org";
-const BOB: &str = "bob@example.org";
-const CAROL: &str = "carol@example.net";
+pub const ALICE: &str = "alice@example.org";
+pub const BOB: &str = "bob@example.org";
+pub const CAROL: &str = "carol@example.net";
 const DAVE: &str = "dave@example.net";
 const ERIN: &str = "erin@example.net";
 const FRANK: &str = "frank@example.net";
@@ -234,7 +234,7 @@ const GINA: &str = "gina@example.net";
 
 /// Alice, new here, makes rocket-1 by mail (her `new` held until she
 /// replies to the server's one answer); the reply that gives her its tag.
-fn made(s: &mut Server, words: &str) -> Got {
+pub fn made(s: &mut Server, words: &str) -> Got {
     let first = s.newcomer(ALICE, "a game?", &format!("Hello,\n{words}\nAlice"));
     assert!(
         first
@@ -817,14 +817,14 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
 
 /// rocket-1 made by alice, joined by bob (open), and started: each one's
 /// welcome.
-fn started(s: &mut Server) -> (Got, Got) {
+pub fn started(s: &mut Server) -> (Got, Got) {
     let (alice, bob, _) = started_moderated(s);
     (alice, bob)
 }
 
 /// rocket-1 made by alice, joined by bob (open), and started: each one's
 /// welcome, and alice's moderator's welcome.
-fn started_moderated(s: &mut Server) -> (Got, Got, Got) {
+pub fn started_moderated(s: &mut Server) -> (Got, Got, Got) {
     let made = made(s, "new rocket open");
     s.newcomer(BOB, "join", "join rocket-1");
     let _ = one(&s.process(), BOB);
@@ -910,7 +910,7 @@ fn games_lists_my_games_and_bump_sends_the_reports_waiting_for_me() {
 
 /// The player's mail among `mails` that is their report or answer
 /// (not a message).
-fn reply_to_sender(mails: &[Got], who: &str) -> Got {
+pub fn reply_to_sender(mails: &[Got], who: &str) -> Got {
     let mine: Vec<&Got> = to(mails, who)
         .into_iter()
         .filter(|m| m.subject.starts_with("Re: "))
@@ -1015,7 +1015,7 @@ fn table_talk_goes_out_at_once_is_logged_and_private_messages_stay_private() {
 
 /// The player `show --json` says the game waits for first, and the other
 /// one, with their welcomes: (waiting, welcome, other, welcome).
-fn who_waits(s: &Server, alice: Got, bob: Got) -> (&'static str, Got, &'static str, Got) {
+pub fn who_waits(s: &Server, alice: Got, bob: Got) -> (&'static str, Got, &'static str, Got) {
     let json: serde_json::Value =
         serde_json::from_str(&s.ok(&["show", "rocket-1", "--json"])).unwrap();
     if json["awaiting"][0]["player"] == "alice" {

@@ -877,7 +877,7 @@ fn authenticated(
             &*loaded.game,
             seat,
             &talk_lines,
-            &mid,
+            &crate::engine::Actor::Mail(mid.clone()),
             now,
         )?
     };
@@ -988,7 +988,13 @@ fn authenticated(
     let chose_reports = meta.report_modes != stored_meta.report_modes
         || meta.other_addresses != stored_meta.other_addresses;
     if !lines.is_empty() || !absence_notes.is_empty() {
-        match orders::run(&*loaded.game, &meta, seat, &lines) {
+        match orders::run(
+            &*loaded.game,
+            &meta,
+            seat,
+            &lines,
+            &crate::engine::Actor::Mail(mid.clone()),
+        ) {
             Ok((game, meta, mut batch)) => {
                 batch.notes.extend(absence_notes.iter().cloned());
                 section.understood = batch
@@ -1014,7 +1020,7 @@ fn authenticated(
                     &*game,
                     meta,
                     now,
-                    Some(mid.as_str()),
+                    &crate::engine::Actor::Mail(mid.clone()),
                 )?;
                 for entry in talked.entries {
                     update.push(entry);

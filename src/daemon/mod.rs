@@ -31,8 +31,8 @@ use crate::registry::BoardSource;
 use crate::store::{GameId, OutboxItem, Store, StoreError};
 
 pub use crate::service::{
-    Ctx, DEADLINE_SOURCE, LocalApplyError, ServiceError as DaemonError, apply_local, archive,
-    create_game, moderator, orders, quarantine, report, scheduler,
+    Ctx, LocalApplyError, ServiceError as DaemonError, apply_local, archive, create_game,
+    moderator, orders, quarantine, report, scheduler,
 };
 
 /// True if `from` plays in or moderates game `game`.

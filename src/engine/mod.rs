@@ -13,6 +13,7 @@
 //! - [`AnyGame`], an object-safe view of any [`Game`] that speaks text orders
 //!   and JSON, which is all the store and the command line ever see.
 
+pub mod actor;
 pub mod canvas;
 pub mod chatter;
 pub mod entry;
@@ -25,6 +26,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use actor::Actor;
 pub use canvas::{Canvas, Map, Seg, escape_html, page_html, page_text};
 pub use entry::{
     BoardSource, GameEntry, GameOption, Options, SetupError, WaitWords, check_players, read_options,

@@ -326,7 +326,13 @@ pub fn apply_local(
     let loaded = ctx.store.load(id).map_err(ServiceError::from)?;
     let meta = ctx.store.meta(id).map_err(ServiceError::from)?;
     let old_fire = meta.clock.next_fire;
-    let (game, meta, batch) = orders::run(&*loaded.game, &meta, seat, lines)?;
+    let (game, meta, batch) = orders::run(
+        &*loaded.game,
+        &meta,
+        seat,
+        lines,
+        &crate::engine::Actor::CommandLine,
+    )?;
     if batch.applied.is_empty() && batch.held.is_empty() {
         return Ok((batch, game));
     }
@@ -339,7 +345,7 @@ pub fn apply_local(
         &*game,
         meta,
         now,
-        Some("command line"),
+        &crate::engine::Actor::CommandLine,
     )?;
     change.outbox = reports(
         ctx,
@@ -367,9 +373,6 @@ pub enum LocalApplyError {
     Service(#[from] ServiceError),
 }
 
-/// The `source` of log entries a missed deadline caused.
-pub const DEADLINE_SOURCE: &str = "deadline";
-
 /// The log entries and state a batch leaves.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn game_update(
@@ -380,10 +383,10 @@ pub(crate) fn game_update(
     game: &dyn crate::engine::AnyGame,
     mut meta: GameMeta,
     now: DateTime<Utc>,
-    source: Option<&str>,
+    source: &crate::engine::Actor,
 ) -> Result<GameUpdate, ServiceError> {
     let names = game.player_names();
-    if source.is_none_or(|s| s != DEADLINE_SOURCE && !s.starts_with("moderator")) {
+    if source.is_players() {
         // A player who acts is no longer missing deadlines.
         for (seat, _) in &batch.applied {
             meta.clock.run_of_misses_ends(*seat);
@@ -408,7 +411,15 @@ pub(crate) fn game_update(
             player: names.get(seat.index()).cloned().unwrap_or_default(),
             order: a.order.clone(),
             events: a.events.clone(),
-            source: source.map(str::to_string),
+            // A held order released now keeps the mail it came in.
+            source: Some(
+                batch
+                    .released
+                    .iter()
+                    .find(|(i, _)| *i == k)
+                    .map_or(source, |(_, from)| from)
+                    .clone(),
+            ),
             kind: crate::store::EntryKind::Order,
             why: None,
             prev: String::new(),

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use super::report::{self, MailContext};
 use super::{Ctx, ServiceError, orders, scheduler};
 use crate::clock::Span;
-use crate::engine::Seat;
+use crate::engine::{Actor, Seat};
 use crate::mail::OutMail;
 use crate::mail::compose::{self, Draft};
 use crate::store::{Change, EntryKind, GameId, GameMeta, LogEntry, effective_orders};
@@ -359,10 +359,7 @@ fn as_seen_by(page: &str, player: &str) -> String {
 fn passed_over(e: &LogEntry) -> bool {
     e.why.as_deref().is_some_and(|w| {
         w.starts_with("missed the deadline of their") || w.starts_with("was skipped by moderator ")
-    }) && e
-        .source
-        .as_deref()
-        .is_some_and(|s| s == super::DEADLINE_SOURCE || s.starts_with("moderator "))
+    }) && matches!(e.source, Some(Actor::Deadline | Actor::Moderator(_)))
 }
 
 /// The orders in effect as moves: each order one, except that the orders
@@ -411,8 +408,8 @@ fn undone_text(m: &[&LogEntry]) -> String {
         .and_then(|w| w.strip_prefix("missed the deadline of their "))
         .and_then(|w| w.split_once(" (").map(|(what, _)| what))
         .unwrap_or("turn");
-    let by = match first.source.as_deref() {
-        Some(s) if s.starts_with("moderator ") => format!("by {s}"),
+    let by = match &first.source {
+        Some(s @ Actor::Moderator(_)) => format!("by {s}"),
         _ => "at its missed deadline".to_string(),
     };
     if orders.iter().all(|o| *o == crate::engine::SKIP_ORDER) {
@@ -449,8 +446,16 @@ fn act_entry(
     turn: u32,
     now: DateTime<Utc>,
 ) -> LogEntry {
-    let who = format!("moderator {by}");
-    let mut entry = LogEntry::act(Seat(0), who.clone(), text.to_string(), who, kind, now, turn);
+    let who = Actor::Moderator(by.to_string());
+    let mut entry = LogEntry::act(
+        Seat(0),
+        who.to_string(),
+        text.to_string(),
+        who,
+        kind,
+        now,
+        turn,
+    );
     entry.why = why.map(str::to_string);
     entry
 }
@@ -592,7 +597,14 @@ pub fn run(
             orders: lines,
         } => {
             let seat = seat_named(ctx, id, player)?;
-            let (g, m, mut b) = orders::run(&*game, &meta, seat, lines).map_err(|e| {
+            let (g, m, mut b) = orders::run(
+                &*game,
+                &meta,
+                seat,
+                lines,
+                &Actor::Moderator(by.to_string()),
+            )
+            .map_err(|e| {
                 invalid(format!(
                     "nothing applied for {player}: order {}: {}",
                     e.line_no, e.rejected
@@ -806,7 +818,13 @@ pub fn run(
             orders: lines,
         } => {
             let seat = seat_named(ctx, id, player)?;
-            let text = match orders::run(&*game, &meta, seat, lines) {
+            let text = match orders::run(
+                &*game,
+                &meta,
+                seat,
+                lines,
+                &Actor::Moderator(by.to_string()),
+            ) {
                 Ok((g, _, b)) => {
                     let mut t = String::new();
                     for (s, a) in &b.applied {
@@ -955,7 +973,6 @@ pub fn run(
         ModCommand::Resend => None,
         ModCommand::Skip | ModCommand::Preview { .. } => None,
     };
-    let source = format!("moderator {by}");
     let mut update = super::game_update(
         id,
         loaded.seq,
@@ -964,7 +981,7 @@ pub fn run(
         &*game,
         meta,
         now,
-        Some(&source),
+        &Actor::Moderator(by.to_string()),
     )?;
     for entry in entries {
         update.push(entry);

@@ -15,7 +15,7 @@
 //! from the same mail, and its player is told which; what applied before
 //! it stays applied.
 
-use crate::engine::{AnyGame, Applied, OrderError, OrderRejected, RuleError, Seat, Timing};
+use crate::engine::{Actor, AnyGame, Applied, OrderError, OrderRejected, RuleError, Seat, Timing};
 use crate::store::{BatchRejected, GameMeta, Held};
 
 /// What a batch of orders did.
@@ -26,6 +26,11 @@ pub struct Batch {
     /// Of those, the places (in `applied`) of the orders of the lines
     /// given; the others were waiting, and their moment came.
     pub given: Vec<usize>,
+    /// Of the others, those whose source is known: the place (in
+    /// `applied`) and the mail (or command line, or moderator) that sent
+    /// the order when it was held, which the log names, not the mail that
+    /// released it.
+    pub released: Vec<(usize, Actor)>,
     /// The sender's lines now held, each with why.
     pub held: Vec<HeldLine>,
     /// Notes for players about their held orders.
@@ -74,14 +79,15 @@ fn held_of(meta: &mut GameMeta, seat: Seat) -> &mut Held {
     &mut meta.queued[seat.index()]
 }
 
-/// Applies `lines` as `seat`'s orders to a copy of `game`; returns the game
-/// and bookkeeping after them, or the first refused line (nothing applied,
-/// nothing held).
+/// Applies `lines` as `seat`'s orders, sent by `from`, to a copy of
+/// `game`; returns the game and bookkeeping after them, or the first
+/// refused line (nothing applied, nothing held).
 pub fn run(
     game: &dyn AnyGame,
     meta: &GameMeta,
     seat: Seat,
     lines: &[String],
+    from: &Actor,
 ) -> Result<(Box<dyn AnyGame>, GameMeta, Batch), BatchRejected> {
     let mut work = game.clone_box();
     let mut meta = meta.clone();
@@ -129,7 +135,9 @@ pub fn run(
                 });
             }
             Timing::Standing(why) => {
-                if let Some(old) = held_of(&mut meta, seat).standing.replace(line.to_string()) {
+                let held = held_of(&mut meta, seat);
+                held.standing_source = Some(from.clone());
+                if let Some(old) = held.standing.replace(line.to_string()) {
                     batch.notes.push((
                         seat,
                         format!("`{line}` replaces your earlier standing answer `{old}`."),
@@ -151,7 +159,7 @@ pub fn run(
         }
     }
     if !waiting.is_empty() {
-        held_of(&mut meta, seat).batches.push(waiting);
+        held_of(&mut meta, seat).push_batch(waiting, from.clone());
     }
     flush_queues(&mut work, &mut meta, &mut batch);
     Ok((work, meta, batch))
@@ -240,12 +248,16 @@ fn standing_step(
         Timing::Now if !is_awaited(&**work, seat) => false,
         Timing::Now => {
             meta.queued[seat.index()].standing = None;
+            let source = meta.queued[seat.index()].standing_source.take();
             match work.apply_line(seat, &line) {
                 Ok(a) => {
                     batch.notes.push((
                         seat,
                         format!("Your standing answer was applied: {}.", a.order),
                     ));
+                    if let Some(source) = source {
+                        batch.released.push((batch.applied.len(), source));
+                    }
                     batch.applied.push((seat, a));
                 }
                 Err(e) => batch.notes.push((
@@ -260,6 +272,7 @@ fn standing_step(
         }
         Timing::Never(e) => {
             meta.queued[seat.index()].standing = None;
+            meta.queued[seat.index()].standing_source = None;
             batch.notes.push((
                 seat,
                 format!("Your standing answer `{line}` was dropped: {}", because(&e)),
@@ -291,12 +304,12 @@ fn queue_step(
         Ok(Timing::Now) => match work.apply_line(seat, &line) {
             Ok(a) => {
                 done.push(a.order.clone());
-                batch.applied.push((seat, a));
                 let held = &mut meta.queued[seat.index()];
-                held.batches[0].remove(0);
-                if held.batches[0].is_empty() {
-                    held.batches.remove(0);
+                if let Some(source) = held.first_source() {
+                    batch.released.push((batch.applied.len(), source.clone()));
                 }
+                batch.applied.push((seat, a));
+                held.remove_first_line();
                 return true;
             }
             Err(e) => reason(&e),
@@ -304,7 +317,7 @@ fn queue_step(
         Ok(Timing::Never(e)) => because(&e),
         Err(e) => reason(&e),
     };
-    let dropped = meta.queued[seat.index()].batches.remove(0);
+    let dropped = meta.queued[seat.index()].remove_first();
     tell_applied(batch, seat, std::mem::take(done));
     let mut note = format!("Your waiting order `{line}` was not applied: {failed}");
     if dropped.len() > 1 {

@@ -357,17 +357,15 @@ pub fn ended_in(meta: &GameMeta, game: &dyn AnyGame, log: &[LogEntry]) -> Option
         let act = log.iter().rev().find(|e| {
             e.kind == crate::store::EntryKind::Act
                 && e.order == "abort"
-                && e.source
-                    .as_deref()
-                    .is_some_and(|s| s.starts_with("moderator"))
+                && e.source.as_ref().is_some_and(|s| s.moderator().is_some())
         });
         return Some(match act {
             Some(e) => Ended::Aborted {
                 at: e.at,
                 by: e
                     .source
-                    .as_deref()
-                    .and_then(|s| s.strip_prefix("moderator "))
+                    .as_ref()
+                    .and_then(|s| s.moderator())
                     .unwrap_or("a moderator")
                     .to_string(),
                 why: e.why.clone(),
@@ -532,9 +530,9 @@ fn sentences<'e>(
 pub fn entry_text(e: &LogEntry) -> String {
     use crate::store::EntryKind;
     if e.kind == EntryKind::Order && e.order == crate::engine::SKIP_ORDER {
-        return match (&e.why, e.source.as_deref()) {
+        return match (&e.why, &e.source) {
             (Some(why), _) => format!("{} {why}", e.player),
-            (None, Some(s)) if s.starts_with("moderator ") => {
+            (None, Some(s @ crate::engine::Actor::Moderator(_))) => {
                 format!("{} was passed over by {s}'s skip", e.player)
             }
             _ => format!(
@@ -554,7 +552,7 @@ pub fn entry_text(e: &LogEntry) -> String {
     // missed the deadline of their turn (…); under the game's `wait`
     // policy …`, `cecil missed 3 deadlines in a row: …`.
     if e.kind == EntryKind::Act
-        && e.source.as_deref() == Some(super::DEADLINE_SOURCE)
+        && e.source == Some(crate::engine::Actor::Deadline)
         && e.order.starts_with("missed ")
     {
         return format!("{} {}", e.player, without_relative_time(&e.order));

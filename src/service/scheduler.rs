@@ -6,8 +6,9 @@
 use chrono::{DateTime, Utc};
 
 use super::report::{self, MailContext};
-use super::{Ctx, DEADLINE_SOURCE, ServiceError, orders};
+use super::{Ctx, ServiceError, orders};
 use crate::clock::Policy;
+use crate::engine::Actor;
 use crate::engine::{SKIP_ORDER, Seat, WaitKind};
 use crate::mail::OutMail;
 use crate::store::{Change, GameId};
@@ -390,19 +391,9 @@ fn run(
 
     let changed = !batch.applied.is_empty();
     batch.notes.extend(to_players.iter().cloned());
-    let source = forced_by.map_or(DEADLINE_SOURCE.to_string(), |(m, _)| {
-        format!("moderator {m}")
-    });
-    let mut update = super::game_update(
-        id,
-        loaded.seq,
-        old_fire,
-        &batch,
-        &*game,
-        meta,
-        now,
-        Some(&source),
-    )?;
+    let source = forced_by.map_or(Actor::Deadline, |(m, _)| Actor::Moderator(m.to_string()));
+    let mut update =
+        super::game_update(id, loaded.seq, old_fire, &batch, &*game, meta, now, &source)?;
     // Each order given for a player passed over says why (the entries
     // follow `batch.applied` one to one).
     for (first, end, reason) in reasons {

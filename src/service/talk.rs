@@ -43,7 +43,7 @@ pub fn talk(
     game: &dyn AnyGame,
     seat: Seat,
     lines: &[String],
-    source: &str,
+    source: &crate::engine::Actor,
     now: DateTime<Utc>,
 ) -> Result<Talked, ServiceError> {
     let mut out = Talked::default();
@@ -115,7 +115,7 @@ pub fn talk(
             seat,
             name.clone(),
             order,
-            source.to_string(),
+            source.clone(),
             EntryKind::Message { to },
             now,
             game.turn_number(),

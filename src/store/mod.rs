@@ -103,10 +103,10 @@ pub struct LogEntry {
     pub order: String,
     /// What it caused, in the game's event JSON.
     pub events: Vec<serde_json::Value>,
-    /// The Message-ID of the mail it came in, if it came by mail; or
-    /// `deadline`, `command line`, `moderator ADDRESS`.
+    /// Who or what made it: the mail it came in, the command line, a
+    /// moderator or the clock (none in logs older than sources).
     #[serde(default)]
-    pub source: Option<String>,
+    pub source: Option<crate::engine::Actor>,
     /// An order, an undo, or an act that changes no rule state.
     #[serde(default)]
     pub kind: EntryKind,
@@ -153,7 +153,7 @@ impl LogEntry {
         seat: Seat,
         player: String,
         text: String,
-        source: String,
+        source: crate::engine::Actor,
         kind: EntryKind,
         at: DateTime<Utc>,
         turn: u32,
@@ -337,12 +337,56 @@ pub struct Held {
     /// The seat's standing answer for its place in a round (Rocket: a bid
     /// or pass in a veto round), applied when that place comes.
     pub standing: Option<String>,
+    /// Where each of `batches` came from (the mail, the command line, a
+    /// moderator's `as`), one for one; shorter in bookkeeping stored
+    /// before sources were kept, where the missing ones are unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<crate::engine::Actor>,
+    /// Where the standing answer came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standing_source: Option<crate::engine::Actor>,
 }
 
 impl Held {
     /// True if nothing waits.
     pub fn is_empty(&self) -> bool {
         self.batches.is_empty() && self.standing.is_none()
+    }
+
+    /// Holds `lines`, sent by `from`, as one batch after the others.
+    pub fn push_batch(&mut self, lines: Vec<String>, from: crate::engine::Actor) {
+        // Bookkeeping from before sources: the older batches' are unknown
+        // and stay so, as the mail that released them did.
+        if self.sources.len() == self.batches.len() {
+            self.sources.push(from);
+        }
+        self.batches.push(lines);
+    }
+
+    /// Where the first batch came from, if known.
+    pub fn first_source(&self) -> Option<&crate::engine::Actor> {
+        (self.sources.len() == self.batches.len())
+            .then(|| self.sources.first())
+            .flatten()
+    }
+
+    /// Takes the first batch out, with its source.
+    pub fn remove_first(&mut self) -> Vec<String> {
+        if self.sources.len() == self.batches.len() && !self.sources.is_empty() {
+            self.sources.remove(0);
+        }
+        self.batches.remove(0)
+    }
+
+    /// Takes the first line of the first batch out (the batch too, once
+    /// empty).
+    pub fn remove_first_line(&mut self) {
+        if let Some(first) = self.batches.first_mut() {
+            first.remove(0);
+            if first.is_empty() {
+                self.remove_first();
+            }
+        }
     }
 }
 
@@ -357,6 +401,10 @@ enum HeldForm {
         batches: Vec<Vec<String>>,
         #[serde(default)]
         standing: Option<String>,
+        #[serde(default)]
+        sources: Vec<crate::engine::Actor>,
+        #[serde(default)]
+        standing_source: Option<crate::engine::Actor>,
     },
 }
 
@@ -366,12 +414,37 @@ impl From<HeldForm> for Held {
             HeldForm::Lines(lines) if lines.is_empty() => Held::default(),
             HeldForm::Lines(lines) => Held {
                 batches: vec![lines],
-                standing: None,
+                ..Held::default()
             },
-            HeldForm::Held { batches, standing } => Held {
-                batches: batches.into_iter().filter(|b| !b.is_empty()).collect(),
+            HeldForm::Held {
+                batches,
                 standing,
-            },
+                sources,
+                standing_source,
+            } => {
+                // Sources kept one for one with the batches, or none.
+                let whole = sources.len() == batches.len();
+                let (batches, sources): (Vec<_>, Vec<_>) = if whole {
+                    batches
+                        .into_iter()
+                        .zip(sources)
+                        .filter(|(b, _)| !b.is_empty())
+                        .map(|(b, s)| (b, Some(s)))
+                        .unzip()
+                } else {
+                    batches
+                        .into_iter()
+                        .filter(|b| !b.is_empty())
+                        .map(|b| (b, None))
+                        .unzip()
+                };
+                Held {
+                    batches,
+                    standing,
+                    sources: sources.into_iter().flatten().collect(),
+                    standing_source,
+                }
+            }
         }
     }
 }
@@ -2323,9 +2396,26 @@ mod tests {
         let now = Held {
             batches: vec![vec!["station F8".into()], vec!["token Leeds steel".into()]],
             standing: Some("bid 1 C3".into()),
+            ..Held::default()
         };
         let back: Held = serde_json::from_str(&serde_json::to_string(&now).unwrap()).unwrap();
         assert_eq!(back, now);
+        // With the mails they came in.
+        let mut sourced = Held::default();
+        sourced.push_batch(
+            vec!["station F8".into()],
+            crate::engine::Actor::Mail("a@x".into()),
+        );
+        sourced.push_batch(
+            vec!["token Leeds steel".into()],
+            crate::engine::Actor::CommandLine,
+        );
+        let back: Held = serde_json::from_str(&serde_json::to_string(&sourced).unwrap()).unwrap();
+        assert_eq!(back, sourced);
+        assert_eq!(
+            back.first_source(),
+            Some(&crate::engine::Actor::Mail("a@x".into()))
+        );
     }
 
     #[test]

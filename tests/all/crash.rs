@@ -378,7 +378,7 @@ fn crash_consistency(kills: usize, seed: u64) -> Counts {
     for id in store.ids().unwrap() {
         let entries = store.log(&id).unwrap();
         for e in entries.iter().filter(|e| e.kind == EntryKind::Order) {
-            let source = e.source.clone().unwrap_or_default();
+            let source = e.source.as_ref().map(|s| s.to_string()).unwrap_or_default();
             *seen.entry(source.clone()).or_default() += 1;
             logged
                 .entry(id.clone())

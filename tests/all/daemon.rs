@@ -1044,6 +1044,30 @@ fn a_bid_sent_early_stands_hidden_and_applies_at_its_place() {
     );
 }
 
+/// Issue 38, point 3: a held order and a standing answer are logged under
+/// the mail they came in, not the mail whose arrival let them apply.
+#[test]
+fn held_orders_and_standing_answers_are_logged_under_their_own_mail() {
+    let mut w = World::new();
+    cecil_moves_ly(&mut w);
+    // cecil's standing bid, then bob's mail that calls the round.
+    w.send("cecil", "bid 1 c5");
+    let cecils_mail = format!("t{}@example.org", w.n);
+    w.send("bob", "veto\nbid 1 c3");
+    let bobs_mail = format!("t{}@example.org", w.n);
+    let log = w.daemon.store().log(&w.id).unwrap();
+    let source_of = |order: &str| {
+        log.iter()
+            .find(|e| e.order.eq_ignore_ascii_case(order))
+            .unwrap_or_else(|| panic!("{order} in {log:#?}"))
+            .source
+            .clone()
+    };
+    use stationmaster::engine::Actor;
+    assert_eq!(source_of("bid 1 C5"), Some(Actor::Mail(cecils_mail)));
+    assert_eq!(source_of("bid 1 C3"), Some(Actor::Mail(bobs_mail)));
+}
+
 #[test]
 fn a_standing_bid_lapses_when_no_round_is_called_and_the_player_is_told() {
     let mut w = World::new();

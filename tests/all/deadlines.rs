@@ -187,7 +187,7 @@ fn a_game_whose_player_never_answers_ends_under_the_skip_policy() {
     assert!(
         log.iter()
             .filter(|e| e.player == "cecil")
-            .all(|e| e.source.as_deref() == Some("deadline"))
+            .all(|e| e.source == Some(stationmaster::engine::Actor::Deadline))
     );
     assert!(
         hours >= 48 * skipped as i64,
@@ -268,7 +268,7 @@ fn a_game_whose_player_never_answers_ends_under_the_default_policy() {
         .iter()
         .filter(|e| {
             e.player == "cecil"
-                && e.source.as_deref() == Some("deadline")
+                && e.source == Some(stationmaster::engine::Actor::Deadline)
                 && e.kind == EntryKind::Order
         })
         .map(|e| e.order.as_str())
@@ -328,10 +328,10 @@ fn under_the_wait_policy_the_moderators_are_told_and_their_skip_moves_the_game_o
     });
     assert!(skips > 0);
     let log = g.log();
-    assert!(
-        log.iter()
-            .any(|e| e.source.as_deref() == Some("moderator gm@example.org"))
-    );
+    assert!(log.iter().any(|e| e.source
+        == Some(stationmaster::engine::Actor::Moderator(
+            "gm@example.org".into()
+        ))));
     assert!(
         g.mails_to("alice").iter().any(|(_, _, t)| t.contains(
             "cecil was skipped by moderator gm@example.org (no word from cecil): the turn's remaining actions are lost"
@@ -758,7 +758,7 @@ fn a_running_deadline_keeps_the_policy_it_started_under() {
     let log = g.log();
     let bob: Vec<&str> = log
         .iter()
-        .filter(|e| e.player == "bob" && e.source.as_deref() == Some("deadline"))
+        .filter(|e| e.player == "bob" && e.source == Some(stationmaster::engine::Actor::Deadline))
         .map(|e| e.order.as_str())
         .collect();
     assert_eq!(bob, ["!skip"], "{log:#?}");
@@ -768,7 +768,7 @@ fn a_running_deadline_keeps_the_policy_it_started_under() {
     let cecil: Vec<String> = g
         .log()
         .into_iter()
-        .filter(|e| e.player == "cecil" && e.source.as_deref() == Some("deadline"))
+        .filter(|e| e.player == "cecil" && e.source == Some(stationmaster::engine::Actor::Deadline))
         .map(|e| e.order)
         .collect();
     assert!(

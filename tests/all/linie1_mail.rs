@@ -779,7 +779,9 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
     let log = w.log();
     let laid: Vec<&String> = log[entries..]
         .iter()
-        .filter(|e| e.player == PLAYERS[late] && e.source.as_deref() == Some("deadline"))
+        .filter(|e| {
+            e.player == PLAYERS[late] && e.source == Some(stationmaster::engine::Actor::Deadline)
+        })
         .map(|e| &e.order)
         .collect();
     assert_eq!(laid.len(), 2, "{log:#?}");
@@ -788,7 +790,7 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
     assert!(
         log[entries..]
             .iter()
-            .filter(|e| e.player == PLAYERS[late] && e.source.as_deref() == Some("deadline"))
+            .filter(|e| e.player == PLAYERS[late] && e.source == Some(stationmaster::engine::Actor::Deadline))
             .all(|e| e.why.as_deref().is_some_and(|w| w.contains(
                 "under the game's `default` policy the game plays their turn for them (Stationmaster ruling 4)"
             ))),

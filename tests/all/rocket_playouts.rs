@@ -279,8 +279,13 @@ fn orders_held_when_the_game_ends_are_dropped_and_their_senders_told() {
                     continue;
                 }
                 for line in ["token Manchester steel", "pass"] {
-                    if let Ok((work, m, batch)) = orders::run(&*g, &meta, seat, &[line.into()])
-                        && batch.applied.is_empty()
+                    if let Ok((work, m, batch)) = orders::run(
+                        &*g,
+                        &meta,
+                        seat,
+                        &[line.into()],
+                        &stationmaster::engine::Actor::CommandLine,
+                    ) && batch.applied.is_empty()
                         && !batch.held.is_empty()
                     {
                         (g, meta) = (work, m);
@@ -299,8 +304,14 @@ fn orders_held_when_the_game_ends_are_dropped_and_their_senders_told() {
             let held_before: Vec<bool> = (0..3)
                 .map(|s| meta.queued.get(s).is_some_and(|h| !h.is_empty()))
                 .collect();
-            let (work, m, batch) = orders::run(&*g, &meta, seat, std::slice::from_ref(&line))
-                .unwrap_or_else(|e| panic!("seed {seed}: `{line}` refused: {e:?}"));
+            let (work, m, batch) = orders::run(
+                &*g,
+                &meta,
+                seat,
+                std::slice::from_ref(&line),
+                &stationmaster::engine::Actor::CommandLine,
+            )
+            .unwrap_or_else(|e| panic!("seed {seed}: `{line}` refused: {e:?}"));
             (g, meta) = (work, m);
             if matches!(g.status(), Status::Finished(_)) {
                 assert!(

@@ -57,7 +57,7 @@ pub struct LimitsConfig {
     /// Addresses that never asked (invitations, address confirmations,
     /// moderator and seat keys to a new address) that one sender's mail
     /// may have the server write to per hour; `help_per_hour` bounds them
-    /// all together (README, "Security").
+    /// all together (docs/operators.md, "Security").
     pub unasked_per_sender_per_hour: u32,
     /// Observers (`watch`) one game may have.
     pub observers_per_game: u32,

@@ -147,7 +147,8 @@ pub struct GameSpec {
 /// `new`: creates a game, queues a welcome mail with its secret key for each
 /// player, and returns its id.
 ///
-/// What the command line gave wrongly is a usage error (README, exit 64):
+/// What the command line gave wrongly is a usage error (docs/operators.md,
+/// "Exit codes": 64):
 /// an unknown game or option, an option's value, two options that cannot
 /// go together, the number of players or two of the same name, an address that is none, a deadline setting.
 pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<GameId, LocalError> {
@@ -251,8 +252,8 @@ pub fn order(
                 ended.refusal(id, &meta.clock.settings)
             )));
         }
-        // As by mail (README, `pause`): a paused game takes no player's
-        // orders; a moderator's `as` still acts for one.
+        // As by mail (docs/game-masters.md, `pause`): a paused game takes
+        // no player's orders; a moderator's `as` still acts for one.
         if meta.paused.is_some() {
             return Err(LocalError::Refused(format!(
                 "Nothing was applied. A moderator has paused {id}: orders are refused until it \

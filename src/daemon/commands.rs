@@ -55,7 +55,7 @@ pub const COMMANDS: &[(&str, Command)] = &[
 ];
 
 /// The commands besides orders as `help` lists them after the orders
-/// (README, "Besides orders"): each form and what it does.
+/// (docs/players.md, "Commands"): each form and what it does.
 pub const COMMANDS_HELP: &[(&str, &str)] = &[
     ("map", "your report again, with no change to the game"),
     (

@@ -191,7 +191,7 @@ pub struct Outcome {
     /// The text for stderr.
     pub stderr: String,
     /// The exit code: 0 done, 1 an error, 2 refused, 64 a usage error
-    /// (see README).
+    /// (see docs/operators.md, "Exit codes").
     pub code: u8,
 }
 

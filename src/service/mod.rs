@@ -166,7 +166,7 @@ pub struct Formed {
     pub roots: Vec<String>,
 }
 
-/// Why a new game cannot have these seats and moderators (README,
+/// Why a new game cannot have these seats and moderators (docs/operators.md,
 /// "Security"), or None: an address no mail can go to or the server's
 /// own, one address for two seats, a name that looks like another
 /// player's or a moderator's.

@@ -302,8 +302,8 @@ pub fn welcome(
 /// A key for `address`, one of the site's moderators (`[site]
 /// moderators`), in game `id` where they have none: a moderator added to
 /// the config after the game began gets their key mail as one there at its
-/// start did (README, "Moderating"). None where they have a key, or the
-/// game is over. The log says who got a key; the players are not mailed.
+/// start did (docs/game-masters.md, "Moderating"). None where they have
+/// a key, or the game is over. The log says who got a key; the players are not mailed.
 pub fn key_site_moderator(
     ctx: &Ctx<'_>,
     id: &GameId,
@@ -388,7 +388,8 @@ fn moves_of<'e>(effective: &[&'e LogEntry]) -> Vec<Vec<&'e LogEntry>> {
 /// A move undone, as players read it: `bob: extend GWR D14`; `bob's turn,
 /// skipped by moderator gm@example.org`; `bob's turn, played for them at
 /// its missed deadline (token Manchester steel; token Manchester
-/// textiles)`. Never `!skip`, which only replays a skip (README).
+/// textiles)`. Never `!skip`, which only replays a skip (docs/players.md,
+/// "Deadlines").
 fn undone_text(m: &[&LogEntry]) -> String {
     let Some(first) = m.first() else {
         return String::new();
@@ -720,7 +721,7 @@ pub fn run(
         }
         ModCommand::Replace { player, address } => {
             let seat = seat_named(ctx, id, player)?;
-            // README, "Security": the address a seat may take.
+            // docs/operators.md, "Security": the address a seat may take.
             let address = &super::unasked::recipient(ctx, address).map_err(invalid)?;
             if let Some(why) =
                 super::unasked::seat_refusal(ctx, &record, &meta, address, Some(seat))

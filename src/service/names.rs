@@ -1,6 +1,6 @@
-//! Names as a reader sees them (README, "Security", "Names"): a player's
-//! name is printed in every report, so two names that look the same there
-//! are one name. `anna`, `ANNA`, `аnna` (a Cyrillic а) and `ａnna` (a full
+//! Names as a reader sees them (docs/operators.md, "Security",
+//! "Names"): a player's name is printed in every report, so two names
+//! that look the same there are one name. `anna`, `ANNA`, `аnna` (a Cyrillic а) and `ａnna` (a full
 //! width a) are all the same name; the second to come is refused.
 
 use unicode_normalization::UnicodeNormalization;

@@ -101,7 +101,8 @@ pub fn run(
         };
         if line == crate::engine::SKIP_ORDER {
             // The log's record of a missed deadline or a moderator's skip,
-            // which replay applies; never a player's order (README).
+            // which replay applies; never a player's order (docs/players.md,
+            // "Deadlines").
             return Err(refuse(OrderRejected::Parse(OrderError::new(
                 line,
                 "`!skip` is how the log records a missed deadline or a moderator's skip, \

@@ -42,7 +42,8 @@ pub const BUMP_HOURS: i64 = 1;
 /// The most addresses one forming game may invite.
 pub const MAX_INVITED: usize = 20;
 
-/// The site commands, as help and README write them, with what each does.
+/// The site commands, as help and docs/players.md write them, with what
+/// each does.
 pub const FORMS: &[(&str, &str)] = &[
     (
         "new GAME [OPTION …] [SETTING VALUE …] [reports MODE] [open] [watchable] [as NAME]",
@@ -1212,8 +1213,8 @@ impl<'a, 'c> Session<'a, 'c> {
             )));
         }
         let taken = |n: &str| f.seats.iter().any(|s| s.name.eq_ignore_ascii_case(n));
-        // A name that looks like a seated player's or a moderator's (README,
-        // "Security", "Names").
+        // A name that looks like a seated player's or a moderator's
+        // (docs/operators.md, "Security", "Names").
         let looks = |n: &str| {
             super::names::refusal(
                 n,
@@ -1944,8 +1945,8 @@ pub fn address_command(
     if address == by || meta.other_addresses[seat.index()].contains(&address) {
         return Ok(format!("Not done: {address} is yours in {id} already."));
     }
-    // README, "Security": an address a seat may not take, or mail may not
-    // go to, is refused before anything is stored.
+    // docs/operators.md, "Security": an address a seat may not take, or
+    // mail may not go to, is refused before anything is stored.
     let address = match super::unasked::recipient(ctx, &address) {
         Ok(a) => a,
         Err(why) => return Ok(format!("Not done: {why}.")),

@@ -1,4 +1,4 @@
-//! The one rule for mail to an address that never asked for it (README,
+//! The one rule for mail to an address that never asked for it (docs/operators.md,
 //! "Security", "Unasked mail").
 //!
 //! Whatever makes the server write to an address on someone else's word

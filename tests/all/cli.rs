@@ -1008,7 +1008,7 @@ fn new_with_options_that_clash_exits_64() {
 }
 
 /// A moderator command naming a player who does not play in the game
-/// (`replace`, `as`, `preview`) exits 1, as README's exit codes count an
+/// (`replace`, `as`, `preview`) exits 1, as the exit codes of docs/operators.md count an
 /// unknown player and as `order --as zed` does: it exited 2, the code of
 /// a refusal. One the game cannot take for a player who plays stays 2.
 #[test]

@@ -715,10 +715,10 @@ fn mutation() -> impl proptest::strategy::Strategy<Value = Mutation> {
 
 /// A From that is no mail address (its header run into the next, as a
 /// mail program cut short writes it: the property test below found it)
-/// is a mail without a sender: ignored at once, as the README says of
-/// one. The short help answering it could not be composed, so the mail
-/// was taken for an error of ours, tried three times and put in
-/// quarantine for the operator.
+/// is a mail without a sender: ignored at once, as docs/operators.md,
+/// "Security", says of one. The short help answering it could not be
+/// composed, so the mail was taken for an error of ours, tried three
+/// times and put in quarantine for the operator.
 #[test]
 fn a_sender_that_is_no_address_is_ignored_at_once() {
     let mut w = World::new(None);
@@ -772,8 +772,8 @@ proptest::proptest! {
         w.inbox.push(raw.clone());
         let mut sent = w.process();
         // A mail whose handling fails is tried again, and goes to
-        // quarantine after its third try (README, "Running against a real
-        // mailbox"): never left to come back at every poll.
+        // quarantine after its third try (docs/operators.md, "Running
+        // against a real mailbox"): never left to come back at every poll.
         for _ in 0..3 {
             if w.inbox.waiting().is_empty() {
                 break;

@@ -864,7 +864,7 @@ fn an_aborted_game_refuses_orders_by_mail_and_the_reply_says_why() {
     assert_eq!(s.json(), before, "nothing applied");
 }
 
-/// README, "Moderating": the site's moderators get a key for every game,
+/// docs/game-masters.md, "Moderating": the site's moderators get a key for every game,
 /// also one added to `[site] moderators` after the game began; a game that
 /// is over gets none, and nobody gets a key twice.
 #[test]

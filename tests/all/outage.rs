@@ -831,8 +831,8 @@ fn full_disk(slack_kb: &str) {
     }
 }
 
-/// `run` stops on SIGTERM after the mail in hand, as README promises,
-/// also while it drains the outbox towards an SMTP server that takes the
+/// `run` stops on SIGTERM after the mail in hand, as docs/operators.md
+/// promises, also while it drains the outbox towards an SMTP server that takes the
 /// connection and never answers: the mails not yet sent wait for the next
 /// run, instead of each holding up the stop by the server's timeout.
 #[test]

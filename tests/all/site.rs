@@ -754,10 +754,19 @@ fn a_newcomer_replies_to_its_one_answer_and_goes_on() {
 }
 
 #[test]
-fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap();
+fn every_site_command_is_in_the_help_reply_and_in_the_guides_in_its_exact_words() {
+    // README's guides: the players' commands in docs/players.md, the
+    // moderators' in docs/game-masters.md, the `[site]` keys in
+    // docs/operators.md.
+    let guide = |name: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs")
+            .join(name);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let players = guide("players.md");
+    let game_masters = guide("game-masters.md");
+    let operators = guide("operators.md");
     let mut s = Server::new("");
     s.deliver(DAVE, "how does this work?", None, "Hello, how do I play?");
     let help = one(&s.process(), DAVE);
@@ -772,8 +781,8 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
         );
         assert!(text.contains(&flat(what)), "help lacks {what}");
         assert!(
-            readme.contains(&format!("`{form}`")),
-            "README lacks `{form}`"
+            players.contains(&format!("`{form}`")),
+            "docs/players.md lacks `{form}`"
         );
     }
     for form in [
@@ -790,16 +799,18 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
             "help lacks {form}"
         );
         assert!(
-            form.contains("PLAYER") || readme.contains(&format!("`{form}`")),
-            "README lacks {form}"
+            form.contains("PLAYER") || players.contains(&format!("`{form}`")),
+            "docs/players.md lacks {form}"
         );
     }
-    assert!(readme.contains("**`say TEXT`**") && readme.contains("**`tell PLAYER\n  TEXT`**"));
-    // The moderators' commands (`watchable on` …), in README's table.
+    assert!(players.contains("**`say TEXT`**") && players.contains("**`tell PLAYER\n  TEXT`**"));
+    // The moderators' commands (`watchable on` …), in the table of
+    // docs/game-masters.md, "Moderating".
     for (form, _) in stationmaster::daemon::moderator::FORMS {
         assert!(
-            readme.contains(&format!("| `{form}`")) || readme.contains(&format!(" / `{form}`")),
-            "README lacks the moderator command `{form}`"
+            game_masters.contains(&format!("| `{form}`"))
+                || game_masters.contains(&format!(" / `{form}`")),
+            "docs/game-masters.md lacks the moderator command `{form}`"
         );
     }
     for key in [
@@ -809,8 +820,8 @@ fn every_site_command_is_in_the_help_reply_and_in_readme_in_its_exact_words() {
         "forming_expires",
     ] {
         assert!(
-            readme.contains(&format!("`[site] {key}`")),
-            "README lacks [site] {key}"
+            operators.contains(&format!("`[site] {key}`")),
+            "docs/operators.md lacks [site] {key}"
         );
     }
 }

@@ -1059,13 +1059,14 @@ pub fn open_raw(path: impl AsRef<Path>) -> Result<sled::Db, sled::Error> {
 /// New databases are compressed (sled's `compression` feature, zstd): a
 /// game's states are JSON that zstd shrinks six to seven times, and sled
 /// writes every page whole again as it changes, so compression is what
-/// keeps a stored game to a few KB (docs/performance.md, "Disk"). sled
+/// keeps a stored game to a few KB (docs/performance.md, "3. Storage"). sled
 /// records the choice in the database's `conf` file and refuses to open a
 /// database with the other one, so a database made before keeps being
 /// opened uncompressed. Weighed again with pictures in the mails
 /// (2026-11-26): without compression a mail in cost some 13 % less CPU,
 /// but 1,000 games with their welcome mails queued took 3.5 times the
-/// disk (docs/performance.md, section 2, "Where a mail's CPU goes").
+/// disk (docs/performance.md as of 9fafdd2, "Where a mail's CPU
+/// goes").
 fn open_sled(path: &Path) -> Result<sled::Db, sled::Error> {
     sled::Config::new()
         .path(path)
@@ -2000,7 +2001,8 @@ impl Store {
             }
             // Built anew rather than `Vec::splice`, which fills the gap a
             // byte at a time: 104 µs for a picture of 70 KB against 2 µs
-            // (docs/performance.md, "What the targets ask of this machine").
+            // (docs/performance.md as of 9fafdd2, "What the targets ask
+            // of this machine").
             let mut whole = Vec::with_capacity(item.bytes.len() + bytes.len());
             whole.extend_from_slice(&item.bytes[..p.at]);
             whole.extend_from_slice(bytes);

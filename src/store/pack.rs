@@ -8,7 +8,8 @@
 //! of 16 states was some 170 KB in memory for a few KB on disk, and a leaf
 //! of queued mails 220 KB: the 8 MiB cache held 87 MB of pages, and one
 //! `process` draining 10,002 welcome mails peaked at 107 MiB
-//! (docs/performance.md, "Disk and the outbox's drain"). Packed, a value
+//! (docs/performance.md as of 9fafdd2, "Disk and the outbox's
+//! drain"). Packed, a value
 //! is about as small in memory as on disk: against the dictionary (which
 //! holds what values of a kind share: the board, the templates, the map) a
 //! fresh game's state takes 22 bytes instead of 8,841, a welcome mail some
@@ -39,9 +40,9 @@ const VERSION: u8 = 1;
 /// follow the dictionary's level, and at level 3 (zstd's default) clearing
 /// them was over half of packing a 15 KB report: level 1 packs one in
 /// half the instructions (callgrind: 0.28 against 0.59 million, with
-/// the tables made once), for values some 5 % larger (docs/performance.md,
-/// "The cost of a mail as a game grows"). Any level unpacks with the same
-/// dictionary, so values packed at 3 read back as before.
+/// the tables made once), for values some 5 % larger (docs/performance.md
+/// as of 9fafdd2, "A mail's cost as a game grows"). Any level unpacks with
+/// the same dictionary, so values packed at 3 read back as before.
 const LEVEL: i32 = 1;
 
 /// A packed value longer than this when unpacked is taken to be damaged
@@ -106,8 +107,8 @@ thread_local! {
 /// its tables used where they are (attached) for every value. By default
 /// zstd copies the dictionary's tables into the context for a value over
 /// some 16 KB, which made a late Linie 1 report (17 to 28 KB as the board
-/// fills) cost far more to pack than an early one (docs/performance.md,
-/// "The cost of a mail as a game grows").
+/// fills) cost far more to pack than an early one (docs/performance.md as
+/// of 9fafdd2, "A mail's cost as a game grows").
 fn packing_context() -> Result<CCtx<'static>, usize> {
     let mut cctx = CCtx::create();
     cctx.ref_cdict(encoder())?;

@@ -8,7 +8,7 @@
 //! every time it writes it again: each picture queued or sent made sled
 //! compress the pictures around it once more, sled's page cache held
 //! them while the outbox drained, and its log kept their space after they
-//! left (docs/performance.md, section 3, "Pictures beside the database").
+//! left (docs/performance.md, "3. Storage").
 //!
 //! The order of writes keeps a crash's guarantees:
 //! - a part's file is written and synced, with the folder, *before* the

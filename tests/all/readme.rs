@@ -11,6 +11,10 @@
 //!   run as the built binary with ARGS (`demo`) in a fresh temp folder, and
 //!   what README says it leaves behind is checked; `cargo test` is this
 //!   very run, so it is not run again.
+//! - README links each of its guides (`docs/players.md`,
+//!   `docs/game-masters.md`, `docs/operators.md`, `docs/contributing.md`),
+//!   and every relative link of README and `docs/*.md` reaches a file,
+//!   and its `#anchor` a heading of that file.
 
 use std::path::Path;
 use std::process::Command;
@@ -259,4 +263,121 @@ fn the_first_of_the_two_commands_does_what_readme_says() {
     assert!(eml > 3, "welcome mails, replies and reports: {eml}");
     // "prints the game's log and the map as the first player sees it"
     assert!(stdout.contains("As alice sees it now"), "{stdout}");
+}
+
+/// The anchor GitHub gives a heading: lower case, spaces as `-`, and
+/// nothing but letters, digits, `-` and `_` kept.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of every heading of a Markdown text, outside fences.
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The targets of the Markdown links `[text](target)` of a text, outside
+/// fences and code spans.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Code spans are the odd pieces between backticks.
+        for (i, piece) in line.split('`').enumerate() {
+            if i % 2 == 1 {
+                continue;
+            }
+            let mut rest = piece;
+            while let Some(at) = rest.find("](") {
+                let after = &rest[at + 2..];
+                let Some(end) = after.find(')') else { break };
+                out.push(after[..end].to_string());
+                rest = &after[end..];
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn readme_links_its_guides_and_every_link_of_the_docs_lands() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = readme();
+    for guide in [
+        "docs/players.md",
+        "docs/game-masters.md",
+        "docs/operators.md",
+        "docs/contributing.md",
+    ] {
+        assert!(
+            text.contains(&format!("]({guide})")),
+            "README does not link {guide}"
+        );
+    }
+    let mut files = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).expect("docs/ is read") {
+        let path = entry.expect("an entry of docs/").path();
+        if path.extension().is_some_and(|x| x == "md") {
+            files.push(path);
+        }
+    }
+    let mut checked = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("a Markdown file is read");
+        for target in link_targets(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (path, fragment) = match target.split_once('#') {
+                Some((p, f)) => (p, Some(f)),
+                None => (target.as_str(), None),
+            };
+            let linked = if path.is_empty() {
+                file.clone()
+            } else {
+                file.parent().expect("a file's folder").join(path)
+            };
+            assert!(
+                linked.exists(),
+                "{}: the link {target:?} reaches no file",
+                file.display()
+            );
+            if let Some(fragment) = fragment {
+                let there = std::fs::read_to_string(&linked).expect("the linked file is read");
+                assert!(
+                    anchors(&there).iter().any(|a| a == fragment),
+                    "{}: the link {target:?} reaches no heading of {}",
+                    file.display(),
+                    linked.display()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} links found");
 }

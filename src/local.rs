@@ -12,7 +12,7 @@ pub use backup::{export, export_to, import_from};
 pub use request::{ClockFlags, Command, Env, Outcome, Request, execute};
 pub use socket::{dispatch, open_store, socket_path};
 
-use crate::engine::{OrderRejected, PlayerSetup, Seat, Setup, Status};
+use crate::engine::{OrderRejected, PlayerSetup, Seat, Setup, Status, Viewer};
 use crate::service::{self, Ctx, ServiceError};
 use crate::store::{GameId, Store, StoreError};
 
@@ -274,7 +274,7 @@ pub fn order(
                     format!(" (waiting order of {})", names[by.index()])
                 };
                 out.push_str(&format!("> {}{who}\n", a.order));
-                for sentence in game.describe_events(&a.events, Some(seat))? {
+                for sentence in game.describe_events(&a.events, Viewer::Player(seat))? {
                     out.push_str(&format!("  {sentence}\n"));
                 }
             }
@@ -361,7 +361,12 @@ pub fn show(
     if let Some(f) = store.forming(id)? {
         return Ok(forming_view(&f, json, now));
     }
-    let viewer = name.map(|n| seat_for(store, id, n)).transpose()?;
+    // Without `--as`, the operator: the game's view shows them what it
+    // shows a spectator.
+    let viewer = match name {
+        Some(n) => Viewer::Player(seat_for(store, id, n)?),
+        None => Viewer::Operator,
+    };
     let loaded = store.load(id)?;
     let meta = store.meta(id)?;
     let ended = crate::service::report::ended(store, id, &meta, &*loaded.game)?;
@@ -451,7 +456,7 @@ pub fn show(
             out.push_str(&format!("  {d}\n"));
         }
     }
-    if let Some(seat) = viewer {
+    if let Some(seat) = viewer.seat() {
         let hints = hints_text(&*loaded.game, seat);
         if !hints.is_empty() {
             out.push_str("\nYou can:\n");
@@ -548,7 +553,8 @@ pub fn log(
                 // Amounts paid to players stay private until the end.
                 v["events"] = serde_json::Value::Array(Vec::new());
             }
-            v["text"] = serde_json::json!(loaded.game.describe_events(&e.events, None)?);
+            v["text"] =
+                serde_json::json!(loaded.game.describe_events(&e.events, Viewer::Operator)?);
             out.push(v);
         }
         return Ok(serde_json::to_string_pretty(&out).unwrap_or_default());
@@ -565,7 +571,10 @@ pub fn log(
         out.push_str(&format!("No log entries in turns {a}..{to}.\n"));
         return Ok(out);
     }
-    out.push_str(&crate::service::report::history_lines(&*loaded.game, &entries, None)?.join("\n"));
+    out.push_str(
+        &crate::service::report::history_lines(&*loaded.game, &entries, Viewer::Operator)?
+            .join("\n"),
+    );
     out.push('\n');
     Ok(out)
 }
@@ -678,7 +687,7 @@ pub fn games(store: &Store) -> Result<String, LocalError> {
         let state = match crate::service::report::ended(store, &id, &meta, &*loaded.game)? {
             Some(ended) => ended.short(&meta.clock.settings),
             None if meta.paused.is_some() => {
-                crate::service::report::headline_of(&*loaded.game, &meta, None, None)
+                crate::service::report::headline_of(&*loaded.game, &meta, None, Viewer::Operator)
             }
             None => crate::service::report::headline(&*loaded.game),
         };

@@ -849,9 +849,9 @@ fn authenticated(
             .collect();
         // A moderator who plays sees every message, as moderators do.
         let viewer = if super::moderator::is_moderator(ctx, &meta, meta.address(record, seat)) {
-            None
+            crate::engine::Viewer::Moderator
         } else {
-            Some(seat)
+            crate::engine::Viewer::Player(seat)
         };
         mail.history =
             Some(report::history_lines(&*loaded.game, &entries, viewer).map_err(StoreError::from)?);
@@ -1012,29 +1012,17 @@ fn authenticated(
                     batch.applied.iter().any(|(s, _)| *s == seat) || !absence_notes.is_empty();
                 section.held = batch.held.iter().map(|h| h.describe()).collect();
                 mail.reply = Some(section);
-                let mut update = crate::service::game_update(
-                    id,
-                    loaded.seq,
-                    old_fire,
-                    &batch,
+                let mut step = crate::service::pipeline::Step::new(
                     &*game,
                     meta,
-                    now,
-                    &crate::engine::Actor::Mail(mid.clone()),
-                )?;
-                for entry in talked.entries {
-                    update.push(entry);
-                }
-                change.outbox = crate::service::reports(
-                    ctx,
-                    id,
-                    &mut update,
-                    &*game,
                     &batch,
-                    Some((seat, mail, thread)),
-                    crate::service::Recipients::Concerned,
-                    now,
-                )?;
+                    crate::engine::Actor::Mail(mid.clone()),
+                );
+                step.then = talked.entries;
+                step.reply = Some((seat, mail, thread));
+                let (update, outbox) =
+                    crate::service::pipeline::write(ctx, id, loaded.seq, old_fire, step, now)?;
+                change.outbox = outbox;
                 change.outbox.extend(talked.outbox);
                 change.absorb_bookkeeping(&mut address_change);
                 receipt.outcome = format!(

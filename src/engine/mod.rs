@@ -20,6 +20,7 @@ pub mod entry;
 pub mod grammar;
 pub mod picture;
 pub mod rng;
+pub mod viewer;
 
 use std::fmt;
 
@@ -32,6 +33,7 @@ pub use entry::{
     BoardSource, GameEntry, GameOption, Options, SetupError, WaitWords, check_players, read_options,
 };
 pub use grammar::{OrderError, OrderForm};
+pub use viewer::Viewer;
 
 /// A seat at the table: 0 for the first player given at set-up, 1 for the next,
 /// and so on clockwise. Play passes from a seat to the next one.
@@ -227,7 +229,7 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// [`Game::awaiting`] as `viewer` reads it: an awaited player may be
     /// told of a choice that only their secrets open (Linie 1: a finished
     /// route may start its trip), which everyone else must not learn.
-    fn awaiting_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {
+    fn awaiting_to(&self, viewer: Viewer) -> Vec<Awaited> {
         let _ = viewer;
         self.awaiting()
     }
@@ -263,30 +265,31 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// engine from [`Game::legal_orders`], which a game may make large.
     fn hints(&self, seat: Seat) -> Vec<String>;
 
-    /// What `viewer` (`None`: a spectator) may see of the game: the one
+    /// What `viewer` may see of the game (a moderator and the operator see
+    /// what a spectator sees; see [`Viewer`]): the one
     /// place where hidden information is decided. Every output is drawn
     /// from it: the JSON view is this value serialized (see
     /// `docs/state-json.md`), and the status block, the board and the
     /// sentences of events take what is private from it, never from the
     /// game.
-    fn view(&self, viewer: Option<Seat>) -> Self::View;
+    fn view(&self, viewer: Viewer) -> Self::View;
 
     /// [`Game::view`] of a game that is over, above all one stopped before
     /// its rules ended it (a moderator's `abort`): once a game is over
     /// nothing is secret, as at a real table where everyone turns their
     /// cards up, so every player's private holdings are shown to every
     /// reader.
-    fn view_over(&self, viewer: Option<Seat>) -> Self::View;
+    fn view_over(&self, viewer: Viewer) -> Self::View;
 
     /// The JSON view for `viewer`: [`Game::view`], serialized.
-    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
+    fn view_json(&self, viewer: Viewer) -> serde_json::Value {
         serde_json::to_value(self.view(viewer)).unwrap_or(serde_json::Value::Null)
     }
 
     /// The JSON view for `viewer` of a game that is over, by its rules or
     /// a moderator's `abort`: [`Game::view_over`], serialized, so that it
     /// shows what the text views show then (every player's secrets).
-    fn view_json_over(&self, viewer: Option<Seat>) -> serde_json::Value {
+    fn view_json_over(&self, viewer: Viewer) -> serde_json::Value {
         serde_json::to_value(self.view_over(viewer)).unwrap_or(serde_json::Value::Null)
     }
 
@@ -294,7 +297,7 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     fn describe_to(&self, event: &Self::Event, view: &Self::View) -> String;
 
     /// An event as a sentence for `viewer`: [`Game::describe_to`] their view.
-    fn describe(&self, event: &Self::Event, viewer: Option<Seat>) -> String {
+    fn describe(&self, event: &Self::Event, viewer: Viewer) -> String {
         self.describe_to(event, &self.view(viewer))
     }
 
@@ -305,7 +308,7 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
 
     /// The board: [`Game::draw_map`] of the spectator's view.
     fn render_map(&self) -> Map {
-        self.draw_map(&self.view(None))
+        self.draw_map(&self.view(Viewer::Spectator))
     }
 
     /// The board as a picture ([`picture::Picture`]: SVG in layers, text
@@ -331,7 +334,7 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     fn status_to(&self, view: &Self::View) -> String;
 
     /// The status block for `viewer`: [`Game::status_to`] their view.
-    fn render_status(&self, viewer: Option<Seat>) -> String {
+    fn render_status(&self, viewer: Viewer) -> String {
         self.status_to(&self.view(viewer))
     }
 
@@ -397,7 +400,7 @@ pub trait AnyGame: Send + Sync {
     /// Whose input is awaited now.
     fn awaiting(&self) -> Vec<Awaited>;
     /// See [`Game::awaiting_to`].
-    fn awaiting_to(&self, viewer: Option<Seat>) -> Vec<Awaited>;
+    fn awaiting_to(&self, viewer: Viewer) -> Vec<Awaited>;
     /// See [`Game::interrupted`].
     fn interrupted(&self) -> bool;
     /// Parses one order line of `seat` and says when it could apply; see
@@ -423,7 +426,7 @@ pub trait AnyGame: Send + Sync {
     fn describe_events(
         &self,
         events: &[serde_json::Value],
-        viewer: Option<Seat>,
+        viewer: Viewer,
     ) -> Result<Vec<String>, SetupError>;
     /// What `viewer` reads in one report, from one view of theirs: the
     /// sentences of each entry's events (as [`AnyGame::describe_events`]
@@ -433,7 +436,7 @@ pub trait AnyGame: Send + Sync {
     fn read(
         &self,
         entries: &[&[serde_json::Value]],
-        viewer: Option<Seat>,
+        viewer: Viewer,
         status: bool,
     ) -> Result<ReportText, SetupError>;
     /// See [`Game::render_map`].
@@ -447,23 +450,23 @@ pub trait AnyGame: Send + Sync {
         stopped: Option<&str>,
     ) -> Result<Option<picture::Picture>, SetupError>;
     /// See [`Game::render_status`].
-    fn render_status(&self, viewer: Option<Seat>) -> String;
+    fn render_status(&self, viewer: Viewer) -> String;
     /// [`Game::stopped_status_to`] the view of `viewer` with nothing
     /// secret ([`Game::view_over`]): the status block of a game a
     /// moderator aborted, with `how` it ended.
-    fn render_stopped_status(&self, viewer: Option<Seat>, how: &str) -> String;
+    fn render_stopped_status(&self, viewer: Viewer, how: &str) -> String;
     /// The map and status block for `viewer`, as text.
-    fn render(&self, viewer: Option<Seat>) -> String {
+    fn render(&self, viewer: Viewer) -> String {
         page_text(&self.render_map().text, &self.render_status(viewer))
     }
     /// The map and status for `viewer` as an HTML `<pre>`.
-    fn render_html(&self, viewer: Option<Seat>) -> String {
+    fn render_html(&self, viewer: Viewer) -> String {
         page_html(&self.render_map().html, &self.render_status(viewer))
     }
     /// The JSON view for `viewer`.
-    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value;
+    fn view_json(&self, viewer: Viewer) -> serde_json::Value;
     /// See [`Game::view_json_over`].
-    fn view_json_over(&self, viewer: Option<Seat>) -> serde_json::Value;
+    fn view_json_over(&self, viewer: Viewer) -> serde_json::Value;
     /// The whole state as JSON text, for a snapshot;
     /// `crate::registry::from_snapshot` reads it back.
     fn snapshot(&self) -> Result<String, SetupError>;
@@ -510,7 +513,7 @@ impl<G: Game> AnyGame for G {
         Game::awaiting(self)
     }
 
-    fn awaiting_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {
+    fn awaiting_to(&self, viewer: Viewer) -> Vec<Awaited> {
         Game::awaiting_to(self, viewer)
     }
 
@@ -557,7 +560,7 @@ impl<G: Game> AnyGame for G {
     fn describe_events(
         &self,
         events: &[serde_json::Value],
-        viewer: Option<Seat>,
+        viewer: Viewer,
     ) -> Result<Vec<String>, SetupError> {
         Ok(AnyGame::read(self, &[events], viewer, false)?
             .sentences
@@ -568,7 +571,7 @@ impl<G: Game> AnyGame for G {
     fn read(
         &self,
         entries: &[&[serde_json::Value]],
-        viewer: Option<Seat>,
+        viewer: Viewer,
         status: bool,
     ) -> Result<ReportText, SetupError> {
         let view = self.view(viewer);
@@ -600,25 +603,25 @@ impl<G: Game> AnyGame for G {
     ) -> Result<Option<picture::Picture>, SetupError> {
         Ok(Game::picture(
             self,
-            &self.view(None),
+            &self.view(Viewer::Spectator),
             &read_events::<G>(last)?,
             stopped,
         ))
     }
 
-    fn render_status(&self, viewer: Option<Seat>) -> String {
+    fn render_status(&self, viewer: Viewer) -> String {
         Game::render_status(self, viewer)
     }
 
-    fn render_stopped_status(&self, viewer: Option<Seat>, how: &str) -> String {
+    fn render_stopped_status(&self, viewer: Viewer, how: &str) -> String {
         self.stopped_status_to(&self.view_over(viewer), how)
     }
 
-    fn view_json(&self, viewer: Option<Seat>) -> serde_json::Value {
+    fn view_json(&self, viewer: Viewer) -> serde_json::Value {
         Game::view_json(self, viewer)
     }
 
-    fn view_json_over(&self, viewer: Option<Seat>) -> serde_json::Value {
+    fn view_json_over(&self, viewer: Viewer) -> serde_json::Value {
         Game::view_json_over(self, viewer)
     }
 

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::rng::SplitMix64;
 use crate::engine::{
     self, AnyGame, Awaited, BoardSource, Game, GameEntry, GameOption, OrderError, OrderForm,
-    RuleError, Seat, Setup, SetupError, Status, Timing, WaitKind,
+    RuleError, Seat, Setup, SetupError, Status, Timing, Viewer, WaitKind,
 };
 pub use data::{
     BuildingId, Components, DataError, Edge, LineId, Paths, RouteCardId, Square, TerminalId, TileId,
@@ -556,8 +556,8 @@ impl Game for Linie1 {
         self.awaited()
     }
 
-    fn awaiting_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {
-        self.awaited_to(viewer)
+    fn awaiting_to(&self, viewer: Viewer) -> Vec<Awaited> {
+        self.awaited_to(viewer.seat())
     }
 
     fn turn_number(&self) -> u32 {
@@ -593,12 +593,12 @@ impl Game for Linie1 {
         order::hints(self, seat)
     }
 
-    fn view(&self, viewer: Option<Seat>) -> View {
-        Linie1::view(self, viewer)
+    fn view(&self, viewer: Viewer) -> View {
+        self.view_revealed(viewer.seat(), false)
     }
 
-    fn view_over(&self, viewer: Option<Seat>) -> View {
-        self.view_revealed(viewer, true)
+    fn view_over(&self, viewer: Viewer) -> View {
+        self.view_revealed(viewer.seat(), true)
     }
 
     fn describe_to(&self, event: &Event, view: &View) -> String {

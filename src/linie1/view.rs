@@ -148,14 +148,12 @@ impl View {
 }
 
 impl Linie1 {
-    /// The game as `viewer` may see it (`None`: a spectator). The one place
-    /// where hidden information is decided (rulings 4).
-    pub fn view(&self, viewer: Option<Seat>) -> View {
-        self.view_revealed(viewer, false)
-    }
-
-    /// [`Linie1::view`]; `over`: the game was stopped (aborted) and every
-    /// player's cards are shown, as at a real table once a game is over.
+    /// The game as the player in `seat` may see it (`None`: anyone else,
+    /// who sees nothing private): the one place where hidden information
+    /// is decided (rulings 4). `over`: the game was stopped (aborted) and
+    /// every player's cards are shown, as at a real table once a game is
+    /// over. [`Game::view`](crate::engine::Game::view) and `view_over`
+    /// call it with the reader's seat.
     pub(super) fn view_revealed(&self, viewer: Option<Seat>, over: bool) -> View {
         let d = &self.data;
         let finished = self.result.is_some();

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{
     self, AnyGame, Awaited, BoardSource, Game, GameEntry, GameOption, OrderError, OrderForm,
-    Placing, RuleError, Seat, Setup, SetupError, Status, Timing, WaitKind, WaitWords,
+    Placing, RuleError, Seat, Setup, SetupError, Status, Timing, Viewer, WaitKind, WaitWords,
 };
 pub use board::{Board, Good, LineId, PlaceId, PlaceKind, Terrain};
 pub use event::{Event, PaymentCause};
@@ -557,12 +557,12 @@ impl Game for Rocket {
         order::hints(self, seat)
     }
 
-    fn view(&self, viewer: Option<Seat>) -> view::View {
-        view::view(self, viewer, false)
+    fn view(&self, viewer: Viewer) -> view::View {
+        view::view(self, viewer.seat(), false)
     }
 
-    fn view_over(&self, viewer: Option<Seat>) -> view::View {
-        view::view(self, viewer, true)
+    fn view_over(&self, viewer: Viewer) -> view::View {
+        view::view(self, viewer.seat(), true)
     }
 
     fn describe_to(&self, event: &Event, view: &view::View) -> String {

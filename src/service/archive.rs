@@ -3,6 +3,7 @@
 //! and scores, the final board's picture (`final.svg`, where the game draws
 //! one), and one self-contained HTML page with all of it.
 
+use crate::engine::Viewer;
 use std::path::{Path, PathBuf};
 
 use super::report;
@@ -61,7 +62,7 @@ pub fn write(
             report::Ended::Finished(_) => ".".to_string(),
         }
     );
-    let mut log = report::history_lines(&*loaded.game, &entries, None)
+    let mut log = report::history_lines(&*loaded.game, &entries, Viewer::Operator)
         .map_err(crate::store::StoreError::from)?;
     for (line, e) in log.iter_mut().filter(|l| l.starts_with('#')).zip(&entries) {
         line.push_str(&format!("   [{}]", &e.hash[..e.hash.len().min(16)]));
@@ -69,7 +70,7 @@ pub fn write(
     let log_text = format!("{head}\n\n{}\n", log.join("\n"));
     let final_text = format!(
         "{head}\n\n{}",
-        report::page_text(&*loaded.game, Some(&ended), None)
+        report::page_text(&*loaded.game, Some(&ended), Viewer::Operator)
     );
     let files = [
         ("log.txt", log_text.clone()),
@@ -104,7 +105,7 @@ pub fn write(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{id}</title>\n<style>svg {{ max-width: 100%; height: auto }}</style></head>\n<body style=\"font-family: sans-serif\">\n<h1>{}</h1>\n{}{}\n<h2>The turn log</h2>\n<pre>{}</pre>\n</body></html>\n",
         escape(&head),
         picture.as_deref().unwrap_or_default(),
-        report::page_html(&*loaded.game, Some(&ended), None),
+        report::page_html(&*loaded.game, Some(&ended), Viewer::Operator),
         escape(&log.join("\n"))
     );
     let path = folder.join("index.html");

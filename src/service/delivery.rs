@@ -4,6 +4,7 @@
 //! themselves are composed in [`super::report`]; this module only decides
 //! their form and writes the short ones.
 
+use crate::engine::Viewer;
 use chrono::{DateTime, Utc};
 
 use super::report;
@@ -63,7 +64,7 @@ pub(crate) fn short_mail(
 ) -> Result<OutMail, ServiceError> {
     let mut text = format!(
         "{id}: {}\n",
-        report::headline_of(game, meta, ended, Some(seat))
+        report::headline_of(game, meta, ended, Viewer::Player(seat))
     );
     // One line per change: the log entries, without what each caused.
     let changes: Vec<&String> = events.iter().filter(|l| !l.starts_with(' ')).collect();
@@ -76,7 +77,7 @@ pub(crate) fn short_mail(
     for n in notes {
         text.push_str(&format!("\n{n}\n"));
     }
-    let waits = report::deadline_lines(game, meta, Some(seat), now);
+    let waits = report::deadline_lines(game, meta, Viewer::Player(seat), now);
     if !waits.is_empty() {
         text.push_str("\nWaiting for:\n");
         for w in waits {
@@ -153,7 +154,7 @@ pub(crate) fn observer_mail(
     let settings = &meta.clock.settings;
     let mut text = format!(
         "{id}: {}\n\n{note}\n",
-        report::headline_of(game, meta, ended, None)
+        report::headline_of(game, meta, ended, Viewer::Spectator)
     );
     if !events.is_empty() {
         text.push_str("\nSince your last mail:\n");
@@ -161,12 +162,12 @@ pub(crate) fn observer_mail(
             text.push_str(&format!("  {e}\n"));
         }
     }
-    let status = report::status_block(game, ended, None);
+    let status = report::status_block(game, ended, Viewer::Spectator);
     text.push_str(&format!(
         "\n{}\n",
         crate::engine::page_text(&board.map.text, &status)
     ));
-    let waits = report::deadline_lines(game, meta, None, now);
+    let waits = report::deadline_lines(game, meta, Viewer::Spectator, now);
     if !waits.is_empty() {
         text.push_str("\nWaiting for:\n");
         for w in waits {
@@ -242,16 +243,13 @@ pub(crate) fn to_observers(
     let ended = report::ended_after(ctx.store, update, game)?;
     let new_seq = update.base_seq + update.entries.len() as u64;
     let (_, over) = awaits_or_over(game, &update.meta, Seat(0));
-    // Nobody's private messages: an observer is no end of any.
-    let public = |e: &crate::store::LogEntry| {
-        !matches!(e.kind, crate::store::EntryKind::Message { to: Some(_) })
-    };
     let archive = if over {
         let mut all = ctx.store.log(id)?;
         all.extend(update.entries.iter().cloned());
-        all.retain(|e| e.seq <= new_seq && public(e));
-        let lines =
-            report::history_lines(game, &all, None).map_err(crate::store::StoreError::from)?;
+        all.retain(|e| e.seq <= new_seq);
+        // Nobody's private messages: a spectator is no end of any.
+        let lines = report::history_lines(game, &all, Viewer::Spectator)
+            .map_err(crate::store::StoreError::from)?;
         Some(format!(
             "The game is over. Its archive, the whole log, follows; the server keeps it at {}.\n\n{}",
             report::archive_place(ctx, id),
@@ -274,9 +272,8 @@ pub(crate) fn to_observers(
                 .filter(|e| e.seq > o.reported)
                 .cloned(),
         );
-        entries.retain(|e| public(e));
-        let events =
-            report::event_lines(game, &entries, None).map_err(crate::store::StoreError::from)?;
+        let events = report::event_lines(game, &entries, Viewer::Spectator)
+            .map_err(crate::store::StoreError::from)?;
         let note = archive
             .clone()
             .unwrap_or_else(|| "What happened:".to_string());

@@ -9,6 +9,7 @@ pub mod delivery;
 pub mod moderator;
 pub mod names;
 pub mod orders;
+pub mod pipeline;
 pub mod quarantine;
 pub mod report;
 pub mod scheduler;
@@ -336,28 +337,13 @@ pub fn apply_local(
     if batch.applied.is_empty() && batch.held.is_empty() {
         return Ok((batch, game));
     }
-    let mut change = Change::default();
-    let mut update = game_update(
-        id,
-        loaded.seq,
-        old_fire,
-        &batch,
-        &*game,
-        meta,
-        now,
-        &crate::engine::Actor::CommandLine,
-    )?;
-    change.outbox = reports(
-        ctx,
-        id,
-        &mut update,
-        &*game,
-        &batch,
-        None,
-        Recipients::Concerned,
-        now,
-    )?;
-    change.update = Some(update);
+    let step = pipeline::Step::new(&*game, meta, &batch, crate::engine::Actor::CommandLine);
+    let (update, outbox) = pipeline::write(ctx, id, loaded.seq, old_fire, step, now)?;
+    let change = Change {
+        update: Some(update),
+        outbox,
+        ..Change::default()
+    };
     ctx.store.commit(&change).map_err(ServiceError::from)?;
     Ok((batch, game))
 }
@@ -375,7 +361,7 @@ pub enum LocalApplyError {
 
 /// The log entries and state a batch leaves.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn game_update(
+fn game_update(
     id: &GameId,
     base_seq: u64,
     old_fire: Option<DateTime<Utc>>,
@@ -444,7 +430,7 @@ pub(crate) fn game_update(
 
 /// Who gets a report from [`reports`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Recipients {
+pub enum Recipients {
     /// Every player (a moderator's act, a deadline, `resend`).
     All,
     /// Every player if the game changed; else only those with a note and
@@ -459,7 +445,7 @@ pub(crate) enum Recipients {
 /// report, their map and hints. The `reply` (a seat, its section and the
 /// threading) goes into that player's report.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn reports(
+fn reports(
     ctx: &Ctx<'_>,
     id: &GameId,
     update: &mut GameUpdate,
@@ -504,7 +490,7 @@ pub(crate) fn reports(
         let (events, status) = report::event_lines_and_status(
             game,
             &entries,
-            Some(seat),
+            crate::engine::Viewer::Player(seat),
             form == delivery::Form::Full,
         )
         .map_err(StoreError::from)?;

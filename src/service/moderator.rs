@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use super::report::{self, MailContext};
 use super::{Ctx, ServiceError, orders, scheduler};
 use crate::clock::Span;
-use crate::engine::{Actor, Seat};
+use crate::engine::{Actor, Seat, Viewer};
 use crate::mail::OutMail;
 use crate::mail::compose::{self, Draft};
 use crate::store::{Change, EntryKind, GameId, GameMeta, LogEntry, effective_orders};
@@ -660,7 +660,7 @@ pub fn run(
         ModCommand::Skip => {
             // Who was passed over, and whom the game waits for after it:
             // the moderator is told by name, as the players are.
-            let skipped = report::awaited_names(&*loaded.game, None);
+            let skipped = report::awaited_names(&*loaded.game, Viewer::Moderator);
             let mut change = scheduler::skip_awaited_because(ctx, id, by, why, now)?;
             let mut after = String::new();
             if let Some(u) = &mut change.update {
@@ -830,7 +830,7 @@ pub fn run(
                     let mut t = String::new();
                     for (s, a) in &b.applied {
                         t.push_str(&format!("> {} ({})\n", a.order, names[s.index()]));
-                        for sentence in g.describe_events(&a.events, Some(seat))? {
+                        for sentence in g.describe_events(&a.events, Viewer::Player(seat))? {
                             let sentence = match sentence.strip_prefix("You receive ") {
                                 Some(rest) => format!("{player} receives {rest}"),
                                 None => sentence,
@@ -842,7 +842,10 @@ pub fn run(
                         t.push_str(&format!("(would be held) {}\n", q.describe()));
                     }
                     t.push('\n');
-                    t.push_str(&as_seen_by(&g.render(Some(seat)), &names[seat.index()]));
+                    t.push_str(&as_seen_by(
+                        &g.render(Viewer::Player(seat)),
+                        &names[seat.index()],
+                    ));
                     t
                 }
                 Err(e) => format!(
@@ -974,38 +977,19 @@ pub fn run(
         ModCommand::Resend => None,
         ModCommand::Skip | ModCommand::Preview { .. } => None,
     };
-    let mut update = super::game_update(
-        id,
-        loaded.seq,
-        old_fire,
-        &batch,
-        &*game,
-        meta,
-        now,
-        &Actor::Moderator(by.to_string()),
-    )?;
-    for entry in entries {
-        update.push(entry);
-    }
-    if let Some(text) = text {
-        // Before the entries it caused (`as`: the orders, and the waiting
-        // ones they brought on).
-        update.push_first(act_entry(by, &text, why, EntryKind::Act, turn, now));
-    }
-    outbox.extend(super::reports(
-        ctx,
-        id,
-        &mut update,
-        &*game,
-        &batch,
-        None,
-        if *cmd == ModCommand::Resend {
-            super::Recipients::Every
-        } else {
-            super::Recipients::All
-        },
-        now,
-    )?);
+    let mut step =
+        super::pipeline::Step::new(&*game, meta, &batch, Actor::Moderator(by.to_string()));
+    step.then = entries;
+    // Before the entries it caused (`as`: the orders, and the waiting ones
+    // they brought on).
+    step.act = text.map(|text| act_entry(by, &text, why, EntryKind::Act, turn, now));
+    step.to = Some(if *cmd == ModCommand::Resend {
+        super::Recipients::Every
+    } else {
+        super::Recipients::All
+    });
+    let (update, reports) = super::pipeline::write(ctx, id, loaded.seq, old_fire, step, now)?;
+    outbox.extend(reports);
     let readdress = match cmd {
         ModCommand::Replace { address, .. } => Some((replaced_from.clone(), address.clone())),
         _ => None,

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{Ctx, ServiceError};
 use crate::engine::SetupError;
-use crate::engine::{AnyGame, Seat, Status};
+use crate::engine::{AnyGame, Seat, Status, Viewer};
 use crate::mail::OutMail;
 use crate::mail::compose::Draft;
 use crate::store::{GameId, GameMeta, GameRecord, LogEntry};
@@ -209,12 +209,12 @@ fn inline_picture(
 
 /// A short status line for subjects: whose turn, or the end.
 pub fn headline(game: &dyn AnyGame) -> String {
-    headline_to(game, None)
+    headline_to(game, Viewer::Spectator)
 }
 
 /// [`headline`] as `viewer` reads it: what they are awaited for may name a
 /// choice only they know of ([`crate::engine::Game::awaiting_to`]).
-pub fn headline_to(game: &dyn AnyGame, viewer: Option<Seat>) -> String {
+pub fn headline_to(game: &dyn AnyGame, viewer: Viewer) -> String {
     let names = game.player_names();
     match game.status() {
         Status::Finished(placings) => {
@@ -237,7 +237,7 @@ pub fn headline_to(game: &dyn AnyGame, viewer: Option<Seat>) -> String {
 
 /// Whom `game` awaits, as `viewer` may be told ([`crate::engine::Game::awaiting_to`]),
 /// each with what for: `bob (2 actions)`.
-pub fn awaited_names(game: &dyn AnyGame, viewer: Option<Seat>) -> Vec<String> {
+pub fn awaited_names(game: &dyn AnyGame, viewer: Viewer) -> Vec<String> {
     let names = game.player_names();
     game.awaiting_to(viewer)
         .iter()
@@ -409,7 +409,7 @@ pub fn headline_of(
     game: &dyn AnyGame,
     meta: &GameMeta,
     ended: Option<&Ended>,
-    viewer: Option<Seat>,
+    viewer: Viewer,
 ) -> String {
     let settings = &meta.clock.settings;
     match (ended, meta.paused) {
@@ -426,7 +426,7 @@ pub fn headline_of(
 /// is to play`.
 fn paused_headline(
     game: &dyn AnyGame,
-    viewer: Option<Seat>,
+    viewer: Viewer,
     by: Option<&str>,
     since: DateTime<Utc>,
     settings: &crate::clock::ClockSettings,
@@ -450,7 +450,7 @@ fn paused_headline(
 /// moderator aborted, the position as it was left, final, saying that it
 /// was aborted instead of whom it waits for (who, when and why are the
 /// caller's to say, once, above it).
-pub fn status_block(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Option<Seat>) -> String {
+pub fn status_block(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Viewer) -> String {
     match ended {
         // Who, when and why are said above it (a mail's headline, `show`'s
         // first line, the archive's head): the block says only that the
@@ -463,12 +463,12 @@ pub fn status_block(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Option<Se
 }
 
 /// The map and [`status_block`] of `viewer`, as text.
-pub fn page_text(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Option<Seat>) -> String {
+pub fn page_text(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Viewer) -> String {
     crate::engine::page_text(&game.render_map().text, &status_block(game, ended, viewer))
 }
 
 /// The map and [`status_block`] of `viewer`, as an HTML `<pre>`.
-pub fn page_html(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Option<Seat>) -> String {
+pub fn page_html(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Viewer) -> String {
     crate::engine::page_html(&game.render_map().html, &status_block(game, ended, viewer))
 }
 
@@ -476,9 +476,9 @@ pub fn page_html(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Option<Seat>
 pub fn event_lines(
     game: &dyn AnyGame,
     entries: &[LogEntry],
-    seat: Option<Seat>,
+    viewer: Viewer,
 ) -> Result<Vec<String>, SetupError> {
-    Ok(event_lines_and_status(game, entries, seat, false)?.0)
+    Ok(event_lines_and_status(game, entries, viewer, false)?.0)
 }
 
 /// [`event_lines`] and, where `status`, the status block of `seat`, read
@@ -486,14 +486,14 @@ pub fn event_lines(
 pub fn event_lines_and_status(
     game: &dyn AnyGame,
     entries: &[LogEntry],
-    seat: Option<Seat>,
+    viewer: Viewer,
     status: bool,
 ) -> Result<(Vec<String>, Option<String>), SetupError> {
     // Table talk went out in mails of its own when it was sent.
     let shown = entries
         .iter()
         .filter(|e| !matches!(e.kind, crate::store::EntryKind::Message { .. }));
-    let (read, status) = sentences(game, shown, seat, status)?;
+    let (read, status) = sentences(game, shown, viewer, status)?;
     let mut out = Vec::new();
     for (e, sentences) in read {
         out.push(entry_text(e));
@@ -510,12 +510,12 @@ type Told<'e> = Vec<(&'e LogEntry, Vec<String>)>;
 fn sentences<'e>(
     game: &dyn AnyGame,
     shown: impl Iterator<Item = &'e LogEntry>,
-    seat: Option<Seat>,
+    viewer: Viewer,
     status: bool,
 ) -> Result<(Told<'e>, Option<String>), SetupError> {
     let shown: Vec<&LogEntry> = shown.collect();
     let events: Vec<&[serde_json::Value]> = shown.iter().map(|e| e.events.as_slice()).collect();
-    let reading = game.read(&events, seat, status)?;
+    let reading = game.read(&events, viewer, status)?;
     Ok((
         shown.into_iter().zip(reading.sentences).collect(),
         reading.status,
@@ -591,18 +591,18 @@ fn without_relative_time(text: &str) -> String {
     out
 }
 
-/// The history lines of a game (the whole log), for `seat` (`None`: a
-/// moderator or the operator): a private message only to its two ends.
+/// The history lines of a game (the whole log), for `viewer`: a private
+/// message only to its two ends, a moderator and the operator.
 pub fn history_lines(
     game: &dyn AnyGame,
     entries: &[LogEntry],
-    seat: Option<Seat>,
+    viewer: Viewer,
 ) -> Result<Vec<String>, SetupError> {
     // One view for the whole log, not one an entry.
     let (read, _) = sentences(
         game,
-        entries.iter().filter(|e| e.visible_to(seat)),
-        seat,
+        entries.iter().filter(|e| e.visible_to(viewer)),
+        viewer,
         false,
     )?;
     let mut out = Vec::new();
@@ -627,7 +627,7 @@ pub fn history_lines(
 pub fn deadline_lines(
     game: &dyn AnyGame,
     meta: &GameMeta,
-    viewer: Option<Seat>,
+    viewer: Viewer,
     now: DateTime<Utc>,
 ) -> Vec<String> {
     if meta.aborted {
@@ -637,7 +637,7 @@ pub fn deadline_lines(
     game.awaiting_to(viewer)
         .iter()
         .map(|a| {
-            let who = if Some(a.seat) == viewer {
+            let who = if viewer.seat() == Some(a.seat) {
                 "You".to_string()
             } else {
                 names[a.seat.index()].clone()
@@ -896,11 +896,15 @@ pub fn game_over_to_moderators(
     };
     let text = format!(
         "{how}\n\n{}\n\nThe archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
-        page_text(game, Some(ended), None),
+        page_text(game, Some(ended), Viewer::Moderator),
         archive_place(ctx, id),
         crate::registry::title(&record.setup.kind),
     );
-    let html = notice_html(ctx, &text, Some(&page_html(game, Some(ended), None)))?;
+    let html = notice_html(
+        ctx,
+        &text,
+        Some(&page_html(game, Some(ended), Viewer::Moderator)),
+    )?;
     to_each_moderator(ctx, id, meta, &meta.moderators, "over", &text, &html, now)
 }
 
@@ -1111,7 +1115,7 @@ pub fn player_mail(
     let status = match (mail.status.take(), &ended) {
         // The game's own status block says whose turn it is.
         (_, Some(Ended::Aborted { .. })) | (None, _) => {
-            status_block(game, ended.as_ref(), Some(seat))
+            status_block(game, ended.as_ref(), Viewer::Player(seat))
         }
         (Some(status), _) => status,
     };
@@ -1119,7 +1123,7 @@ pub fn player_mail(
     mail.map_html = crate::engine::page_html(&board.map.html, &status);
     let picture = board.picture(ctx, game, ended.as_ref(), settings);
     mail.picture = picture.as_ref().map(|(_, r)| r.clone());
-    mail.deadlines = deadline_lines(game, meta, Some(seat), now);
+    mail.deadlines = deadline_lines(game, meta, Viewer::Player(seat), now);
     mail.hints = game
         .hints(seat)
         .iter()
@@ -1136,7 +1140,7 @@ pub fn player_mail(
         )];
         mail.hints.clear();
     }
-    mail.headline = headline_of(game, meta, ended.as_ref(), Some(seat));
+    mail.headline = headline_of(game, meta, ended.as_ref(), Viewer::Player(seat));
     mail.over = ended.is_some();
     if mail.over {
         // Nothing more is asked of anyone.

@@ -392,41 +392,25 @@ fn run(
     let changed = !batch.applied.is_empty();
     batch.notes.extend(to_players.iter().cloned());
     let source = forced_by.map_or(Actor::Deadline, |(m, _)| Actor::Moderator(m.to_string()));
-    let mut update =
-        super::game_update(id, loaded.seq, old_fire, &batch, &*game, meta, now, &source)?;
-    // Each order given for a player passed over says why (the entries
-    // follow `batch.applied` one to one).
-    for (first, end, reason) in reasons {
-        for entry in update.entries.iter_mut().take(end).skip(first) {
-            entry.why = Some(reason.clone());
-        }
-    }
     // What the clock did goes into the turn log too, after any orders.
     let turn = game.turn_number();
-    for (seat, text) in acts {
-        let player = names.get(seat.index()).cloned().unwrap_or_default();
-        update.push(crate::store::LogEntry::act(
-            seat,
-            player,
-            text,
-            source.clone(),
-            crate::store::EntryKind::Act,
-            now,
-            turn,
-        ));
-    }
-    if changed {
-        outbox.extend(super::reports(
-            ctx,
-            id,
-            &mut update,
-            &*game,
-            &batch,
-            None,
-            super::Recipients::All,
-            now,
-        )?);
-    } else {
+    let then = acts
+        .into_iter()
+        .map(|(seat, text)| {
+            let player = names.get(seat.index()).cloned().unwrap_or_default();
+            let kind = crate::store::EntryKind::Act;
+            crate::store::LogEntry::act(seat, player, text, source.clone(), kind, now, turn)
+        })
+        .collect();
+    let mut step = super::pipeline::Step::new(&*game, meta, &batch, source);
+    // Each order given for a player passed over says why.
+    step.whys = reasons;
+    step.then = then;
+    // Notes without a change go to their players alone, below.
+    step.to = changed.then_some(super::Recipients::All);
+    let (update, reports) = super::pipeline::write(ctx, id, loaded.seq, old_fire, step, now)?;
+    outbox.extend(reports);
+    if !changed {
         // Notes without a change go to their players alone.
         let mut map = None;
         for (seat, note) in to_players {

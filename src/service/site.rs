@@ -30,7 +30,7 @@ use chrono::{DateTime, Utc};
 use super::report::{self, Thread};
 use super::{Ctx, ServiceError};
 use crate::engine::chatter::{Reading, Vocabulary};
-use crate::engine::{GameEntry, PlayerSetup, Setup};
+use crate::engine::{GameEntry, PlayerSetup, Setup, Viewer};
 use crate::mail::OutMail;
 use crate::mail::compose::Draft;
 use crate::mail::ingest::Incoming;
@@ -2049,7 +2049,14 @@ pub fn games_text(
         } else {
             ""
         };
-        let waits = report::deadline_lines(&*loaded.game, &meta, seats.first().copied(), now);
+        let waits = report::deadline_lines(
+            &*loaded.game,
+            &meta,
+            seats
+                .first()
+                .map_or(Viewer::Spectator, |s| Viewer::Player(*s)),
+            now,
+        );
         out.push(format!("{head}{paused}: waiting for"));
         for w in waits {
             out.push(format!("    {w}"));

@@ -174,12 +174,13 @@ impl LogEntry {
         }
     }
 
-    /// True if the player in `seat` may see this entry (`None`: a
-    /// moderator or the operator, who see everything): a private message
-    /// only to its two ends.
-    pub fn visible_to(&self, seat: Option<Seat>) -> bool {
-        match (&self.kind, seat) {
-            (EntryKind::Message { to: Some(to) }, Some(s)) => s == self.seat || s == *to,
+    /// True if `viewer` may see this entry: a private message only to its
+    /// two ends, a moderator and the operator; never to a spectator.
+    pub fn visible_to(&self, viewer: crate::engine::Viewer) -> bool {
+        use crate::engine::Viewer;
+        match (&self.kind, viewer) {
+            (EntryKind::Message { to: Some(to) }, Viewer::Player(s)) => s == self.seat || s == *to,
+            (EntryKind::Message { to: Some(_) }, Viewer::Spectator) => false,
             _ => true,
         }
     }
@@ -2380,6 +2381,33 @@ mod tests {
             next_try: DateTime::<Utc>::MIN_UTC,
             last_error: Some("421 try later".into()),
             part: None,
+        }
+    }
+
+    /// A private message: its two ends, a moderator and the operator read
+    /// it; another player and a spectator do not (issue 37: `None` once
+    /// meant both "spectator" and "sees everything").
+    #[test]
+    fn a_private_message_is_visible_by_viewer() {
+        use crate::engine::{Actor, Viewer};
+        let told = LogEntry::act(
+            Seat(0),
+            "anna".into(),
+            "tell ben hello".into(),
+            Actor::Mail("m@x".into()),
+            EntryKind::Message { to: Some(Seat(1)) },
+            DateTime::<Utc>::MIN_UTC,
+            1,
+        );
+        for (viewer, sees) in [
+            (Viewer::Player(Seat(0)), true),
+            (Viewer::Player(Seat(1)), true),
+            (Viewer::Player(Seat(2)), false),
+            (Viewer::Spectator, false),
+            (Viewer::Moderator, true),
+            (Viewer::Operator, true),
+        ] {
+            assert_eq!(told.visible_to(viewer), sees, "{viewer:?}");
         }
     }
 

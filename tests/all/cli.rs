@@ -3,6 +3,7 @@
 //! `stationmaster` binary on a database in a temporary folder.
 
 use assert_cmd::Command;
+use stationmaster::engine::Viewer;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, PlayerSetup, Setup, Status};
 use stationmaster::rocket::{Board, Order, Rocket};
@@ -461,7 +462,7 @@ fn a_three_player_game_is_played_to_its_end_from_the_command_line() {
         Some(serde_json::Value::Null)
     );
     assert_eq!(view, {
-        let mut v = mirror.view_json(None);
+        let mut v = mirror.view_json(Viewer::Spectator);
         v["game"] = serde_json::Value::String(game.clone());
         v
     });

@@ -7,6 +7,7 @@ use chrono::{TimeZone, Utc};
 use stationmaster::config::Config;
 use stationmaster::daemon::{self, Ctx, LocalApplyError};
 use stationmaster::engine::GameEntry;
+use stationmaster::engine::Viewer;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{AnyGame, PlayerSetup, Seat, Setup, Status};
 use stationmaster::mail::templates::Templates;
@@ -164,8 +165,8 @@ fn every_player_gets_a_view_help_and_hints() {
         assert!(!game.help().is_empty());
         for s in 0..n {
             let seat = Seat(s as u8);
-            assert!(!game.render(Some(seat)).is_empty());
-            assert!(game.view_json(Some(seat)).is_object());
+            assert!(!game.render(Viewer::Player(seat)).is_empty());
+            assert!(game.view_json(Viewer::Player(seat)).is_object());
         }
         let Status::Active(awaited) = game.status() else {
             panic!("a new game is going on")
@@ -227,7 +228,7 @@ fn an_event_that_cannot_be_read_is_an_error_not_a_silence() {
     for kind in registry::GAMES.iter().copied() {
         let game = registry::new_game(&setup(kind, 3, 1), &BoardSource::embedded()).unwrap();
         let garbage = [serde_json::json!({"type": "no_such_event", "x": 1})];
-        assert!(game.describe_events(&garbage, None).is_err());
+        assert!(game.describe_events(&garbage, Viewer::Spectator).is_err());
     }
 }
 
@@ -256,7 +257,9 @@ fn one_reading_says_what_each_entry_and_the_status_say_on_their_own() {
                 }
                 let recent: Vec<&[serde_json::Value]> =
                     log.iter().rev().take(5).rev().map(Vec::as_slice).collect();
-                let readers = (0..4).map(|s| Some(Seat(s))).chain([None]);
+                let readers = (0..4)
+                    .map(|s| Viewer::Player(Seat(s)))
+                    .chain([Viewer::Spectator]);
                 for viewer in readers {
                     let reading = g.read(&recent, viewer, true).unwrap();
                     let alone: Vec<Vec<String>> = recent
@@ -275,7 +278,10 @@ fn one_reading_says_what_each_entry_and_the_status_say_on_their_own() {
                 log.len()
             );
             let garbage = [serde_json::json!({"type": "no_such_event"})];
-            assert!(g.read(&[&log[0], &garbage], None, true).is_err());
+            assert!(
+                g.read(&[&log[0], &garbage], Viewer::Spectator, true)
+                    .is_err()
+            );
         }
     }
 }
@@ -325,7 +331,7 @@ fn the_html_map_says_what_the_text_map_says() {
                     w[0].0
                 );
             }
-            let seat = Some(Seat(0));
+            let seat = Viewer::Player(Seat(0));
             assert_eq!(g.render(seat), format!("{text}\n{}", g.render_status(seat)));
             assert!(g.render_html(seat).starts_with("<pre"));
             assert!(g.render_html(seat).contains(&html));

@@ -3,6 +3,7 @@
 //! help, the veto queue, replays and retries. The end-to-end tests over real
 //! IMAP and SMTP servers are in `tests/e2e.rs`.
 
+use stationmaster::engine::Viewer;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -174,7 +175,7 @@ impl World {
             .load(&self.id)
             .unwrap()
             .game
-            .view_json(None)
+            .view_json(Viewer::Spectator)
     }
 
     fn log_len(&self) -> usize {
@@ -1000,7 +1001,10 @@ fn a_bid_sent_early_stands_hidden_and_applies_at_its_place() {
     assert!(!text.contains("Applied."), "{text}");
     assert_eq!(w.json(), before, "the game did not change");
     // Nothing shows it to others: the JSON view, bob's report and history.
-    for viewer in [None, Some(stationmaster::engine::Seat(1))] {
+    for viewer in [
+        Viewer::Spectator,
+        Viewer::Player(stationmaster::engine::Seat(1)),
+    ] {
         let v = w
             .daemon
             .store()

@@ -2,6 +2,7 @@
 //! in seconds: the daemon's clock is whatever time the test hands it (as
 //! `--now` does on the command line).
 
+use stationmaster::engine::Viewer;
 use std::sync::atomic::AtomicBool;
 
 use chrono::{DateTime, Duration, Utc};
@@ -107,7 +108,7 @@ impl Game {
             .load(&self.id)
             .unwrap()
             .game
-            .view_json(None)
+            .view_json(Viewer::Spectator)
     }
 
     /// The awaited players who are not `absent`.

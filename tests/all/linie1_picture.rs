@@ -9,6 +9,7 @@
 //! its own track, a tram stands on its square, and a secret card hidden by
 //! the view is nowhere in the picture, while its owner sees it.
 
+use stationmaster::engine::Viewer;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, Seat, Status};
 use stationmaster::linie1::picture::board_svg;
@@ -19,7 +20,7 @@ use crate::common::{assert_svg_matches, linie1_game, linie1_pick, linie1_with_ro
 const NAMES: [&str; 4] = ["Anna", "Bert", "Cora", "Dan"];
 
 /// The picture of `g` for `reader`.
-fn svg(g: &Linie1, reader: Option<Seat>) -> String {
+fn svg(g: &Linie1, reader: Viewer) -> String {
     board_svg(&g.view(reader), g.data())
 }
 
@@ -44,8 +45,12 @@ fn play_until(g: &mut Linie1, seed: u64, most: usize, done: impl Fn(&Linie1) -> 
 /// covered, many stop signs out.
 fn midgame() -> Linie1 {
     let mut g = linie1_game(&NAMES, 11, &[]);
-    assert!(play_until(&mut g, 11, 400, |g| g.view(None).tiles.len() >= 50));
-    let v = g.view(None);
+    assert!(play_until(&mut g, 11, 400, |g| g
+        .view(Viewer::Spectator)
+        .tiles
+        .len()
+        >= 50));
+    let v = g.view(Viewer::Spectator);
     assert!(v.stop_signs.len() >= 6, "{} stop signs", v.stop_signs.len());
     g
 }
@@ -55,7 +60,7 @@ fn midgame() -> Linie1 {
 fn on_trip() -> Linie1 {
     let mut g = linie1_with_route(&linie1_game(&NAMES, 5, &[]));
     let moved = |g: &Linie1| {
-        g.view(None).players[0]
+        g.view(Viewer::Spectator).players[0]
             .trip
             .as_ref()
             .and_then(|t| t.tram.as_deref())
@@ -81,31 +86,34 @@ fn finished() -> Linie1 {
 #[test]
 fn golden_start_of_a_game() {
     let g = linie1_game(&NAMES[..3], 7, &[]);
-    assert_svg_matches(&svg(&g, Some(Seat(0))), "linie1_start.svg");
+    assert_svg_matches(&svg(&g, Viewer::Player(Seat(0))), "linie1_start.svg");
 }
 
 #[test]
 fn golden_board_full_of_track_and_stop_signs() {
-    assert_svg_matches(&svg(&midgame(), Some(Seat(1))), "linie1_midgame.svg");
+    assert_svg_matches(
+        &svg(&midgame(), Viewer::Player(Seat(1))),
+        "linie1_midgame.svg",
+    );
 }
 
 #[test]
 fn golden_tram_on_its_trip() {
-    assert_svg_matches(&svg(&on_trip(), Some(Seat(2))), "linie1_trip.svg");
+    assert_svg_matches(&svg(&on_trip(), Viewer::Player(Seat(2))), "linie1_trip.svg");
 }
 
 #[test]
 fn golden_finished_game() {
-    assert_svg_matches(&svg(&finished(), None), "linie1_finished.svg");
+    assert_svg_matches(&svg(&finished(), Viewer::Spectator), "linie1_finished.svg");
 }
 
 #[test]
 fn the_picture_is_standalone_svg_a_phone_can_shrink() {
     for (g, reader) in [
-        (linie1_game(&NAMES, 3, &["die"]), Some(Seat(3))),
-        (midgame(), None),
-        (on_trip(), Some(Seat(0))),
-        (finished(), Some(Seat(1))),
+        (linie1_game(&NAMES, 3, &["die"]), Viewer::Player(Seat(3))),
+        (midgame(), Viewer::Spectator),
+        (on_trip(), Viewer::Player(Seat(0))),
+        (finished(), Viewer::Player(Seat(1))),
     ] {
         let text = svg(&g, reader);
         let root = parse_xml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -154,7 +162,7 @@ fn the_picture_is_standalone_svg_a_phone_can_shrink() {
 #[test]
 fn every_laid_tile_is_drawn_where_it_lies_as_its_own_track() {
     let g = midgame();
-    let v = g.view(Some(Seat(2)));
+    let v = g.view(Viewer::Player(Seat(2)));
     let text = board_svg(&v, g.data());
     let root = parse_xml(&text).unwrap();
     let uses: Vec<&Element> = root.all().filter(|e| e.name == "use").collect();
@@ -207,7 +215,7 @@ fn every_laid_tile_is_drawn_where_it_lies_as_its_own_track() {
 #[test]
 fn a_tram_stands_on_its_square_with_its_line_number() {
     let g = on_trip();
-    let v = g.view(Some(Seat(1)));
+    let v = g.view(Viewer::Player(Seat(1)));
     let anna = &v.players[0];
     let at = anna.trip.as_ref().and_then(|t| t.tram.clone()).unwrap();
     let line = anna.line.unwrap().to_string();
@@ -238,13 +246,17 @@ fn a_tram_stands_on_its_square_with_its_line_number() {
 #[test]
 fn a_secret_card_is_in_no_picture_but_its_owners() {
     let g = linie1_game(&NAMES[..3], 9, &[]);
-    let own = g.view(Some(Seat(0)));
+    let own = g.view(Viewer::Player(Seat(0)));
     let anna = &own.players[0];
     let card = format!("route card {}", anna.route_card.as_ref().unwrap());
     let line = format!("line {} (", anna.line.unwrap());
-    let mine = svg(&g, Some(Seat(0)));
+    let mine = svg(&g, Viewer::Player(Seat(0)));
     assert!(mine.contains(&card) && mine.contains(&line), "{mine}");
-    for reader in [Some(Seat(1)), Some(Seat(2)), None] {
+    for reader in [
+        Viewer::Player(Seat(1)),
+        Viewer::Player(Seat(2)),
+        Viewer::Spectator,
+    ] {
         let theirs = svg(&g, reader);
         assert!(!theirs.contains(&card), "{reader:?} sees Anna's {card}");
         assert!(!theirs.contains(&line), "{reader:?} sees Anna's {line}");
@@ -258,9 +270,12 @@ fn a_secret_card_is_in_no_picture_but_its_owners() {
         players[2][field] = a;
     }
     let swapped: Linie1 = serde_json::from_value(state).unwrap();
-    assert_eq!(svg(&swapped, Some(Seat(1))), svg(&g, Some(Seat(1))));
-    assert_eq!(svg(&swapped, None), svg(&g, None));
-    assert_ne!(svg(&swapped, Some(Seat(0))), mine);
+    assert_eq!(
+        svg(&swapped, Viewer::Player(Seat(1))),
+        svg(&g, Viewer::Player(Seat(1)))
+    );
+    assert_eq!(svg(&swapped, Viewer::Spectator), svg(&g, Viewer::Spectator));
+    assert_ne!(svg(&swapped, Viewer::Player(Seat(0))), mine);
 }
 
 #[test]
@@ -271,7 +286,11 @@ fn every_position_of_a_game_draws_for_every_reader() {
     let mut g = linie1_with_route(&linie1_game(&NAMES, 21, &["die_or_repeat"]));
     let mut rng = SplitMix64::new(21);
     for _ in 0..600 {
-        for reader in [None, Some(Seat(0)), Some(Seat(3))] {
+        for reader in [
+            Viewer::Spectator,
+            Viewer::Player(Seat(0)),
+            Viewer::Player(Seat(3)),
+        ] {
             let v = g.view(reader);
             let text = board_svg(&v, g.data());
             let root = parse_xml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -290,12 +309,12 @@ fn every_position_of_a_game_draws_for_every_reader() {
 #[test]
 fn the_title_says_whose_turn_it_is_or_who_won() {
     let g = linie1_game(&NAMES[..2], 1, &[]);
-    assert!(svg(&g, Some(Seat(0))).contains(">Linie 1 · turn 1 · you: 2 tiles to lay<"));
-    assert!(svg(&g, Some(Seat(1))).contains(">Linie 1 · turn 1 · Anna: 2 tiles to lay<"));
+    assert!(svg(&g, Viewer::Player(Seat(0))).contains(">Linie 1 · turn 1 · you: 2 tiles to lay<"));
+    assert!(svg(&g, Viewer::Player(Seat(1))).contains(">Linie 1 · turn 1 · Anna: 2 tiles to lay<"));
     let g = finished();
-    let anna = svg(&g, Some(Seat(0)));
+    let anna = svg(&g, Viewer::Player(Seat(0)));
     assert!(anna.contains(">Game over: Anna finished the inaugural trip. You win.<"));
-    assert!(svg(&g, Some(Seat(1))).contains(". Anna wins.<"));
+    assert!(svg(&g, Viewer::Player(Seat(1))).contains(". Anna wins.<"));
 }
 
 #[test]
@@ -303,7 +322,7 @@ fn names_and_reasons_are_text_not_markup() {
     // Setup allows only one-word names; a view read back from elsewhere
     // might hold anything.
     let g = linie1_game(&NAMES[..2], 1, &[]);
-    let mut v = serde_json::to_value(g.view(Some(Seat(1)))).unwrap();
+    let mut v = serde_json::to_value(g.view(Viewer::Player(Seat(1)))).unwrap();
     v["players"][0]["name"] = "<b>Tom & Jerry</b>\u{7}".into();
     v["result"] = serde_json::json!({"winner": null, "reason": "a <reason> & more"});
     let v: View = serde_json::from_value(v).unwrap();

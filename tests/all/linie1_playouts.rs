@@ -7,6 +7,7 @@
 //! that every game ends.
 
 use proptest::prelude::*;
+use stationmaster::engine::Viewer;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, Seat, Status};
 use stationmaster::linie1::picture::board_svg;
@@ -40,14 +41,14 @@ fn wild(rng: &mut SplitMix64, g: &Linie1, seat: Seat) -> Order {
 }
 
 /// No reader sees a secret that is not theirs (rulings 4).
-fn check_secrets(g: &Linie1, reader: Option<Seat>) {
+fn check_secrets(g: &Linie1, reader: Viewer) {
     let v = g.view(reader);
     let json = serde_json::to_value(&v).unwrap();
     assert_eq!(json["kind"], "linie1");
     let status = g.render_status(reader);
     let picture = board_svg(&v, g.data());
     for (i, p) in v.players.iter().enumerate() {
-        let own = reader == Some(Seat(i as u8));
+        let own = reader == Viewer::Player(Seat(i as u8));
         let shown = own || p.driving || v.finished;
         assert_eq!(
             p.line.is_some(),
@@ -97,12 +98,12 @@ fn play(mut g: Linie1, seed: u64) -> (usize, bool) {
             .unwrap_or_else(|e| panic!("seed {seed}, order {orders}: {e}"));
         if orders % 20 == 0 {
             let reader = Seat((orders / 20 % players) as u8);
-            check_secrets(&g, Some(reader));
-            check_secrets(&g, None);
+            check_secrets(&g, Viewer::Player(reader));
+            check_secrets(&g, Viewer::Spectator);
         }
         if let Status::Finished(placings) = g.status() {
             assert_eq!(placings.len(), players);
-            check_secrets(&g, None);
+            check_secrets(&g, Viewer::Spectator);
             return (orders, g.outcome().is_some_and(|o| o.winner.is_some()));
         }
         assert!(orders < MAX_ORDERS, "seed {seed}: the game did not end");
@@ -151,7 +152,7 @@ fn play(mut g: Linie1, seed: u64) -> (usize, bool) {
             .apply(seat, &order)
             .unwrap_or_else(|e| panic!("seed {seed}: legal order {text} refused: {e}"));
         for e in &events {
-            assert!(!g.describe(e, None).is_empty());
+            assert!(!g.describe(e, Viewer::Spectator).is_empty());
         }
         orders += 1;
     }

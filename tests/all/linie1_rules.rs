@@ -12,6 +12,7 @@
 //! I10, A on K8.
 
 use serde_json::{Value, json};
+use stationmaster::engine::Viewer;
 use stationmaster::engine::{Game, PlayerSetup, RuleError, Seat, Setup, Status};
 use stationmaster::linie1::{Components, Edge, Event, Linie1, Order, Paths, Square};
 
@@ -179,7 +180,7 @@ fn sign_of(g: &Linie1, letter: char) -> Option<Square> {
 }
 
 fn tram(g: &Linie1, seat: Seat) -> Option<String> {
-    g.view(None).players[seat.index()]
+    g.view(Viewer::Spectator).players[seat.index()]
         .trip
         .as_ref()
         .and_then(|t| t.tram.clone())
@@ -190,7 +191,7 @@ fn tram(g: &Linie1, seat: Seat) -> Option<String> {
 #[test]
 fn setup_deals_secret_cards_and_open_start_hands() {
     let g = game(4, &[]);
-    let v = g.view(None);
+    let v = g.view(Viewer::Spectator);
     for p in &v.players {
         assert_eq!(
             p.hand,
@@ -269,7 +270,10 @@ fn variant_3_ordered_stops_deals_three_stops_and_refuses_two() {
     for seat in 0..4 {
         assert_eq!(g.required_stops(Seat(seat)).len(), 3, "seat {seat}");
     }
-    assert_eq!(g.view(None).options, ["stops=3", "ordered_stops"]);
+    assert_eq!(
+        g.view(Viewer::Spectator).options,
+        ["stops=3", "ordered_stops"]
+    );
     assert_eq!(game(4, &[]).options().stops, 2, "the default stays");
     let c = Components::embedded().unwrap();
     for options in [["ordered_stops", "stops=2"], ["stops=2", "ordered_stops"]] {
@@ -288,21 +292,21 @@ fn variant_3_ordered_stops_deals_three_stops_and_refuses_two() {
 fn rulings_04_each_reader_sees_only_their_own_cards() {
     let g = game(3, &[]);
     for reader in 0..3u8 {
-        let v = g.view(Some(Seat(reader)));
+        let v = g.view(Viewer::Player(Seat(reader)));
         for p in &v.players {
             assert_eq!(p.line.is_some(), p.seat == reader);
             assert_eq!(p.route_card.is_some(), p.seat == reader);
         }
-        let text = g.render_status(Some(Seat(reader)));
+        let text = g.render_status(Viewer::Player(Seat(reader)));
         assert!(text.contains("Your cards (secret"), "{text}");
-        let json = g.view_json(Some(Seat(reader))).to_string();
-        let mine = g.view(Some(Seat(reader))).players[usize::from(reader)]
+        let json = g.view_json(Viewer::Player(Seat(reader))).to_string();
+        let mine = g.view(Viewer::Player(Seat(reader))).players[usize::from(reader)]
             .route_card
             .clone()
             .unwrap();
         assert!(json.contains(&mine));
     }
-    assert!(!g.render_status(None).contains("Your cards"));
+    assert!(!g.render_status(Viewer::Spectator).contains("Your cards"));
 }
 
 // ===== Laying (rulings 1; seed, Piazzare le tessere) ============================
@@ -571,18 +575,18 @@ fn stationmaster_ruling_1_a_pass_after_one_tile_says_the_second() {
         .find(|e| matches!(e, Event::Passed { .. }))
         .expect("a pass");
     assert_eq!(
-        g.describe(passed, Some(BERT)),
+        g.describe(passed, Viewer::Player(BERT)),
         "Anna could lay no second tile and passed."
     );
     assert_eq!(
-        g.describe(passed, Some(ANNA)),
+        g.describe(passed, Viewer::Player(ANNA)),
         "You could lay no second tile and passed."
     );
     // A pass with no tile laid still says so.
     let mut g = no_supply(&hand(&hand(&game(2, &[]), ANNA, &[]), BERT, &["WE"]));
     let ev = ok(&mut g, ANNA, "pass");
     assert_eq!(
-        g.describe(&ev[0], Some(BERT)),
+        g.describe(&ev[0], Viewer::Player(BERT)),
         "Anna could lay no tile and passed."
     );
 }
@@ -661,10 +665,10 @@ fn stationmaster_ruling_1_a_finished_route_starts_rather_than_passes() {
 #[test]
 fn rulings_05_a_complete_route_starts_the_trip_and_shows_the_cards() {
     let mut g = route_game(2, &["stops=2"]);
-    assert!(g.view(Some(BERT)).players[0].line.is_none());
+    assert!(g.view(Viewer::Player(BERT)).players[0].line.is_none());
     let ev = ok(&mut g, ANNA, "start 2W");
     assert!(matches!(ev[0], Event::TripStarted { .. }));
-    let v = g.view(Some(BERT));
+    let v = g.view(Viewer::Player(BERT));
     assert_eq!(v.players[0].line, Some(2), "shown once the trip starts");
     assert_eq!(v.players[0].stops, Some(vec!['K', 'A']));
     assert_eq!(tram(&g, ANNA).as_deref(), Some("2W"));
@@ -757,7 +761,7 @@ fn rulings_06_the_limit_has_no_ceiling_of_its_own() {
     // The previous move plus one, however long it was.
     let g = edit(&game(2, &[]), |v| v["last_move"] = json!(40));
     assert_eq!(g.max_distance(), 41);
-    assert_eq!(g.view(None).max_move, 41);
+    assert_eq!(g.view(Viewer::Spectator).max_move, 41);
 }
 
 #[test]
@@ -834,7 +838,7 @@ fn rulings_06_stopping_at_the_route_stops_and_winning() {
     assert_eq!(placings[0].place, 1);
     assert_eq!(placings[1].place, 2);
     assert!(g.legal_orders(BERT).is_empty());
-    assert!(g.render_status(Some(BERT)).contains("Anna wins"));
+    assert!(g.render_status(Viewer::Player(BERT)).contains("Anna wins"));
 }
 
 #[test]
@@ -941,7 +945,7 @@ fn stationmaster_ruling_5_a_tram_taken_off_for_a_missed_stop_is_told_so() {
     let applied =
         AnyGame::apply_line(&mut g, ANNA, "move C10 D10 E10 F10 F11 G11 H11 H10 I10").unwrap();
     assert_eq!(tram(&g, ANNA), None, "taken off");
-    let said = AnyGame::describe_events(&g, &applied.events, Some(BERT))
+    let said = AnyGame::describe_events(&g, &applied.events, Viewer::Player(BERT))
         .unwrap()
         .join(" ");
     assert!(!said.contains("cannot reach its terminal"), "{said}");
@@ -960,7 +964,7 @@ fn stationmaster_ruling_5_a_tram_taken_off_for_a_missed_stop_is_told_so() {
 fn what_a_driver_is_awaited_for_reads_right_to_everyone() {
     let mut g = route_game(2, &["stops=2"]);
     ok(&mut g, ANNA, "start 2W");
-    let status = g.render_status(Some(BERT));
+    let status = g.render_status(Viewer::Player(BERT));
     assert!(
         status.contains("waiting for Anna (a move of the tram)"),
         "{status}"
@@ -968,12 +972,16 @@ fn what_a_driver_is_awaited_for_reads_right_to_everyone() {
     // Taken off (as Stationmaster ruling 5 does), it sets out again.
     let mut g = edit(&g, |v| v["players"][0]["trip"]["tram"] = json!(null));
     assert_eq!(tram(&g, ANNA), None);
-    let status = g.render_status(Some(BERT));
+    let status = g.render_status(Viewer::Player(BERT));
     assert!(
         status.contains("waiting for Anna (the tram to set out again from a terminal)"),
         "{status}"
     );
-    for viewer in [Some(ANNA), Some(BERT), None] {
+    for viewer in [
+        Viewer::Player(ANNA),
+        Viewer::Player(BERT),
+        Viewer::Spectator,
+    ] {
         assert!(!g.render_status(viewer).contains("your tram"));
     }
     ok(&mut g, ANNA, "start 2E");
@@ -985,7 +993,7 @@ fn what_a_driver_is_awaited_for_reads_right_to_everyone() {
 #[test]
 fn what_a_finished_route_is_awaited_for_says_the_trip_to_its_player_alone() {
     let g = route_game(2, &["stops=2"]);
-    let mine = g.render_status(Some(ANNA));
+    let mine = g.render_status(Viewer::Player(ANNA));
     assert!(
         mine.contains("waiting for Anna (the trip to start, or 2 tiles to lay)"),
         "{mine}"
@@ -996,8 +1004,11 @@ fn what_a_finished_route_is_awaited_for_says_the_trip_to_its_player_alone() {
             .map(|a| a.what)
             .collect::<Vec<_>>()
     };
-    assert_eq!(what(Some(ANNA)), ["the trip to start, or 2 tiles to lay"]);
-    for viewer in [Some(BERT), None] {
+    assert_eq!(
+        what(Viewer::Player(ANNA)),
+        ["the trip to start, or 2 tiles to lay"]
+    );
+    for viewer in [Viewer::Player(BERT), Viewer::Spectator] {
         assert_eq!(what(viewer), ["2 tiles to lay"]);
         let theirs = g.render_status(viewer);
         assert!(
@@ -1013,7 +1024,7 @@ fn what_a_finished_route_is_awaited_for_says_the_trip_to_its_player_alone() {
     // Once a tile is laid, the trip waits for the next turn.
     let mut g = g;
     ok(&mut g, ANNA, "lay A1 SE");
-    assert_eq!(g.awaiting_to(Some(ANNA))[0].what, "1 tile to lay");
+    assert_eq!(g.awaiting_to(Viewer::Player(ANNA))[0].what, "1 tile to lay");
 }
 
 // ===== Variants (rulings 7; seed, Varianti) =====================================
@@ -1258,7 +1269,7 @@ fn the_map_fits_100_columns_and_shows_track_signs_and_trams() {
     assert!(m.text.contains("╯") && m.text.contains("╭"), "the curves");
     assert!(m.html.contains("<span style=\"color:"), "coloured");
     assert!(!m.html.contains("<pre"));
-    let status = g.render_status(Some(BERT));
+    let status = g.render_status(Viewer::Player(BERT));
     assert!(status.contains("driving: line 2"), "{status}");
     for line in status.lines() {
         assert!(line.chars().count() <= 100, "{line}");
@@ -1311,7 +1322,11 @@ fn a_move_ended_by_a_stop_sign_off_the_route_tells_why() {
     // D's stop sign is on B10, and D is not one of Anna's stops (K, A).
     assert_eq!(sign_of(&g, 'D'), Some(sq("B10")));
     let applied = AnyGame::apply_line(&mut g, ANNA, "move 2").unwrap();
-    for viewer in [Some(ANNA), Some(BERT), None] {
+    for viewer in [
+        Viewer::Player(ANNA),
+        Viewer::Player(BERT),
+        Viewer::Spectator,
+    ] {
         let said = AnyGame::describe_events(&g, &applied.events, viewer)
             .unwrap()
             .join(" ");
@@ -1332,7 +1347,7 @@ fn a_straight_with_curves_is_told_with_its_articles() {
     use stationmaster::engine::AnyGame;
     let mut g = hand(&game(2, &[]), ANNA, &["NS+SW", "NS+NE+SW"]);
     let said = |g: &Linie1, events: &[Value]| {
-        AnyGame::describe_events(g, events, Some(BERT))
+        AnyGame::describe_events(g, events, Viewer::Player(BERT))
             .unwrap()
             .join(" ")
     };

@@ -3,6 +3,7 @@
 //! shows it, or nothing at all with `[mail] pictures = false`), and the
 //! report's HTML part as a person sees it, in headless Chromium.
 
+use stationmaster::engine::Viewer;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -28,7 +29,7 @@ const LAND: [u8; 3] = [0xef, 0xe8, 0xcf];
 const SEA: [u8; 3] = [0xb9, 0xd4, 0xee];
 
 fn picture(g: &Rocket, last: &[stationmaster::rocket::Event]) -> Picture {
-    g.picture(&g.view(None), last, None)
+    g.picture(&g.view(Viewer::Spectator), last, None)
         .expect("Rocket draws its board")
 }
 
@@ -73,7 +74,7 @@ fn a_rocket_picture_shows_nothing_the_text_hides() {
     common::extend(&mut g, "GWR G13");
     let spectator = svg(&g, &[]);
     for seat in 0..3 {
-        let view = g.view(Some(Seat(seat)));
+        let view = g.view(Viewer::Player(Seat(seat)));
         let theirs = g.picture(&view, &[], None).map(|p| p.svg());
         assert_eq!(theirs.as_deref(), Some(spectator.as_str()));
     }
@@ -474,9 +475,11 @@ fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
     let pictures = [
         picture(&common::game(&ABC), &[]),
         picture(&g, &events),
-        Game::picture(&linie1, &linie1.view(None), &[], None).expect("Linie 1 draws its board"),
+        Game::picture(&linie1, &linie1.view(Viewer::Spectator), &[], None)
+            .expect("Linie 1 draws its board"),
         // No tile laid: nothing stamped, only the bottom layer kept.
-        Game::picture(&empty, &empty.view(None), &[], None).expect("Linie 1 draws its board"),
+        Game::picture(&empty, &empty.view(Viewer::Spectator), &[], None)
+            .expect("Linie 1 draws its board"),
     ];
     assert!(pictures[3].layers.iter().all(|l| l.stamps.is_empty()));
     for p in &pictures {
@@ -516,7 +519,7 @@ fn each_picture_of_a_game_drawn_from_the_one_before_shows_its_whole_svg() {
             let order = legal[rng.below(legal.len())].clone();
             let events = g.apply(awaited, &order).expect("a legal order applies");
             let p = g
-                .picture(&g.view(None), &events, None)
+                .picture(&g.view(Viewer::Spectator), &events, None)
                 .expect("the game draws its board");
             let png = stationmaster::picture::png(&p).expect("rendered");
             if n % every == 0 {
@@ -548,7 +551,7 @@ fn a_linie1_tile_laid_draws_again_only_the_bands_it_touched() {
         let order = legal[rng.below(legal.len())].clone();
         let events = g.apply(awaited, &order).expect("a legal order applies");
         let p = g
-            .picture(&g.view(None), &events, None)
+            .picture(&g.view(Viewer::Spectator), &events, None)
             .expect("the game draws its board");
         let before = stationmaster::picture::counts();
         stationmaster::picture::png(&p).expect("rendered");

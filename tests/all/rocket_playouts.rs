@@ -3,6 +3,7 @@
 //! legal orders, `apply` and `timing` agree, that the game ends, and that
 //! the JSON view is valid JSON with the documented fields.
 
+use stationmaster::engine::Viewer;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, PlayerSetup, Seat, Setup, Status, Timing};
 use stationmaster::rocket::{Board, Hex, LineId, Order, Rocket, TRACK_TILES};
@@ -76,7 +77,7 @@ fn wild(rng: &mut SplitMix64, g: &Rocket) -> Order {
     }
 }
 
-fn check_view(g: &Rocket, viewer: Option<Seat>) {
+fn check_view(g: &Rocket, viewer: Viewer) {
     let text = serde_json::to_string(&g.view_json(viewer)).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     for key in [
@@ -94,7 +95,7 @@ fn check_view(g: &Rocket, viewer: Option<Seat>) {
     }
     assert_eq!(v["kind"], "rocket");
     for (i, p) in v["players"].as_array().unwrap().iter().enumerate() {
-        let own = viewer == Some(Seat(i as u8));
+        let own = viewer == Viewer::Player(Seat(i as u8));
         let finished = v["finished"].as_bool().unwrap();
         assert_eq!(
             p.get("money").is_some(),
@@ -121,13 +122,13 @@ fn playout(players: usize, seed: u64) -> (usize, u8) {
             .unwrap_or_else(|e| panic!("seed {seed}, order {orders}: {e}"));
         assert!(g.tiles_laid() <= TRACK_TILES);
         if orders % 25 == 0 {
-            check_view(&g, Some(Seat((orders % players) as u8)));
+            check_view(&g, Viewer::Player(Seat((orders % players) as u8)));
         }
         let awaited = g.awaiting();
         if let Status::Finished(placings) = g.status() {
             assert!(awaited.is_empty());
             assert_eq!(placings.len(), players);
-            check_view(&g, None);
+            check_view(&g, Viewer::Spectator);
             return (orders, g.tiles_laid());
         }
         assert!(

@@ -8,6 +8,7 @@
 //! north; rows 2, 4, … sit half a hex east.
 
 use crate::common::*;
+use stationmaster::engine::Viewer;
 use stationmaster::engine::{Game, RuleError, Seat, SetupError, Timing};
 use stationmaster::rocket::scoring::{Money, majority, per_place};
 use stationmaster::rocket::{
@@ -135,7 +136,7 @@ fn rulings_01_tied_seconds_paid_nothing_are_told() {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    let bela = read(Some(BELA));
+    let bela = read(Viewer::Player(BELA));
     assert!(
         bela.contains(
             "You receive nothing for shares of LSWR (merged into GWR): your part of the payment \
@@ -373,7 +374,7 @@ fn rulings_06_the_moved_line_dissolves_and_its_locomotive_becomes_a_tile() {
     assert!(has(&ev, |e| *e == merged), "{ev:#?}");
     // The dissolved line's shares, and what becomes of them, in words.
     assert_eq!(
-        g.describe(&merged, None),
+        g.describe(&merged, Viewer::Spectator),
         "LSWR merges into GWR at D15 and is dissolved: its shareholders return their LSWR \
          shares and get one GWR share for every two (a single share is worth nothing); the 12 \
          LSWR shares left on the board leave the game."
@@ -429,11 +430,11 @@ fn rulings_06_shares_are_exchanged_two_for_one() {
     assert!(has(&ev, |e| *e == bela), "{ev:#?}");
     // In words: which line's shares went back, and why one was worth nothing.
     assert_eq!(
-        g.describe(&cecil, None),
+        g.describe(&cecil, Viewer::Spectator),
         "Cecil returns 3 LSWR shares and receives 1 GWR share; the odd share is worth nothing."
     );
     assert_eq!(
-        g.describe(&bela, Some(BELA)),
+        g.describe(&bela, Viewer::Player(BELA)),
         "Béla returns 1 LSWR share and receives nothing: a single share is worth nothing."
     );
     assert_eq!(
@@ -494,11 +495,11 @@ fn rulings_06_supplementary_shares_when_the_board_stack_runs_out() {
         };
         assert!(has(&ev, |e| *e == exchanged), "{ev:#?}");
         assert!(
-            g.describe(&exchanged, None).ends_with(
+            g.describe(&exchanged, Viewer::Spectator).ends_with(
                 " returns 2 L&Y shares and receives 1 supplementary share standing for NER."
             ),
             "{}",
-            g.describe(&exchanged, None)
+            g.describe(&exchanged, Viewer::Spectator)
         );
         assert_eq!(g.player(s).supplementary[ner.index()], 1);
     }
@@ -739,7 +740,7 @@ fn rulings_07_bids_are_paid_in_real_shares_only() {
          real shares (supplementary shares cannot be bid). Bid at most 1, or pass."
     );
     let ev = order(&mut g, BELA, "bid 1 I2");
-    let status = g.render_status(Some(ANDI));
+    let status = g.render_status(Viewer::Player(ANDI));
     assert!(
         status.contains("high bid 1 share for I2 by Béla"),
         "{status}"
@@ -753,7 +754,7 @@ fn rulings_07_bids_are_paid_in_real_shares_only() {
     };
     assert!(has(&ev, |e| *e == passed), "{ev:#?}");
     assert_eq!(
-        g.describe(&passed, Some(ANDI)),
+        g.describe(&passed, Viewer::Player(ANDI)),
         "Cecil holds only supplementary NER shares, which cannot be bid, and is passed over."
     );
     assert_eq!(g.awaiting()[0].seat, ANDI);
@@ -781,11 +782,11 @@ fn rulings_07_a_player_passed_over_in_a_veto_round_is_told_why() {
     };
     assert!(has(&ev, |e| *e == passed), "{ev:#?}");
     assert_eq!(
-        g.describe(&passed, Some(ANDI)),
+        g.describe(&passed, Viewer::Player(ANDI)),
         "You hold no L&Y share, so cannot bid, and are passed over."
     );
     assert_eq!(
-        g.describe(&passed, Some(BELA)),
+        g.describe(&passed, Viewer::Player(BELA)),
         "Andi holds no L&Y share, so cannot bid, and is passed over."
     );
     // Too few real shares for the bid to beat.
@@ -797,12 +798,12 @@ fn rulings_07_a_player_passed_over_in_a_veto_round_is_told_why() {
         needed: 2,
     };
     assert_eq!(
-        g.describe(&short, None),
+        g.describe(&short, Viewer::Spectator),
         "Cecil cannot bid: a bid must now be at least 2 shares, and Cecil holds only 1 real \
          L&Y share; passed over."
     );
     assert_eq!(
-        g.describe(&short, Some(CECIL)),
+        g.describe(&short, Viewer::Player(CECIL)),
         "You cannot bid: a bid must now be at least 2 shares, and you hold only 1 real L&Y \
          share; passed over."
     );
@@ -1121,7 +1122,7 @@ fn rulings_09_an_isolated_line_loses_its_board_shares() {
                 line: ner,
                 discarded,
             },
-            None,
+            Viewer::Spectator,
         )
     };
     assert_eq!(
@@ -1664,14 +1665,18 @@ fn rulings_13_money_is_private() {
     act(&mut g, "token Manchester textiles");
     let ev = extend(&mut g, "L&Y B4");
     let payment = ev.iter().find(|e| matches!(e, Event::Paid { .. })).unwrap();
-    let own = g.describe(payment, Some(ANDI));
+    let own = g.describe(payment, Viewer::Player(ANDI));
     assert!(own.contains("£2,000"), "{own}");
-    for viewer in [Some(BELA), Some(CECIL), None] {
+    for viewer in [
+        Viewer::Player(BELA),
+        Viewer::Player(CECIL),
+        Viewer::Spectator,
+    ] {
         let text = g.describe(payment, viewer);
         assert!(!text.contains('£'), "{text}");
         assert!(text.contains("Andi is paid for Manchester"), "{text}");
     }
-    let view = g.view_json(Some(BELA));
+    let view = g.view_json(Viewer::Player(BELA));
     assert!(view["players"][0].get("money").is_none());
     assert_eq!(view["players"][1]["money"], serde_json::json!(0));
 }
@@ -1684,12 +1689,16 @@ fn options_open_money_shows_every_payment_to_everyone() {
     act(&mut g, "token Manchester textiles");
     let ev = extend(&mut g, "L&Y B4");
     let payment = ev.iter().find(|e| matches!(e, Event::Paid { .. })).unwrap();
-    for viewer in [Some(BELA), Some(CECIL), None] {
+    for viewer in [
+        Viewer::Player(BELA),
+        Viewer::Player(CECIL),
+        Viewer::Spectator,
+    ] {
         let text = g.describe(payment, viewer);
         assert!(text.contains("Andi receives £2,000"), "{text}");
     }
     assert_eq!(
-        g.view_json(Some(BELA))["players"][0]["money"],
+        g.view_json(Viewer::Player(BELA))["players"][0]["money"],
         serde_json::json!(2000)
     );
 }
@@ -1703,8 +1712,15 @@ fn rulings_13_money_is_public_once_the_game_is_over() {
         .iter()
         .find(|e| matches!(e, Event::Paid { player: ANDI, .. }))
         .unwrap();
-    assert!(g.describe(payment, Some(BELA)).contains("Andi receives £"));
-    assert!(g.view_json(Some(BELA))["players"][0].get("money").is_some());
+    assert!(
+        g.describe(payment, Viewer::Player(BELA))
+            .contains("Andi receives £")
+    );
+    assert!(
+        g.view_json(Viewer::Player(BELA))["players"][0]
+            .get("money")
+            .is_some()
+    );
 }
 
 // ===== Rulings 14: players and stations ========================================
@@ -1936,7 +1952,7 @@ fn rules_c1_a_moved_locomotive_faces_its_new_way_while_the_veto_is_open() {
 #[test]
 fn rules_c1_shares_and_tiles_are_told_with_the_right_article() {
     let g = game(&ABC);
-    let told = |e: Event| g.describe(&e, None);
+    let told = |e: Event| g.describe(&e, Viewer::Spectator);
     for (id, article) in [
         ("L&Y", "an"),
         ("NER", "an"),
@@ -1977,7 +1993,7 @@ fn rules_c1_many_shareholdings_stay_in_their_column() {
     turn_to(&mut g, ANDI);
     extend(&mut g, "LSWR G17");
     extend(&mut g, "SER M16");
-    let status = g.render_status(Some(BELA));
+    let status = g.render_status(Viewer::Player(BELA));
     let rows: Vec<&str> = status
         .lines()
         .skip_while(|l| !l.starts_with("Player "))
@@ -2124,14 +2140,14 @@ fn rules_c2_the_veto_question_goes_to_the_other_shareholders() {
     assert!(has(&ev, |e| *e == asked));
     // Whose move may be vetoed is said: the question, and the status.
     assert_eq!(
-        g.describe(&asked, Some(ANDI)),
+        g.describe(&asked, Viewer::Player(ANDI)),
         "Andi, Béla may call a veto round on Cecil's move of GWR to F12."
     );
     assert_eq!(
-        g.describe(&asked, Some(CECIL)),
+        g.describe(&asked, Viewer::Player(CECIL)),
         "Andi, Béla may call a veto round on your move of GWR to F12."
     );
-    let status = g.render_status(Some(BELA));
+    let status = g.render_status(Viewer::Player(BELA));
     assert!(
         status.contains("Veto: Cecil moved GWR from F13 to F12"),
         "{status}"

@@ -7,13 +7,8 @@ use crate::engine::Viewer;
 use std::path::{Path, PathBuf};
 
 use super::report;
+use crate::engine::escape_html;
 use crate::store::{GameId, Store};
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 fn io(path: &Path, e: std::io::Error) -> super::ServiceError {
     crate::mail::TransportError::Io {
@@ -103,10 +98,10 @@ pub fn write(
     }
     let html = format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{id}</title>\n<style>svg {{ max-width: 100%; height: auto }}</style></head>\n<body style=\"font-family: sans-serif\">\n<h1>{}</h1>\n{}{}\n<h2>The turn log</h2>\n<pre>{}</pre>\n</body></html>\n",
-        escape(&head),
+        escape_html(&head),
         picture.as_deref().unwrap_or_default(),
         report::page_html(&*loaded.game, Some(&ended), Viewer::Operator),
-        escape(&log.join("\n"))
+        escape_html(&log.join("\n"))
     );
     let path = folder.join("index.html");
     std::fs::write(&path, html).map_err(|e| io(&path, e))?;

@@ -60,6 +60,10 @@ pub enum ServiceError {
     /// or value that is none): the command line's usage error, exit 64.
     #[error("{0}")]
     Unreadable(String),
+    /// The system's random source, which keys and seeds come from, failed
+    /// (getrandom(2) on Linux, or /dev/urandom where that call is missing).
+    #[error("the system's random source failed: {0}")]
+    Random(getrandom::Error),
 }
 
 /// What the handling of mail needs: the store, the config, the templates and
@@ -87,15 +91,9 @@ pub fn fallback_id(raw: &[u8]) -> String {
 
 /// A new secret token: 10 letters and digits from the system's random source.
 pub fn new_token() -> Result<String, ServiceError> {
-    use std::io::Read;
     const ALPHABET: &[u8] = b"abcdefghijkmnpqrstuvwxyz23456789";
     let mut bytes = [0u8; 10];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| TransportError::Io {
-            path: "/dev/urandom".to_string(),
-            cause: e,
-        })?;
+    getrandom::getrandom(&mut bytes).map_err(ServiceError::Random)?;
     Ok(bytes
         .iter()
         .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
@@ -304,14 +302,8 @@ pub fn new_game_change(
 
 /// A seed for a game's random choices, from the system's random source.
 pub fn new_seed() -> Result<u64, ServiceError> {
-    use std::io::Read;
     let mut bytes = [0u8; 8];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| TransportError::Io {
-            path: "/dev/urandom".to_string(),
-            cause: e,
-        })?;
+    getrandom::getrandom(&mut bytes).map_err(ServiceError::Random)?;
     Ok(u64::from_be_bytes(bytes))
 }
 

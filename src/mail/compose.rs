@@ -159,26 +159,21 @@ impl InlinePicture {
 /// alphabet, padded, in lines of 76 characters with CRLF between them and
 /// none after the last), as the picture is carried. The outbox keeps a
 /// waiting picture as its PNG and makes its body again with this when the
-/// mail goes: our own, so that a new version of a dependency cannot make
-/// it differ from what the mail was composed with.
+/// mail goes: the lines are cut here, so that a new version of a dependency
+/// cannot make them differ from what the mail was composed with; the
+/// characters are the base64 crate's standard engine (RFC 4648, fixed by
+/// the standard).
 pub fn base64_body(bytes: &[u8]) -> Vec<u8> {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4 + bytes.len() / 57 * 2);
+    use base64::Engine as _;
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4 + bytes.len() / 57 * 2);
     // 57 bytes make a line of 76 characters.
     for (i, line) in bytes.chunks(57).enumerate() {
         if i > 0 {
-            out.extend_from_slice(b"\r\n");
+            out.push_str("\r\n");
         }
-        for group in line.chunks(3) {
-            let byte = |k: usize| u32::from(group.get(k).copied().unwrap_or(0));
-            let n = byte(0) << 16 | byte(1) << 8 | byte(2);
-            let chars = [n >> 18, n >> 12, n >> 6, n].map(|c| ALPHABET[(c & 63) as usize]);
-            let kept = group.len() + 1;
-            out.extend_from_slice(&chars[..kept]);
-            out.extend(std::iter::repeat_n(b'=', 4 - kept));
-        }
+        base64::engine::general_purpose::STANDARD.encode_string(line, &mut out);
     }
-    out
+    out.into_bytes()
 }
 
 /// A mail that cannot be composed.
@@ -350,8 +345,8 @@ fn shared_at(bytes: &[u8], picture: &InlinePicture) -> Option<Shared> {
 mod tests {
     use super::*;
 
-    /// The picture's base64 is ours: as lettre writes a base64 body (what
-    /// mails were composed with before), and pinned, so that no update of a
+    /// The picture's base64 body is as lettre writes one (what mails were
+    /// composed with before), and pinned, so that no update of a
     /// dependency changes what the outbox makes again of a waiting picture.
     #[test]
     fn a_base64_body_is_as_lettre_writes_it_and_stays_so() {

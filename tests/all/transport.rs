@@ -415,6 +415,50 @@ fn a_bad_ca_file_is_a_config_error() {
     assert!(matches!(Smtp::connect(&o), Err(TransportError::Io { .. })));
 }
 
+/// The system's roots are read as OpenSSL reads them: from `SSL_CERT_FILE`
+/// or `SSL_CERT_DIR` when either is set (the binary, for its own
+/// environment). A TLS inbound with no root and no ca_file is refused before
+/// any connection; with the fixture CA in either variable it gets as far as
+/// the (closed) port.
+#[test]
+fn system_roots_come_from_ssl_cert_file_and_ssl_cert_dir() {
+    let t = TempDir::new().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls/ca.pem");
+    let (empty, certs) = (t.path().join("empty"), t.path().join("certs"));
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::create_dir(&certs).unwrap();
+    std::fs::copy(&fixture, certs.join("fixture.pem")).unwrap();
+    write(
+        &t.path().join("tls.toml"),
+        &format!(
+            "[inbound]\nkind = \"imap\"\nhost = \"127.0.0.1\"\nport = {}\n\
+             security = \"tls\"\nuser = \"gm\"\npassword = \"gmpw\"\n",
+            closed_port()
+        ),
+    );
+    let check = |var: &str, value: &Path| {
+        let out = crate::binary::sm(t.path())
+            .args(["--config", "tls.toml", "check-config"])
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR")
+            .env(var, value)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        err.lines()
+            .find(|l| l.starts_with("[inbound]"))
+            .unwrap_or_else(|| panic!("no [inbound] problem: {err}"))
+            .to_string()
+    };
+    let none = check("SSL_CERT_DIR", &empty);
+    assert!(none.contains("no trusted root certificates"), "{none}");
+    for (var, value) in [("SSL_CERT_FILE", &fixture), ("SSL_CERT_DIR", &certs)] {
+        let line = check(var, value);
+        assert!(line.contains("cannot reach"), "{var}: {line}");
+    }
+}
+
 // ---------------------------------------------------------------- loopback stack
 
 #[test]

@@ -23,9 +23,9 @@ pub const IMAP_FETCH_LIMIT: usize = 100;
 /// Security: `tls` is implicit TLS (port 993), `starttls` upgrades a plain
 /// connection with the STARTTLS command before logging in (port 143), and
 /// `plain` is refused unless the host is a loopback address. Certificates
-/// are always verified, against the system's roots
-/// (`/etc/ssl/certs/ca-certificates.crt`, or `$SSL_CERT_FILE`) plus the
-/// optional `ca_file`.
+/// are always verified, against the system's roots (its bundle and
+/// certificate folder, or `$SSL_CERT_FILE` and `$SSL_CERT_DIR` when set: see
+/// `tls::client_config`) plus the optional `ca_file`.
 ///
 /// [`fetch`](Inbound::fetch) selects the mailbox and returns, oldest (lowest
 /// UID) first and at most [`IMAP_FETCH_LIMIT`] at a time, the messages not

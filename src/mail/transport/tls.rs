@@ -10,14 +10,6 @@ use rustls::{ClientConfig, RootCertStore};
 
 use super::{TransportError, io_error};
 
-/// Where Debian (first) and other systems keep their bundle of trusted roots.
-/// `SSL_CERT_FILE`, when set, is read instead.
-const SYSTEM_BUNDLES: &[&str] = &[
-    "/etc/ssl/certs/ca-certificates.crt",
-    "/etc/pki/tls/certs/ca-bundle.crt",
-    "/etc/ssl/cert.pem",
-];
-
 /// The certificates in a PEM file; an error if it has none.
 pub(super) fn read_pem_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, TransportError> {
     let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
@@ -39,23 +31,22 @@ pub(super) fn read_pem_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>
 }
 
 /// A client configuration that trusts the system's roots and `ca_file`.
+///
+/// The system's roots are rustls-native-certs': the file named by
+/// `SSL_CERT_FILE` and the folders named by `SSL_CERT_DIR` (a list, `:`
+/// between them) when either is set, as OpenSSL reads them; else the
+/// system's bundle and certificate folder
+/// (`/etc/ssl/certs/ca-certificates.crt` and `/etc/ssl/certs` on Debian,
+/// where other systems keep theirs), or the keychain on macOS.
 pub(super) fn client_config(ca_file: Option<&Path>) -> Result<Arc<ClientConfig>, TransportError> {
     let mut roots = RootCertStore::empty();
-    let bundle = std::env::var_os("SSL_CERT_FILE")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            SYSTEM_BUNDLES
-                .iter()
-                .map(Path::new)
-                .find(|p| p.is_file())
-                .map(Path::to_path_buf)
-        });
-    if let Some(bundle) = &bundle
-        && let Ok(bytes) = std::fs::read(bundle)
-    {
-        let certs = CertificateDer::pem_slice_iter(&bytes).filter_map(Result::ok);
-        let (added, ignored) = roots.add_parsable_certificates(certs);
-        tracing::debug!(bundle = %bundle.display(), added, ignored, "system root certificates");
+    let system = rustls_native_certs::load_native_certs();
+    let (added, ignored) = roots.add_parsable_certificates(system.certs);
+    tracing::debug!(added, ignored, "system root certificates");
+    // One unreadable file among the roots does not stop the others from
+    // being trusted; it matters only when no root is left (below).
+    for error in &system.errors {
+        tracing::debug!(%error, "system root certificates");
     }
     if let Some(ca) = ca_file {
         let (added, _) = roots.add_parsable_certificates(read_pem_certs(ca)?);
@@ -67,10 +58,14 @@ pub(super) fn client_config(ca_file: Option<&Path>) -> Result<Arc<ClientConfig>,
         }
     }
     if roots.is_empty() {
+        let why = match system.errors.first() {
+            Some(error) => format!(" ({error})"),
+            None => String::new(),
+        };
         return Err(TransportError::Config(format!(
-            "no trusted root certificates: none of {} could be read (install ca-certificates) \
-             and no ca_file is configured",
-            SYSTEM_BUNDLES.join(", ")
+            "no trusted root certificates: none could be read from the system{why} \
+             (install ca-certificates, or set SSL_CERT_FILE or SSL_CERT_DIR) \
+             and no ca_file is configured"
         )));
     }
     let provider = Arc::new(rustls::crypto::ring::default_provider());

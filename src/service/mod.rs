@@ -13,6 +13,7 @@ pub mod pipeline;
 pub mod quarantine;
 pub mod report;
 pub mod scheduler;
+pub mod settings;
 pub mod site;
 pub mod talk;
 pub mod unasked;
@@ -244,7 +245,7 @@ pub fn new_game_change(
     meta.clock.sync(&game.awaiting(), now);
     let mut outbox = Vec::new();
     // Every moderator, the game's and the site's, gets a key for this game.
-    for m in scheduler::moderators(ctx, &meta.moderators) {
+    for m in report::moderators(ctx, &meta.moderators) {
         let token = new_token()?;
         let mail = moderator::welcome(ctx, &record.id, &m, &token, now)?;
         // Their welcome is the root of their thread.

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Utc};
 
 use super::report::{self, MailContext};
-use super::{Ctx, ServiceError, orders, scheduler};
+use super::{Ctx, ServiceError, orders, scheduler, settings};
 use crate::clock::Span;
 use crate::engine::{Actor, Seat, Viewer};
 use crate::mail::OutMail;
@@ -326,7 +326,7 @@ pub fn key_site_moderator(
     meta.moderator_tokens.insert(key, token);
     // Only the keys change: the clock (and its place in the scheduler's
     // index, a paused game's none) stays as it was.
-    let mut update = super::site::meta_update(id, &loaded, meta)?;
+    let mut update = super::pipeline::meta_update(id, &loaded, meta)?;
     update.push(act_entry(
         "operator",
         &format!("moderator {address} (a moderator of the site): key sent"),
@@ -863,13 +863,14 @@ pub fn run(
             output = "Note sent to every player.".to_string();
         }
         ModCommand::Set { key, value } => {
-            meta.clock.settings = set(&meta.clock.settings, &record.setup.kind, key, value)
-                .map_err(ServiceError::Unreadable)?;
+            meta.clock.settings =
+                settings::set(&meta.clock.settings, &record.setup.kind, key, value)
+                    .map_err(ServiceError::Unreadable)?;
             all(
                 &mut batch,
                 format!(
                     "A moderator changed the deadline setting {key} to {value}{because}; {}.",
-                    set_applies(key)
+                    settings::set_applies(key)
                 ),
             );
             output = format!("{key} is now {value}.");
@@ -1009,104 +1010,7 @@ pub fn run(
 
 /// True if `address` moderates game `id` (its own moderators or the site's).
 pub fn is_moderator(ctx: &Ctx<'_>, meta: &GameMeta, address: &str) -> bool {
-    scheduler::moderators(ctx, &meta.moderators)
+    report::moderators(ctx, &meta.moderators)
         .iter()
         .any(|m| m.eq_ignore_ascii_case(address))
-}
-
-/// The deadline settings of a game of `kind`, as `set` and help name them:
-/// `turn, veto_question, veto_bid, time_zone, …` for Rocket.
-pub fn setting_names(kind: &str) -> String {
-    let mut names = vec!["turn".to_string()];
-    if let Ok(entry) = crate::registry::find(kind) {
-        for w in entry.waits {
-            names.push(w.key_alias.unwrap_or(w.kind.neutral_name()).to_string());
-        }
-    }
-    names.extend(
-        [
-            "time_zone",
-            "round_to_hour",
-            "skip_days",
-            "reminders",
-            "policy",
-            "replace_after",
-            "away_max",
-        ]
-        .map(str::to_string),
-    );
-    names.join(", ")
-}
-
-/// When a change of deadline setting `key` takes effect, as everyone is
-/// told: a running deadline keeps the settings it started under (its
-/// time, reminders and policy).
-pub fn set_applies(key: &str) -> &'static str {
-    match key {
-        "time_zone" => {
-            "it applies to deadlines that start from now, and times are shown in it from now on (running deadlines keep their moment)"
-        }
-        "replace_after" => "it counts from the next missed deadline on",
-        "away_max" => "it applies to absences declared from now",
-        _ => "it applies to deadlines that start from now; running ones keep theirs",
-    }
-}
-
-/// `settings` of a game of `kind` with `key` set to `value` (as written in
-/// `[deadlines]`), checked.
-pub fn set(
-    settings: &crate::clock::ClockSettings,
-    kind: &str,
-    key: &str,
-    value: &str,
-) -> Result<crate::clock::ClockSettings, String> {
-    use crate::clock::Policy;
-    let mut c = settings.clone();
-    let list = |v: &str| -> Vec<String> {
-        v.split([',', ' '])
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
-    if let Some(wait) = crate::clock::wait_of_key(key) {
-        *c.window_mut(wait) = Span::parse(value)?;
-        c.check()?;
-        return Ok(c);
-    }
-    match key {
-        "time_zone" => c.time_zone = value.trim().to_string(),
-        "round_to_hour" => {
-            c.round_to_hour = match value.trim() {
-                "none" | "" => None,
-                v => Some(
-                    v.parse()
-                        .map_err(|_| format!("`{v}` is not an hour (0 to 23) or none"))?,
-                ),
-            }
-        }
-        "skip_days" => c.skip_days = list(value),
-        "reminders" => {
-            c.reminders = list(value)
-                .iter()
-                .map(|r| Span::parse(r))
-                .collect::<Result<_, _>>()?
-        }
-        "policy" => c.policy = Policy::parse(value)?,
-        "replace_after" => {
-            c.replace_after = value
-                .trim()
-                .parse()
-                .map_err(|_| format!("`{value}` is not a number"))?
-        }
-        "away_max" => c.away_max = Span::parse(value)?,
-        other => {
-            return Err(format!(
-                "`{other}` is not a deadline setting; they are {}",
-                setting_names(kind)
-            ));
-        }
-    }
-    c.check()?;
-    Ok(c)
 }

@@ -113,3 +113,23 @@ pub fn write(
     };
     Ok((update, outbox))
 }
+
+/// A change to game `id`'s bookkeeping (`meta`) alone: nothing of the
+/// game, no log entry, the clock as it was.
+pub fn meta_update(
+    id: &GameId,
+    loaded: &crate::store::Loaded,
+    meta: crate::store::GameMeta,
+) -> Result<crate::store::GameUpdate, ServiceError> {
+    Ok(crate::store::GameUpdate {
+        id: id.clone(),
+        base_seq: loaded.seq,
+        entries: Vec::new(),
+        state: loaded.game.snapshot()?,
+        state_version: loaded.game.state_version(),
+        old_fire: meta.clock.next_fire,
+        meta,
+        // Bookkeeping alone ends no game.
+        over: false,
+    })
+}

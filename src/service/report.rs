@@ -923,7 +923,7 @@ pub fn to_each_moderator(
     now: DateTime<Utc>,
 ) -> Result<Vec<OutMail>, ServiceError> {
     let mut out = Vec::new();
-    for m in super::scheduler::moderators(ctx, game_moderators) {
+    for m in moderators(ctx, game_moderators) {
         let thread = moderator_thread(ctx, id, meta, &m);
         let (in_reply_to, references) = thread.threading(None);
         let draft = Draft {
@@ -1189,6 +1189,17 @@ pub fn player_mail(
     };
     let what = if mail.welcome { "welcome" } else { "report" };
     super::compose_mail(ctx, &id.0, what, &draft, now)
+}
+
+/// Every moderator of a game: its own and the site's.
+pub fn moderators(ctx: &Ctx<'_>, game_moderators: &[String]) -> Vec<String> {
+    let mut all: Vec<String> = game_moderators.to_vec();
+    for m in &ctx.config.site.moderators {
+        if !all.iter().any(|a| a.eq_ignore_ascii_case(m)) {
+            all.push(m.clone());
+        }
+    }
+    all
 }
 
 #[cfg(test)]

@@ -13,17 +13,6 @@ use crate::engine::{SKIP_ORDER, Seat, WaitKind};
 use crate::mail::OutMail;
 use crate::store::{Change, GameId};
 
-/// Every moderator of a game: its own and the site's.
-pub fn moderators(ctx: &Ctx<'_>, game_moderators: &[String]) -> Vec<String> {
-    let mut all: Vec<String> = game_moderators.to_vec();
-    for m in &ctx.config.site.moderators {
-        if !all.iter().any(|a| a.eq_ignore_ascii_case(m)) {
-            all.push(m.clone());
-        }
-    }
-    all
-}
-
 /// A notice to the moderators of a game (`game_moderators` and the
 /// site's), in each moderator's thread of the game: `subject` opens the
 /// text, since the thread's subject stays the same.

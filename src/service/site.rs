@@ -1673,7 +1673,7 @@ impl<'a, 'c> Session<'a, 'c> {
             self.now,
         )?;
         self.mails.push(page);
-        self.update = Some(meta_update(&id, &loaded, meta)?);
+        self.update = Some(super::pipeline::meta_update(&id, &loaded, meta)?);
         Ok(format!(
             "You watch {id}: the board as it stands comes in a mail of its own, and after each change what happened. `unwatch {id}` stops it."
         ))
@@ -1739,7 +1739,7 @@ impl<'a, 'c> Session<'a, 'c> {
         }
         let name = player.name.clone();
         let first = meta.address(&loaded.record, seat).to_string();
-        self.update = Some(meta_update(&id, &loaded, meta)?);
+        self.update = Some(super::pipeline::meta_update(&id, &loaded, meta)?);
         // Its games, `games` and `bump` and the limits find it from now on.
         self.index.push((from.clone(), true));
         Ok(format!(
@@ -1777,7 +1777,7 @@ impl<'a, 'c> Session<'a, 'c> {
         }
         meta.observers.retain(|o| o.address != from);
         let loaded = ctx.store.load(&id)?;
-        self.update = Some(meta_update(&id, &loaded, meta)?);
+        self.update = Some(super::pipeline::meta_update(&id, &loaded, meta)?);
         Ok(format!(
             "You no longer watch {id}; nothing more about it comes to you."
         ))
@@ -1849,26 +1849,6 @@ fn not_forming(ctx: &Ctx<'_>, id: &GameId) -> Result<String, ServiceError> {
         }
         Err(e) => Err(e.into()),
     }
-}
-
-/// A change to game `id`'s bookkeeping (`meta`) alone: nothing of the
-/// game, no log entry, the clock as it was.
-pub(super) fn meta_update(
-    id: &GameId,
-    loaded: &crate::store::Loaded,
-    meta: crate::store::GameMeta,
-) -> Result<crate::store::GameUpdate, ServiceError> {
-    Ok(crate::store::GameUpdate {
-        id: id.clone(),
-        base_seq: loaded.seq,
-        entries: Vec::new(),
-        state: loaded.game.snapshot()?,
-        state_version: loaded.game.state_version(),
-        old_fire: meta.clock.next_fire,
-        meta,
-        // Bookkeeping alone ends no game.
-        over: false,
-    })
 }
 
 /// `address add ADDRESS` or `address remove ADDRESS` from `seat`'s player
@@ -2158,7 +2138,7 @@ fn read_new(
         open: false,
         name: None,
     };
-    let settings = super::moderator::setting_names(entry.name);
+    let settings = super::settings::setting_names(entry.name);
     let is_setting =
         |w: &str| settings.split(", ").any(|s| s == w) || crate::clock::wait_of_key(w).is_some();
     let mut i = 0;
@@ -2186,7 +2166,7 @@ fn read_new(
             let value = words.get(i).ok_or_else(|| {
                 format!("the setting `{w}` wants a value after it, e.g. `{w} 72h`")
             })?;
-            made.clock = super::moderator::set(&made.clock, entry.name, &w, value)?;
+            made.clock = super::settings::set(&made.clock, entry.name, &w, value)?;
         } else {
             let options: Vec<&str> = entry.options.iter().map(|o| o.name).collect();
             return Err(format!(

@@ -122,3 +122,138 @@ fn no_two_modules_import_each_other_in_a_loop() {
         }
     }
 }
+
+/// A source file's module path: `src/service/report.rs` → `service::report`,
+/// `src/daemon/mod.rs` → `daemon`.
+fn module_path(path: &Path) -> Vec<String> {
+    let rel = path.strip_prefix(src()).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The module paths `line` of module `at` names: `crate::a::b`,
+/// `super::a`, `self::a`, and each item of `use super::{a, b::c}` or
+/// `use crate::{a, b}`, as far as the path goes.
+fn named_paths(at: &[String], line: &str) -> Vec<Vec<String>> {
+    let ident = |s: &str| -> Vec<String> {
+        s.split("::")
+            .map(|p| {
+                p.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect::<String>()
+            })
+            .take_while(|p| !p.is_empty())
+            .collect()
+    };
+    let base = |root: &str| -> Option<Vec<String>> {
+        match root {
+            "crate" => Some(Vec::new()),
+            "self" => Some(at.to_vec()),
+            "super" => Some(at[..at.len().saturating_sub(1)].to_vec()),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    for root in ["crate::", "super::", "self::"] {
+        let mut rest = line;
+        while let Some(i) = rest.find(root) {
+            // A whole word: not `my_crate::`.
+            let before = rest[..i].chars().last();
+            rest = &rest[i + root.len()..];
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let Some(mut path) = base(root.trim_end_matches("::")) else {
+                continue;
+            };
+            let mut tail = rest;
+            // `super::super::x`
+            while let Some(t) = tail.strip_prefix("super::") {
+                path.pop();
+                tail = t;
+            }
+            if let Some(group) = tail.strip_prefix('{') {
+                let group = group.split('}').next().unwrap_or_default();
+                for item in group.split(',') {
+                    let mut p = path.clone();
+                    p.extend(ident(item.trim()));
+                    out.push(p);
+                }
+            } else {
+                path.extend(ident(tail));
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// Issue 37, point 3: no import cycle between modules at any depth (not
+/// only between the top-level ones): each file's references to other
+/// modules (`crate::…`, `super::…`, `self::…`, whole paths) are edges, and
+/// none may lead back to where it started. A module and its own parent or
+/// children are not an edge: a parent declares its children, and a child
+/// may use what its parent holds (`super::Ctx`).
+#[test]
+fn no_import_cycle_between_modules_at_any_depth() {
+    let mut files = Vec::new();
+    sources(&src(), &mut files);
+    let modules: BTreeSet<Vec<String>> = files
+        .iter()
+        .map(|f| module_path(f))
+        .filter(|m| m != &["lib"] && m != &["main"])
+        .collect();
+    // The longest module that `path` names (the rest are items in it).
+    let resolve = |path: &[String]| -> Option<Vec<String>> {
+        (1..=path.len())
+            .rev()
+            .map(|k| path[..k].to_vec())
+            .find(|p| modules.contains(p))
+    };
+    let related = |a: &[String], b: &[String]| a.starts_with(b) || b.starts_with(a);
+    let mut uses: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for file in &files {
+        let at = module_path(file);
+        if !modules.contains(&at) {
+            continue;
+        }
+        for (_, line) in code_lines(file) {
+            for named in named_paths(&at, &line) {
+                if let Some(to) = resolve(&named)
+                    && !related(&at, &to)
+                {
+                    uses.entry(at.clone()).or_default().insert(to);
+                }
+            }
+        }
+    }
+    let name = |m: &Vec<String>| m.join("::");
+    assert!(
+        uses.get(&vec!["service".to_string(), "moderator".to_string()])
+            .is_some_and(|u| u.contains(&vec!["service".to_string(), "pipeline".to_string()])),
+        "the reader sees whole paths: service::moderator uses service::pipeline"
+    );
+    let mut loops = Vec::new();
+    for start in uses.keys() {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![(start.clone(), vec![start.clone()])];
+        while let Some((at, path)) = todo.pop() {
+            for next in uses.get(&at).into_iter().flatten() {
+                let mut path = path.clone();
+                path.push(next.clone());
+                if next == start {
+                    loops.push(path.iter().map(name).collect::<Vec<_>>().join(" → "));
+                } else if seen.insert(next.clone()) {
+                    todo.push((next.clone(), path));
+                }
+            }
+        }
+    }
+    assert!(loops.is_empty(), "import loops:\n{}", loops.join("\n"));
+}

@@ -1298,6 +1298,19 @@ impl<'a, 'c> Session<'a, 'c> {
         if aliases.iter().any(|a| f.seat_of(a).is_some()) {
             return Err(Refusal::Player(format!("{address} has a seat already")));
         }
+        // The site's moderators moderate every game: their address plays
+        // no seat (docs/operators.md, "Security").
+        if ctx
+            .config
+            .site
+            .moderators
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(address))
+        {
+            return Err(Refusal::Player(format!(
+                "{address} is a moderator's address on this server; a moderator sees every player's secrets, so their address plays no seat"
+            )));
+        }
         if f.invited.iter().any(|a| a.eq_ignore_ascii_case(address)) {
             return Err(Refusal::Player(format!(
                 "{address} is invited already; one invitation is all an address gets"

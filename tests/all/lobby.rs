@@ -252,3 +252,16 @@ fn leave_after_the_start_says_how_a_seat_is_left() {
         answer.text
     );
 }
+
+#[test]
+fn no_invitation_to_a_seat_goes_to_a_moderators_address() {
+    let mut s = Server::new("[site]\nmoderators = [\"gm@example.org\"]\n");
+    let made = made(&mut s, "new rocket");
+    s.reply(ALICE, &made, "invite gm@example.org");
+    let sent = s.process();
+    assert_eq!(sent.len(), 1, "only the answer: {sent:#?}");
+    assert!(
+        one(&sent, ALICE).text.contains("is a moderator's address"),
+        "{sent:#?}"
+    );
+}

@@ -528,6 +528,14 @@ impl Components {
         Square::new((i / cols) as u8, (i % cols) as u8)
     }
 
+    /// Every square with its index, in index order (row by row), without
+    /// the division of [`Components::square_at`] for each.
+    pub fn squares(&self) -> impl Iterator<Item = (usize, Square)> + '_ {
+        (0..self.rows)
+            .flat_map(move |r| (0..self.columns).map(move |c| Square::new(r, c)))
+            .enumerate()
+    }
+
     /// True if `s` is on the board.
     pub fn contains(&self, s: Square) -> bool {
         s.row < self.rows && s.col < self.columns

@@ -1456,7 +1456,9 @@ impl Linie1 {
     /// with `first`, stops at the first found.
     pub(super) fn lay_orders(&self, seat: Seat, laid: u8, first: bool) -> Vec<Order> {
         let d = &self.data;
-        let mut out = Vec::new();
+        // A few hundred orders on a full board: room for them at once, so
+        // the list is not copied as it grows.
+        let mut out = Vec::with_capacity(if first { 1 } else { 256 });
         let mut hand: Vec<TileId> = self.players[seat.index()].hand.clone();
         hand.sort();
         hand.dedup();
@@ -1470,8 +1472,7 @@ impl Linie1 {
             let ends = paths.ends();
             ends & must == must && ends & must_not == 0
         };
-        for i in 0..d.square_count() {
-            let s = d.square_at(i);
+        for (_, s) in d.squares() {
             if d.building_at(s).is_some() {
                 continue;
             }
@@ -1520,8 +1521,7 @@ impl Linie1 {
         }
         if laid == 0 {
             // Two neighbours together, to join them (rulings 2).
-            for i in 0..d.square_count() {
-                let a = d.square_at(i);
+            for (_, a) in d.squares() {
                 let Some(la) = self.laid(a).filter(|l| !d.tile(l.tile).trees) else {
                     continue;
                 };
@@ -1533,12 +1533,11 @@ impl Linie1 {
                     if la.paths.touches(e) && lb.paths.touches(e.opposite()) {
                         continue;
                     }
-                    let ups_b = self.upgrades(&hand, lb.paths);
                     for pa in self.upgrades(&hand, la.paths) {
                         if !pa.touches(e) {
                             continue;
                         }
-                        for &pb in &ups_b {
+                        for pb in self.upgrades(&hand, lb.paths) {
                             if !pb.touches(e.opposite()) {
                                 continue;
                             }
@@ -1582,17 +1581,13 @@ impl Linie1 {
         }
     }
 
-    /// Orientations of hand tiles that keep every path of `old` and add one.
-    fn upgrades(&self, hand: &[TileId], old: Paths) -> Vec<Paths> {
-        let mut out = Vec::new();
-        for t in hand {
-            for p in &self.data.tile(*t).orientations {
-                if p.contains(old) && *p != old {
-                    out.push(*p);
-                }
-            }
-        }
-        out
+    /// Orientations of hand tiles that keep every path of `old` and add
+    /// one, in the hand's order (no list made: listing the orders asks
+    /// this of every exchangeable square).
+    fn upgrades<'a>(&'a self, hand: &'a [TileId], old: Paths) -> impl Iterator<Item = Paths> + 'a {
+        hand.iter()
+            .flat_map(|t| self.data.tile(*t).orientations.iter().copied())
+            .filter(move |p| p.contains(old) && *p != old)
     }
 
     /// Terminals `seat` may start from now.
@@ -1617,18 +1612,23 @@ impl Linie1 {
         let p = &self.players[seat.index()];
         match &self.phase {
             Phase::Lay { laid } => {
-                let mut out = Vec::new();
-                if *laid == 0 && !p.driving {
-                    out.extend(self.starts(seat));
-                }
-                let lays = self.lay_orders(seat, *laid, false);
+                let starts = if *laid == 0 && !p.driving {
+                    self.starts(seat)
+                } else {
+                    Vec::new()
+                };
+                let mut lays = self.lay_orders(seat, *laid, false);
                 // `pass` only when nothing else is open (Stationmaster
                 // ruling 1): a player who can start their trip does.
-                if lays.is_empty() && out.is_empty() {
-                    out.push(Order::Pass);
+                if lays.is_empty() && starts.is_empty() {
+                    return vec![Order::Pass];
                 }
-                out.extend(lays);
-                out
+                // The starts first, then the lays; the lays' list (of a
+                // few hundred) is kept and not copied when there is no start.
+                if !starts.is_empty() {
+                    lays.splice(0..0, starts);
+                }
+                lays
             }
             Phase::Draw { .. } => {
                 let mut out = Vec::new();

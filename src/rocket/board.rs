@@ -298,6 +298,14 @@ impl Board {
         Hex::new((i % cols) as u8, (i / cols) as u8)
     }
 
+    /// Every hex with its index, in index order (row by row), without
+    /// the division of [`Board::hex_at`] for each.
+    pub fn hexes(&self) -> impl Iterator<Item = (usize, Hex)> + '_ {
+        (0..self.rows)
+            .flat_map(move |r| (0..self.columns).map(move |c| Hex::new(c, r)))
+            .enumerate()
+    }
+
     /// True if `hex` lies on the map.
     pub fn contains(&self, hex: Hex) -> bool {
         hex.col < self.columns && hex.row < self.rows

@@ -179,10 +179,9 @@ impl Rocket {
     /// is then the only one next to it). One pass over the locomotives and
     /// stations instead of looking around every hex.
     fn station_sites(&self) -> Vec<Site> {
-        let mut sites: Vec<Site> = (0..self.cells.len())
-            .map(|i| {
-                let c = &self.cells[i];
-                if self.board.terrain(self.board.hex_at(i)) != Terrain::Land
+        let mut sites: Vec<Site> = (self.board.terrain.iter().zip(&self.cells))
+            .map(|(terrain, c)| {
+                if *terrain != Terrain::Land
                     || c.track.is_some()
                     || c.locomotive.is_some()
                     || c.station.is_some()
@@ -193,11 +192,10 @@ impl Rocket {
                 }
             })
             .collect();
-        for (i, c) in self.cells.iter().enumerate() {
+        for ((_, hex), c) in self.board.hexes().zip(&self.cells) {
             if c.locomotive.is_none() && c.station.is_none() {
                 continue;
             }
-            let hex = self.board.hex_at(i);
             for n in self.board.neighbours(hex) {
                 let site = &mut sites[self.board.index(n)];
                 *site = match *site {
@@ -1526,6 +1524,9 @@ impl Rocket {
                 if seat != self.turn.active {
                     return out;
                 }
+                // Room for a station on every hex, so the list is not
+                // copied as it grows (it holds a few hundred orders).
+                out.reserve(self.cells.len());
                 for line in self.board.line_ids() {
                     if self.turn.extended.contains(&line) {
                         continue;
@@ -1541,13 +1542,15 @@ impl Rocket {
                         }
                     }
                 }
-                let own: Vec<Hex> = (0..self.cells.len())
-                    .filter(|i| self.cells[*i].station == Some(seat))
-                    .map(|i| self.board.hex_at(i))
+                let own: Vec<Hex> = self
+                    .board
+                    .hexes()
+                    .zip(&self.cells)
+                    .filter(|(_, c)| c.station == Some(seat))
+                    .map(|((_, hex), _)| hex)
                     .collect();
                 let supply = self.players[seat.index()].stations_in_supply > 0;
-                for (i, site) in self.station_sites().into_iter().enumerate() {
-                    let hex = self.board.hex_at(i);
+                for ((_, hex), site) in self.board.hexes().zip(self.station_sites()) {
                     if site == Site::Blocked {
                         continue;
                     }

@@ -4,7 +4,8 @@
 //!
 //! Run with `cargo bench --bench engine`. The last lines compare each
 //! game's median with its target (a full random game in at most 1 ms for
-//! Rocket, 2 ms for Linie 1).
+//! Rocket, 2 ms for Linie 1) and each figure with the one last recorded
+//! in docs/performance.md ([`LAST_RECORDED`]).
 //!
 //! Method: games are played through the public `Game` trait only. Each
 //! step asks `awaiting()` whom the game waits for, lists that player's
@@ -42,6 +43,37 @@ use stationmaster::rocket::{Board, Event, Order, Rocket};
 
 const TARGET_MS: f64 = 1.0;
 const L1_TARGET_MS: f64 = 2.0;
+
+/// The figures last recorded in docs/performance.md ("1. Engine"), with
+/// the commit and machine they were measured on. Each run prints its own
+/// figures against them, so a change that makes the engine slower shows
+/// as a ratio above 1 (single runs on the shared machine vary by 10 to
+/// 20 %). Update them with the docs when a change moves the figures.
+struct Recorded {
+    commit: &'static str,
+    /// Median random 4-player Rocket game, ms.
+    rocket_ms: f64,
+    /// Median `extend` with its isolation checks, µs.
+    extend_us: f64,
+    /// Median random 4-player Linie 1 game from the start, ms.
+    linie1_ms: f64,
+}
+
+const LAST_RECORDED: Recorded = Recorded {
+    commit: "071b750",
+    rocket_ms: 0.95,
+    extend_us: 4.15,
+    linie1_ms: 2.09,
+};
+
+/// `now` against the recorded `then`, as printed.
+fn against(now: f64, then: f64, unit: &str) -> String {
+    format!(
+        "{:.2}x the last recorded {then} {unit} (at {})",
+        now / then,
+        LAST_RECORDED.commit
+    )
+}
 const L1_WARMUP_GAMES: u64 = 50;
 const L1_MIN_GAMES: u64 = 500;
 /// Games with a built route, and games timed call by call.
@@ -390,14 +422,21 @@ fn main() {
     );
     let (l1_med, l1_route) = linie1_bench();
     println!(
-        "engine: median random 4-player game {:.3} ms (target {TARGET_MS} ms): {:.2}x target",
+        "engine: median random 4-player game {:.3} ms (target {TARGET_MS} ms): {:.2}x target; {}",
         ms(med),
-        ms(med) / TARGET_MS
+        ms(med) / TARGET_MS,
+        against(ms(med), LAST_RECORDED.rocket_ms, "ms")
     );
     println!(
-        "engine: median random 4-player Linie 1 game {:.3} ms (target {L1_TARGET_MS} ms): {:.2}x target; with a route built beforehand {:.3} ms: {:.2}x target",
+        "engine: median extend with its isolation checks {:.2} us: {}",
+        us(med_ext),
+        against(us(med_ext), LAST_RECORDED.extend_us, "us")
+    );
+    println!(
+        "engine: median random 4-player Linie 1 game {:.3} ms (target {L1_TARGET_MS} ms): {:.2}x target; {}; with a route built beforehand {:.3} ms: {:.2}x target",
         ms(l1_med),
         ms(l1_med) / L1_TARGET_MS,
+        against(ms(l1_med), LAST_RECORDED.linie1_ms, "ms"),
         ms(l1_route),
         ms(l1_route) / L1_TARGET_MS
     );

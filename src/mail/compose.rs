@@ -194,7 +194,13 @@ pub fn check_address(address: &str) -> Result<(), ComposeError> {
     let bad = || ComposeError::Address(address.to_string());
     let parsed = address.trim().parse::<Address>().map_err(|_| bad())?;
     let domain = parsed.domain();
-    if domain.starts_with('[') || domain.is_empty() {
+    // A literal (`[127.0.0.1]`) or a bare IP number is no domain a mail is
+    // meant for; a quoted local part (`"sm"@…`) hides what it names.
+    if domain.is_empty()
+        || domain.starts_with('[')
+        || domain.chars().all(|c| c.is_ascii_digit() || c == '.')
+        || parsed.user().contains('"')
+    {
         return Err(bad());
     }
     lettre::address::Envelope::new(None, vec![parsed]).map_err(|_| bad())?;

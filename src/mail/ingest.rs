@@ -343,7 +343,13 @@ fn clean_id(id: &str) -> Option<String> {
         .trim_start_matches('<')
         .trim_end_matches('>')
         .trim();
-    (!id.is_empty()).then(|| id.to_string())
+    // A Message-ID that would read back as another source of a log entry
+    // (`deadline`, `command line`, `moderator …`: engine::Actor) is none.
+    let other_actor = !matches!(
+        crate::engine::Actor::from(id.to_string()),
+        crate::engine::Actor::Mail(_)
+    );
+    (!id.is_empty() && !other_actor).then(|| id.to_string())
 }
 
 /// The Message-IDs of a parsed In-Reply-To or References header.

@@ -1215,11 +1215,14 @@ impl<'a, 'c> Session<'a, 'c> {
         let taken = |n: &str| f.seats.iter().any(|s| s.name.eq_ignore_ascii_case(n));
         // A name that looks like a seated player's or a moderator's
         // (docs/operators.md, "Security", "Names").
+        // (The moderators `start` checks against: the creator and the
+        // site's, so a name taken now cannot stop the start.)
         let looks = |n: &str| {
             super::names::refusal(
                 n,
                 f.seats.iter().map(|s| s.name.as_str()),
-                ctx.config.site.moderators.iter().map(String::as_str),
+                std::iter::once(f.creator())
+                    .chain(ctx.config.site.moderators.iter().map(String::as_str)),
                 Some(&self.from),
             )
         };
@@ -1459,6 +1462,9 @@ impl<'a, 'c> Session<'a, 'c> {
         ) {
             Ok(made) => made,
             Err(super::ServiceError::Setup(e)) => return Err(Refusal::Player(e.to_string())),
+            // The seats as they stand cannot play (README, "Security"): said
+            // to the creator, never a server failure.
+            Err(super::ServiceError::Invalid(why)) => return Err(Refusal::Player(why)),
             Err(super::ServiceError::Store(crate::store::StoreError::Setup(e))) => {
                 return Err(Refusal::Player(e.to_string()));
             }
@@ -1742,6 +1748,19 @@ impl<'a, 'c> Session<'a, 'c> {
         let Some(player) = loaded.record.setup.players.get(seat.index()) else {
             return Err(Refusal::Player("that seat is gone; ask again".to_string()));
         };
+        if let Some(asked_by) = p.lines.first()
+            && !asked_by.eq_ignore_ascii_case(meta.address(&loaded.record, seat))
+        {
+            return Err(Refusal::Player(format!(
+                "{name} of {id} has a new player since {asked_by} asked for this address; the seat's player can ask again",
+                name = player.name
+            )));
+        }
+        if let Some(why) =
+            super::unasked::seat_refusal(ctx, &loaded.record, &meta, &from, Some(seat))
+        {
+            return Err(Refusal::Player(why));
+        }
         let n = loaded.record.setup.players.len();
         if meta.other_addresses.len() < n {
             meta.other_addresses.resize(n, Vec::new());
@@ -1981,7 +2000,9 @@ pub fn address_command(
         what,
         code: code.clone(),
         at: now,
-        lines: Vec::new(),
+        // Who asked: a confirmation for a seat that has since changed
+        // hands (`replace`) is refused.
+        lines: vec![by.clone()],
     });
     let name = &record.setup.players[seat.index()].name;
     let title = crate::registry::title(&record.setup.kind);

@@ -265,3 +265,48 @@ fn no_invitation_to_a_seat_goes_to_a_moderators_address() {
         "{sent:#?}"
     );
 }
+
+#[test]
+fn a_quoted_local_part_or_an_ip_number_is_no_address_to_mail() {
+    let mut s = Server::new("");
+    let made = made(&mut s, "new rocket");
+    s.reply(
+        ALICE,
+        &made,
+        "invite \"sm+x\"@example.org\ninvite root@127.0.0.1",
+    );
+    let sent = s.process();
+    assert_eq!(sent.len(), 1, "only the answer: {sent:#?}");
+    assert_eq!(
+        one(&sent, ALICE)
+            .text
+            .matches("is not a mail address")
+            .count(),
+        2,
+        "{sent:#?}"
+    );
+}
+
+#[test]
+fn a_confirmation_asked_for_before_a_seat_changed_hands_is_refused() {
+    let mut s = Server::new("");
+    let (_, bob, moderator) = started_moderated(&mut s);
+    const SPARE: &str = "spare@example.com";
+    s.reply(BOB, &bob, &format!("address add {SPARE}"));
+    let sent = s.process();
+    let ask = one(&sent, SPARE);
+    let code = super::site::code_after(&ask.text, "confirm");
+    s.reply(ALICE, &moderator, "replace bob dave@example.net");
+    let _ = s.process();
+    s.reply(SPARE, &ask, &format!("confirm {code}"));
+    let sent = s.process();
+    let answer = one(&sent, SPARE);
+    assert!(
+        answer
+            .text
+            .contains("has a new player since bob@example.org asked"),
+        "{}",
+        answer.text
+    );
+    assert!(!answer.text.contains("Confirmed"), "{}", answer.text);
+}

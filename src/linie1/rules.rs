@@ -192,6 +192,70 @@ impl Linie1 {
         (must, must_not)
     }
 
+    /// [`Linie1::side_demands`] of every square, by index, in one pass
+    /// over the board's edges, terminals, buildings and laid tiles (each
+    /// one marks the sides of its neighbours that face it) instead of
+    /// reading the four neighbours of every square. Meaningless for a
+    /// building's own square.
+    fn all_side_demands(&self) -> Vec<(u8, u8)> {
+        let d = &self.data;
+        let mut demands = vec![(0u8, 0u8); self.cells.len()];
+        // The board's edge: no track may run off it, except into a
+        // terminal's leg, which track must meet.
+        let (rows, cols) = (usize::from(d.rows), usize::from(d.columns));
+        if rows > 0 && cols > 0 {
+            for c in 0..cols {
+                demands[c].1 |= 1 << Edge::N.index();
+                demands[(rows - 1) * cols + c].1 |= 1 << Edge::S.index();
+            }
+            for r in 0..rows {
+                demands[r * cols].1 |= 1 << Edge::W.index();
+                demands[r * cols + cols - 1].1 |= 1 << Edge::E.index();
+            }
+        }
+        for t in &d.terminals {
+            let bit = 1 << t.side.index();
+            for leg in t.legs {
+                if d.contains(leg) && d.step(leg, t.side).is_none() {
+                    let i = d.index(leg);
+                    demands[i].0 |= bit;
+                    demands[i].1 &= !bit;
+                }
+            }
+        }
+        // A neighbour's building, or tile: track must (or must not) meet
+        // its track ends.
+        // Row by row; the neighbour across each edge by its index.
+        for r in 0..rows {
+            for c in 0..cols {
+                let i = r * cols + c;
+                let building = d.grid[i].is_some();
+                let laid = self.cells[i];
+                if !building && laid.is_none() {
+                    continue;
+                }
+                let sides = [
+                    (Edge::N, r > 0, i.wrapping_sub(cols)),
+                    (Edge::E, c + 1 < cols, i + 1),
+                    (Edge::S, r + 1 < rows, i + cols),
+                    (Edge::W, c > 0, i.wrapping_sub(1)),
+                ];
+                for (f, on_board, n) in sides {
+                    if !on_board {
+                        continue;
+                    }
+                    let bit = 1 << f.opposite().index();
+                    let demand = &mut demands[n];
+                    match laid {
+                        Some(l) if !building && l.paths.touches(f) => demand.0 |= bit,
+                        _ => demand.1 |= bit,
+                    }
+                }
+            }
+        }
+        demands
+    }
+
     fn hand_has(&self, seat: Seat, tiles: &[TileId]) -> bool {
         let hand = &self.players[seat.index()].hand;
         tiles.iter().all(|t| {
@@ -1456,9 +1520,9 @@ impl Linie1 {
     /// with `first`, stops at the first found.
     pub(super) fn lay_orders(&self, seat: Seat, laid: u8, first: bool) -> Vec<Order> {
         let d = &self.data;
-        // A few hundred orders on a full board: room for them at once, so
-        // the list is not copied as it grows.
-        let mut out = Vec::with_capacity(if first { 1 } else { 256 });
+        // Up to several hundred orders (often more than 256): room for them
+        // at once, so the list is not copied as it grows.
+        let mut out = Vec::with_capacity(if first { 1 } else { 1024 });
         let mut hand: Vec<TileId> = self.players[seat.index()].hand.clone();
         hand.sort();
         hand.dedup();
@@ -1472,15 +1536,78 @@ impl Linie1 {
             let ends = paths.ends();
             ends & must == must && ends & must_not == 0
         };
-        for (_, s) in d.squares() {
-            if d.building_at(s).is_some() {
-                continue;
+        let all_demands = self.all_side_demands();
+        // The hand's orientations in the order they are listed, and for
+        // each demand met so far (at most 256: four bits of each), which of
+        // them fit, as bits: most empty squares demand the same as others.
+        let options: Vec<Paths> = hand
+            .iter()
+            .flat_map(|t| d.tile(*t).orientations.iter().copied())
+            .collect();
+        const UNKNOWN: u64 = u64::MAX;
+        let mut fitting = [UNKNOWN; 256];
+        // As bits too (while there are at most 64 of them, which a hand of
+        // HAND_SIZE tiles never exceeds): the options that fit the demands
+        // `key` (filled as met), that upgrade the paths `old` (likewise),
+        // and that have a track end at each edge. They only skip squares
+        // and pairs where the loops below would list nothing.
+        let small = options.len() <= 64;
+        let mut upgrading = [UNKNOWN; 256];
+        let mut fit_bits = |demands: (u8, u8)| {
+            let key = usize::from(demands.0 | demands.1 << 4);
+            if fitting[key] == UNKNOWN {
+                fitting[key] = options
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| fits(**p, demands))
+                    .fold(0, |bits, (k, _)| bits | 1 << k);
             }
-            match self.laid(s) {
-                None => {
-                    let demands = self.side_demands(s);
-                    for t in &hand {
-                        for paths in &d.tile(*t).orientations {
+            fitting[key]
+        };
+        let mut upgrade_bits = |old: Paths| {
+            let key = usize::from(old.0);
+            if upgrading[key] == UNKNOWN {
+                upgrading[key] =
+                    Self::upgrades_indexed(&options, old).fold(0, |bits, (k, _)| bits | 1 << k);
+            }
+            upgrading[key]
+        };
+        let mut touching = [0u64; 4];
+        if small {
+            for (k, p) in options.iter().enumerate() {
+                for e in Edge::ALL {
+                    if p.touches(e) {
+                        touching[e.index()] |= 1 << k;
+                    }
+                }
+            }
+        }
+        // Row by row, in plain loops.
+        for row in 0..d.rows {
+            for col in 0..d.columns {
+                let s = Square::new(row, col);
+                let i = d.index(s);
+                let cell = &self.cells[i];
+                if d.grid[i].is_some() {
+                    continue;
+                }
+                let demands = all_demands[i];
+                debug_assert_eq!(demands, self.side_demands(s));
+                match cell {
+                    None if small => {
+                        let mut bits = fit_bits(demands);
+                        while bits != 0 {
+                            let paths = options[bits.trailing_zeros() as usize];
+                            bits &= bits - 1;
+                            debug_assert!(self.placement_problem(s, paths, &[]).is_none());
+                            out.push(Order::Lay { square: s, paths });
+                            if first {
+                                return out;
+                            }
+                        }
+                    }
+                    None => {
+                        for paths in &options {
                             if fits(*paths, demands) {
                                 debug_assert!(self.placement_problem(s, *paths, &[]).is_none());
                                 out.push(Order::Lay {
@@ -1495,28 +1622,30 @@ impl Linie1 {
                             }
                         }
                     }
-                }
-                Some(old) if !d.tile(old.tile).trees => {
-                    let demands = self.side_demands(s);
-                    for paths in self.upgrades(&hand, old.paths) {
-                        // The square's own tile is the one replaced; its
-                        // neighbours stay as they lie.
-                        let ok = fits(paths, demands);
-                        debug_assert_eq!(
-                            ok,
-                            self.placement_problem(s, paths, &[(s, paths)]).is_none()
-                        );
-                        if ok {
-                            out.push(Order::Exchange {
-                                swaps: vec![(s, paths)],
-                            });
-                            if first {
-                                return out;
+                    Some(old) if !d.tile(old.tile).trees => {
+                        if small && upgrade_bits(old.paths) & fit_bits(demands) == 0 {
+                            continue;
+                        }
+                        for paths in Self::upgrades(&options, old.paths) {
+                            // The square's own tile is the one replaced; its
+                            // neighbours stay as they lie.
+                            let ok = fits(paths, demands);
+                            debug_assert_eq!(
+                                ok,
+                                self.placement_problem(s, paths, &[(s, paths)]).is_none()
+                            );
+                            if ok {
+                                out.push(Order::Exchange {
+                                    swaps: vec![(s, paths)],
+                                });
+                                if first {
+                                    return out;
+                                }
                             }
                         }
                     }
+                    Some(_) => {}
                 }
-                Some(_) => {}
             }
         }
         if laid == 0 {
@@ -1533,11 +1662,17 @@ impl Linie1 {
                     if la.paths.touches(e) && lb.paths.touches(e.opposite()) {
                         continue;
                     }
-                    for pa in self.upgrades(&hand, la.paths) {
+                    if small
+                        && (upgrade_bits(la.paths) & touching[e.index()] == 0
+                            || upgrade_bits(lb.paths) & touching[e.opposite().index()] == 0)
+                    {
+                        continue;
+                    }
+                    for pa in Self::upgrades(&options, la.paths) {
                         if !pa.touches(e) {
                             continue;
                         }
-                        for pb in self.upgrades(&hand, lb.paths) {
+                        for pb in Self::upgrades(&options, lb.paths) {
                             if !pb.touches(e.opposite()) {
                                 continue;
                             }
@@ -1581,13 +1716,24 @@ impl Linie1 {
         }
     }
 
-    /// Orientations of hand tiles that keep every path of `old` and add
-    /// one, in the hand's order (no list made: listing the orders asks
+    /// Orientations of hand tiles (`options`: every orientation of each
+    /// tile in the hand, in the hand's order) that keep every path of `old`
+    /// and add one, in that order (no list made: listing the orders asks
     /// this of every exchangeable square).
-    fn upgrades<'a>(&'a self, hand: &'a [TileId], old: Paths) -> impl Iterator<Item = Paths> + 'a {
-        hand.iter()
-            .flat_map(|t| self.data.tile(*t).orientations.iter().copied())
-            .filter(move |p| p.contains(old) && *p != old)
+    fn upgrades(options: &[Paths], old: Paths) -> impl Iterator<Item = Paths> + '_ {
+        Self::upgrades_indexed(options, old).map(|(_, p)| p)
+    }
+
+    /// [`Linie1::upgrades`] with each one's place in `options`.
+    fn upgrades_indexed(
+        options: &[Paths],
+        old: Paths,
+    ) -> impl Iterator<Item = (usize, Paths)> + '_ {
+        options
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(move |(_, p)| p.contains(old) && *p != old)
     }
 
     /// Terminals `seat` may start from now.

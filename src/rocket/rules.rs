@@ -179,23 +179,20 @@ impl Rocket {
     /// is then the only one next to it). One pass over the locomotives and
     /// stations instead of looking around every hex.
     fn station_sites(&self) -> Vec<Site> {
-        let mut sites: Vec<Site> = (self.board.terrain.iter().zip(&self.cells))
-            .map(|(terrain, c)| {
-                if *terrain != Terrain::Land
-                    || c.track.is_some()
-                    || c.locomotive.is_some()
-                    || c.station.is_some()
-                {
-                    Site::Blocked
-                } else {
-                    Site::Free
-                }
-            })
-            .collect();
-        for ((_, hex), c) in self.board.hexes().zip(&self.cells) {
+        let mut sites = Vec::with_capacity(self.cells.len());
+        for (terrain, c) in self.board.terrain.iter().zip(&self.cells) {
+            let open = matches!(terrain, Terrain::Land)
+                && c.track.is_none()
+                && c.locomotive.is_none()
+                && c.station.is_none();
+            sites.push(if open { Site::Free } else { Site::Blocked });
+        }
+        for (i, c) in self.cells.iter().enumerate() {
             if c.locomotive.is_none() && c.station.is_none() {
                 continue;
             }
+            // A division only for the few hexes with something on them.
+            let hex = self.board.hex_at(i);
             for n in self.board.neighbours(hex) {
                 let site = &mut sites[self.board.index(n)];
                 *site = match *site {
@@ -1217,9 +1214,11 @@ impl Rocket {
     /// Isolation, the end of the game, and the turn's progress. Returns true if
     /// the game ended.
     fn end_action(&mut self, events: &mut Vec<Event>) -> bool {
+        // One search's buffers for every line.
+        let mut search = Search::default();
         for i in 0..self.lines.len() {
             let line = LineId(i as u8);
-            if self.lines[i].status == LineStatus::Active && self.is_isolated(line) {
+            if self.lines[i].status == LineStatus::Active && self.is_isolated(line, &mut search) {
                 let l = &mut self.lines[line.index()];
                 l.status = LineStatus::Isolated;
                 let discarded = l.board_shares;
@@ -1275,15 +1274,21 @@ impl Rocket {
     /// Rulings 9: can any sequence of legal moves, over the board as it
     /// stands, bring the locomotive next to a place the line is not connected
     /// to, or next to another line?
-    pub(super) fn is_isolated(&self, line: LineId) -> bool {
+    /// `search` holds the search's buffers, so that the checks of every
+    /// line after an action allocate them once.
+    fn is_isolated(&self, line: LineId, search: &mut Search) -> bool {
         let l = &self.lines[line.index()];
         let Some(start) = l.locomotive else {
             return false;
         };
         // The (hex, direction) states reached, as bits; a stack instead of
         // a queue, since only reachability counts.
-        let mut seen = vec![0u64; (self.cells.len() * 6).div_ceil(64)];
-        let mut stack: Vec<(Hex, Option<Dir>)> = vec![(start, l.facing)];
+        let seen = &mut search.seen;
+        seen.clear();
+        seen.resize((self.cells.len() * 6).div_ceil(64), 0);
+        let stack = &mut search.stack;
+        stack.clear();
+        stack.push((start, l.facing));
         while let Some((at, facing)) = stack.pop() {
             let ahead;
             let dirs: &[Dir] = match facing {
@@ -1304,21 +1309,34 @@ impl Rocket {
                 if c.track.is_some() || c.locomotive.is_some() {
                     continue;
                 }
-                let touching = self.lines_next_to(h, line).len();
-                if touching >= 2 {
+                // The other lines next to `h` (`lines_next_to`, counted up
+                // to two) and whether a place the line is not connected to
+                // is, in one look at the neighbours.
+                let mut other: Option<LineId> = None;
+                let mut two_lines = false;
+                let mut new_place = false;
+                for n in self.board.neighbours(h) {
+                    let nc = self.cell(n);
+                    if let Some(x) = nc.locomotive.or(nc.track)
+                        && x != line
+                    {
+                        match other {
+                            None => other = Some(x),
+                            Some(o) if o != x => {
+                                two_lines = true;
+                                break;
+                            }
+                            Some(_) => {}
+                        }
+                    }
+                    if !new_place && let Terrain::Place(p) = self.board.terrain(n) {
+                        new_place = !l.connected.contains(&p);
+                    }
+                }
+                if two_lines {
                     continue;
                 }
-                if touching == 1 {
-                    return false;
-                }
-                let new_place = self
-                    .board
-                    .neighbours(h)
-                    .any(|n| match self.board.terrain(n) {
-                        Terrain::Place(p) => !l.connected.contains(&p),
-                        _ => false,
-                    });
-                if new_place {
+                if other.is_some() || new_place {
                     return false;
                 }
                 let bit = self.board.index(h) * 6 + d as usize;
@@ -1542,27 +1560,32 @@ impl Rocket {
                         }
                     }
                 }
-                let own: Vec<Hex> = self
-                    .board
-                    .hexes()
-                    .zip(&self.cells)
+                let own: Vec<Hex> = (self.cells.iter().enumerate())
                     .filter(|(_, c)| c.station == Some(seat))
-                    .map(|((_, hex), _)| hex)
+                    .map(|(i, _)| self.board.hex_at(i))
                     .collect();
                 let supply = self.players[seat.index()].stations_in_supply > 0;
-                for ((_, hex), site) in self.board.hexes().zip(self.station_sites()) {
-                    if site == Site::Blocked {
-                        continue;
-                    }
-                    if supply && site == Site::Free {
-                        out.push(Order::Station { hex, from: None });
-                    }
-                    for from in &own {
-                        if *from != hex && (site == Site::Free || site == Site::NextTo(*from)) {
-                            out.push(Order::Station {
-                                hex,
-                                from: Some(*from),
-                            });
+                let sites = self.station_sites();
+                // Row by row, as the hexes' indices run, in two plain loops.
+                let mut i = 0;
+                for row in 0..self.board.rows {
+                    for col in 0..self.board.columns {
+                        let site = sites[i];
+                        i += 1;
+                        if site == Site::Blocked {
+                            continue;
+                        }
+                        let hex = Hex::new(col, row);
+                        if supply && site == Site::Free {
+                            out.push(Order::Station { hex, from: None });
+                        }
+                        for from in &own {
+                            if *from != hex && (site == Site::Free || site == Site::NextTo(*from)) {
+                                out.push(Order::Station {
+                                    hex,
+                                    from: Some(*from),
+                                });
+                            }
                         }
                     }
                 }
@@ -1727,6 +1750,15 @@ pub(super) fn join_hexes(hexes: &[Hex]) -> String {
         [one] => one.clone(),
         [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
+}
+
+/// The buffers of an isolation search ([`Rocket::is_isolated`]).
+#[derive(Default)]
+struct Search {
+    /// The (hex, direction) states reached, as bits.
+    seen: Vec<u64>,
+    /// The states still to look on from.
+    stack: Vec<(Hex, Option<Dir>)>,
 }
 
 /// Where a station could go, for listing legal orders (see

@@ -51,26 +51,26 @@ pub fn pick(rng: &mut SplitMix64, legal: &[Order]) -> usize {
         #[allow(unreachable_patterns)]
         _ => 8,
     };
-    let mut present = [false; 9];
+    // How many of each kind, in one pass over the list.
+    let mut counts = [0usize; 9];
     for o in legal {
-        present[usize::from(kind(o))] = true;
+        counts[usize::from(kind(o))] += 1;
     }
     let mut weighted = [0u8; 11];
     let mut n = 0;
-    for (k, p) in present.iter().enumerate() {
-        if *p {
+    for (k, c) in counts.iter().enumerate() {
+        if *c > 0 {
             weighted[n] = k as u8;
             n += 1;
         }
     }
-    if present[0] {
+    if counts[0] > 0 {
         weighted[n] = 0;
         weighted[n + 1] = 0;
         n += 2;
     }
     let k = weighted[rng.below(n)];
-    let count = legal.iter().filter(|o| kind(o) == k).count();
-    let nth = rng.below(count);
+    let nth = rng.below(counts[usize::from(k)]);
     legal
         .iter()
         .enumerate()

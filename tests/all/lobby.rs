@@ -19,16 +19,24 @@ fn to_strangers<'a>(mails: &'a [Got], known: &[&str]) -> Vec<&'a Got> {
         .collect()
 }
 
-#[test]
-fn one_players_address_add_lines_mail_no_more_strangers_than_the_limit() {
-    let mut s = Server::new("");
+/// A started game on a server with `config`, whose awaited player sends
+/// one mail of `n` `address add` lines to strangers: the server, that
+/// player's address and welcome, and the mails of the cycle.
+fn address_adds(config: &str, n: usize) -> (Server, &'static str, Got, Vec<Got>) {
+    let mut s = Server::new(config);
     let (alice, bob) = started(&mut s);
     let (waiting, waiting_w, _, _) = who_waits(&s, alice, bob);
-    let lines: Vec<String> = (0..40)
+    let lines: Vec<String> = (0..n)
         .map(|i| format!("address add stranger{i}@example.com"))
         .collect();
     s.reply(waiting, &waiting_w, &lines.join("\n"));
     let sent = s.process();
+    (s, waiting, waiting_w, sent)
+}
+
+#[test]
+fn one_players_address_add_lines_mail_no_more_strangers_than_the_limit() {
+    let (mut s, waiting, waiting_w, sent) = address_adds("", 40);
     let strangers = to_strangers(&sent, &[ALICE, BOB]);
     // [limits] unasked_per_sender_per_hour: 10 by default.
     assert_eq!(strangers.len(), 10, "{strangers:#?}");
@@ -48,14 +56,7 @@ fn one_players_address_add_lines_mail_no_more_strangers_than_the_limit() {
 
 #[test]
 fn all_unasked_mail_together_is_held_to_help_per_hour() {
-    let mut s = Server::new("[limits]\nhelp_per_hour = 5\n");
-    let (alice, bob) = started(&mut s);
-    let (waiting, waiting_w, _, _) = who_waits(&s, alice, bob);
-    let lines: Vec<String> = (0..8)
-        .map(|i| format!("address add stranger{i}@example.com"))
-        .collect();
-    s.reply(waiting, &waiting_w, &lines.join("\n"));
-    let sent = s.process();
+    let (_, waiting, _, sent) = address_adds("[limits]\nhelp_per_hour = 5\n", 8);
     let strangers = to_strangers(&sent, &[ALICE, BOB]);
     // The first mails of alice and bob (their codes) counted in this hour
     // too: two of five.

@@ -20,16 +20,19 @@
 //!   calls, run here or handed to the running daemon over its socket.
 #![warn(missing_docs)]
 
+// The engine contract and the games are crates of their own (crates/);
+// named here as they always were, `crate::engine`, `crate::rocket`.
+pub use engine;
+pub use linie1;
+pub use rocket;
+
 pub mod clock;
 pub mod config;
 pub mod daemon;
-pub mod engine;
 pub mod folders;
-pub mod linie1;
 pub mod local;
 pub mod mail;
 pub mod picture;
 pub mod registry;
-pub mod rocket;
 pub mod service;
 pub mod store;

@@ -1,7 +1,8 @@
 //! The shape issue 13 (part 1) promised, checked on the source: a game's
-//! words stay in its own module and the registry's list, and no modules
+//! words stay in its own crate and the registry's list, and no modules
 //! import each other in a loop, at any depth (not the engine and a game,
-//! not the daemon and the command line, not two services).
+//! not the daemon and the command line, not two services). Between the
+//! crates under crates/ (issue 37, point 3), Cargo itself refuses a loop.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -32,32 +33,52 @@ fn code_lines(path: &Path) -> Vec<(usize, String)> {
         .collect()
 }
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The top-level module a file belongs to: `src/daemon/mod.rs` → daemon.
-fn module_of(path: &Path) -> String {
-    let rel = path.strip_prefix(src()).unwrap();
-    let first = rel.components().next().unwrap().as_os_str();
-    first.to_string_lossy().trim_end_matches(".rs").to_string()
+/// Every source file of the application (src/) and of the crates under
+/// crates/, each with its module path as the application names it: the
+/// crate `crates/rocket` is `crate::rocket` there, so
+/// `crates/rocket/src/board.rs` is `rocket::board` and
+/// `src/service/report.rs` is `service::report`.
+fn all_sources() -> Vec<(PathBuf, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut files = Vec::new();
+    sources(&root().join("src"), &mut files);
+    for file in files {
+        let module = module_path(&root().join("src"), &file);
+        out.push((file, module));
+    }
+    for entry in fs::read_dir(root().join("crates")).unwrap() {
+        let dir = entry.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let mut files = Vec::new();
+        sources(&dir.join("src"), &mut files);
+        for file in files {
+            let mut module = vec![name.clone()];
+            module.extend(module_path(&dir.join("src"), &file));
+            if module.last().is_some_and(|m| m == "lib") {
+                module.pop();
+            }
+            out.push((file, module));
+        }
+    }
+    out
 }
 
 #[test]
 fn rocket_is_named_only_in_its_module_and_the_registry() {
     let words = ["rocket", "veto", "locomotive", "stephenson", "goods"];
-    let mut files = Vec::new();
-    sources(&src(), &mut files);
     let mut found = Vec::new();
-    for file in &files {
-        let module = module_of(file);
-        if module == "rocket" || module == "registry" {
+    for (file, module) in all_sources() {
+        if module[0] == "rocket" || module[0] == "registry" {
             continue;
         }
-        for (n, line) in code_lines(file) {
+        for (n, line) in code_lines(&file) {
             let lower = line.to_lowercase();
-            // The module's declaration is how a game is a folder in src/.
-            if module == "lib" && lower == "pub mod rocket;" {
+            // The crate's re-export is how the application names a game.
+            if module[0] == "lib" && lower == "pub use rocket;" {
                 continue;
             }
             if words.iter().any(|w| lower.contains(w)) {
@@ -82,10 +103,10 @@ fn rocket_is_named_only_in_its_module_and_the_registry() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
-/// A source file's module path: `src/service/report.rs` → `service::report`,
-/// `src/daemon/mod.rs` → `daemon`.
-fn module_path(path: &Path) -> Vec<String> {
-    let rel = path.strip_prefix(src()).unwrap().with_extension("");
+/// A source file's module path under `src`: `src/service/report.rs` →
+/// `service::report`, `src/daemon/mod.rs` → `daemon`.
+fn module_path(src: &Path, path: &Path) -> Vec<String> {
+    let rel = path.strip_prefix(src).unwrap().with_extension("");
     let mut parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -98,8 +119,9 @@ fn module_path(path: &Path) -> Vec<String> {
 
 /// The module paths `line` of module `at` names: `crate::a::b`,
 /// `super::a`, `self::a`, and each item of `use super::{a, b::c}` or
-/// `use crate::{a, b}`, as far as the path goes.
-fn named_paths(at: &[String], line: &str) -> Vec<Vec<String>> {
+/// `use crate::{a, b}`, as far as the path goes. In a crate under crates/,
+/// `crate` is that crate (`at[0]`).
+fn named_paths(at: &[String], in_crate: bool, line: &str) -> Vec<Vec<String>> {
     let ident = |s: &str| -> Vec<String> {
         s.split("::")
             .map(|p| {
@@ -112,6 +134,7 @@ fn named_paths(at: &[String], line: &str) -> Vec<Vec<String>> {
     };
     let base = |root: &str| -> Option<Vec<String>> {
         match root {
+            "crate" if in_crate => Some(at[..1].to_vec()),
             "crate" => Some(Vec::new()),
             "self" => Some(at.to_vec()),
             "super" => Some(at[..at.len().saturating_sub(1)].to_vec()),
@@ -161,11 +184,11 @@ fn named_paths(at: &[String], line: &str) -> Vec<Vec<String>> {
 /// may use what its parent holds (`super::Ctx`).
 #[test]
 fn no_import_cycle_between_modules_at_any_depth() {
-    let mut files = Vec::new();
-    sources(&src(), &mut files);
+    let files = all_sources();
+    let crates = root().join("crates");
     let modules: BTreeSet<Vec<String>> = files
         .iter()
-        .map(|f| module_path(f))
+        .map(|(_, m)| m.clone())
         .filter(|m| m != &["lib"] && m != &["main"])
         .collect();
     // The longest module that `path` names (the rest are items in it).
@@ -177,15 +200,15 @@ fn no_import_cycle_between_modules_at_any_depth() {
     };
     let related = |a: &[String], b: &[String]| a.starts_with(b) || b.starts_with(a);
     let mut uses: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
-    for file in &files {
-        let at = module_path(file);
-        if !modules.contains(&at) {
+    for (file, at) in &files {
+        if !modules.contains(at) {
             continue;
         }
+        let in_crate = file.starts_with(&crates);
         for (_, line) in code_lines(file) {
-            for named in named_paths(&at, &line) {
+            for named in named_paths(at, in_crate, &line) {
                 if let Some(to) = resolve(&named)
-                    && !related(&at, &to)
+                    && !related(at, &to)
                 {
                     uses.entry(at.clone()).or_default().insert(to);
                 }
@@ -197,6 +220,13 @@ fn no_import_cycle_between_modules_at_any_depth() {
         uses.get(&vec!["service".to_string(), "moderator".to_string()])
             .is_some_and(|u| u.contains(&vec!["service".to_string(), "pipeline".to_string()])),
         "the reader sees whole paths: service::moderator uses service::pipeline"
+    );
+    assert!(
+        ["engine", "rocket", "linie1"]
+            .iter()
+            .all(|c| uses.keys().any(|m| m[0] == *c && m.len() > 1)),
+        "the reader sees inside the crates: {:?}",
+        uses.keys().collect::<Vec<_>>()
     );
     let mut loops = Vec::new();
     for start in uses.keys() {

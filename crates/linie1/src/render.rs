@@ -13,14 +13,14 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::canvas::{self, css_colour};
+use engine::canvas::{self, css_colour};
 
 /// A piece of map text and its CSS colour, if any.
 type Seg = (String, Option<&'static str>);
 use super::data::{Edge, Paths, Square};
 use super::view::View;
 use super::{Linie1, Place};
-use crate::engine::{Map, grammar};
+use engine::{Map, grammar};
 
 /// The widest line the map and status may print.
 pub const MAX_WIDTH: usize = 100;

@@ -17,6 +17,7 @@
 //!
 //! This module never touches mail, disk or the clock; its randomness is the
 //! game's own seeded generator, stored with the state.
+#![warn(missing_docs)]
 
 pub mod data;
 mod event;
@@ -30,13 +31,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::rng::SplitMix64;
-use crate::engine::{
-    self, AnyGame, Awaited, BoardSource, Game, GameEntry, GameOption, OrderError, OrderForm,
-    RuleError, Seat, Setup, SetupError, Status, Timing, Viewer, WaitKind,
-};
 pub use data::{
     BuildingId, Components, DataError, Edge, LineId, Paths, RouteCardId, Square, TerminalId, TileId,
+};
+use engine::rng::SplitMix64;
+use engine::{
+    self, AnyGame, Awaited, BoardSource, Game, GameEntry, GameOption, OrderError, OrderForm,
+    RuleError, Seat, Setup, SetupError, Status, Timing, Viewer, WaitKind,
 };
 pub use event::Event;
 pub use order::{FORMS, NOTATION, Order};
@@ -132,7 +133,7 @@ pub const ENTRY: GameEntry = GameEntry {
     state_version: <Linie1 as Game>::STATE_VERSION,
     new: new_boxed,
     from_snapshot: from_snapshot_boxed,
-    demo: Some(include_str!("../../games/linie1/demo.txt")),
+    demo: Some(include_str!("../../../games/linie1/demo.txt")),
 };
 
 /// A new game on the operator's `linie1/` files (each one not there is
@@ -605,7 +606,7 @@ impl Game for Linie1 {
         event::describe(&self.data, view, event)
     }
 
-    fn draw_map(&self, _spectator: &View) -> crate::engine::Map {
+    fn draw_map(&self, _spectator: &View) -> engine::Map {
         // The board holds nothing secret: trams appear only once their
         // cards are shown.
         render::map(self)
@@ -616,7 +617,7 @@ impl Game for Linie1 {
         spectator: &View,
         _last: &[Event],
         stopped: Option<&str>,
-    ) -> Option<crate::engine::picture::Picture> {
+    ) -> Option<engine::picture::Picture> {
         // A reader's own line and route card are in their status block
         // below it.
         Some(picture::board_picture(spectator, self.data(), stopped))
@@ -683,13 +684,13 @@ impl Linie1 {
         awaited
     }
 
-    fn placings(&self) -> Vec<crate::engine::Placing> {
+    fn placings(&self) -> Vec<engine::Placing> {
         let winner = self.result.as_ref().and_then(|r| r.winner);
         (0..self.players.len())
             .map(|i| {
                 let seat = Seat(i as u8);
                 let won = winner == Some(seat);
-                crate::engine::Placing {
+                engine::Placing {
                     seat,
                     // No winner (Stationmaster ruling 1): nobody is first.
                     place: if won { 1 } else { 2 },

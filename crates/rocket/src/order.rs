@@ -7,8 +7,8 @@ use std::fmt;
 use super::board::{Board, Good, LineId, PlaceId, PlaceKind};
 use super::hex::Hex;
 use super::{Phase, Rocket};
-use crate::engine::Seat;
-use crate::engine::grammar::{self, Match, OrderError, OrderForm};
+use engine::Seat;
+use engine::grammar::{self, Match, OrderError, OrderForm};
 
 /// An order of Stephenson's Rocket.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -319,7 +319,7 @@ impl fmt::Display for Named<'_> {
             Order::NoVeto => f.write_str("no veto"),
             Order::Bid { shares, hex } => write!(f, "bid {shares} {hex}"),
             Order::Pass => f.write_str("pass"),
-            Order::Skip => f.write_str(crate::engine::SKIP_ORDER),
+            Order::Skip => f.write_str(engine::SKIP_ORDER),
         }
     }
 }

@@ -144,7 +144,7 @@ pub fn opening<'a, K: Copy + PartialEq>(
     keywords: &[(&str, K)],
     forms: &[OrderForm],
 ) -> Result<Opening<'a, K>, OrderError> {
-    if line.trim() == crate::engine::SKIP_ORDER {
+    if line.trim() == crate::SKIP_ORDER {
         return Ok(Opening::Skip);
     }
     let expected = || forms.iter().map(|f| format!("`{}`", f.form)).collect();

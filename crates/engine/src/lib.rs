@@ -12,6 +12,7 @@
 //! - [`Game`], with typed orders and events, which a game module implements;
 //! - [`AnyGame`], an object-safe view of any [`Game`] that speaks text orders
 //!   and JSON, which is all the store and the command line ever see.
+#![warn(missing_docs)]
 
 pub mod actor;
 pub mod canvas;
@@ -198,7 +199,7 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     const KIND: &'static str;
     /// The format of the game's JSON state ([`AnyGame::snapshot`]), stored
     /// beside every saved state. Raise it when the shape changes, and teach
-    /// `crate::registry::from_snapshot` to read the older one.
+    /// `stationmaster::registry::from_snapshot` to read the older one.
     const STATE_VERSION: u32;
 
     /// The players' names in seat order.
@@ -468,7 +469,7 @@ pub trait AnyGame: Send + Sync {
     /// See [`Game::view_json_over`].
     fn view_json_over(&self, viewer: Viewer) -> serde_json::Value;
     /// The whole state as JSON text, for a snapshot;
-    /// `crate::registry::from_snapshot` reads it back.
+    /// `stationmaster::registry::from_snapshot` reads it back.
     fn snapshot(&self) -> Result<String, SetupError>;
     /// See [`Game::STATE_VERSION`].
     fn state_version(&self) -> u32;

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::board::{Good, PlaceKind, Terrain};
 use super::scoring::Money;
 use super::{LineStatus, Phase, Rocket};
-use crate::engine::Seat;
+use engine::Seat;
 
 /// A Rocket game as one reader (a player, or a spectator) may see it.
 #[derive(Clone, Debug, Serialize)]

@@ -10,7 +10,7 @@ use super::data::{BuildingId, Edge, Paths, Square, TerminalId, TileId};
 use super::event::Event;
 use super::order::Order;
 use super::{DieRule, HAND_SIZE, Laid, Linie1, Outcome, Phase, Place, TILES_PER_TURN, Tram, Trip};
-use crate::engine::{RuleError, Seat};
+use engine::{RuleError, Seat};
 
 /// The longest move the engine considers: a die's 5 or 6 runs to the next
 /// stop sign, and a tram could otherwise circle for ever (Stationmaster

@@ -1,7 +1,7 @@
 //! What a game registers itself with: its [`GameEntry`] (name, title,
 //! player range, options, the words for its waits, how to set it up and
 //! read it back), and the errors of setting one up. The list of entries is
-//! `crate::registry`; nothing outside it and the game's own module names a
+//! `stationmaster::registry`; nothing outside it and the game's own module names a
 //! game.
 
 use std::collections::BTreeMap;

@@ -1,5 +1,5 @@
 //! Who reads a text, a view or a log (issue 37: `None` as an
-//! `Option<Seat>` meant "a spectator" to [`crate::engine::Game::view`] and
+//! `Option<Seat>` meant "a spectator" to [`crate::Game::view`] and
 //! "sees everything" to the log, and one value was passed to both).
 //!
 //! What each may see: a player their own secrets and nobody else's, and
@@ -8,7 +8,7 @@
 //! entry of the log, private messages included. A game's own view shows a
 //! moderator and the operator what it shows a spectator (their mails and
 //! `show` without `--as` never held a player's secrets); once a game is
-//! over, [`crate::engine::Game::view_over`] shows everyone everything.
+//! over, [`crate::Game::view_over`] shows everyone everything.
 
 use super::Seat;
 

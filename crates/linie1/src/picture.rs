@@ -26,8 +26,8 @@ use std::fmt::Write as _;
 
 use super::data::{Components, Edge, Paths, Square};
 use super::view::{PlayerView, View};
-use crate::engine::canvas::{css_colour, escape_html};
-use crate::engine::picture::{Layer, Picture, Stamp};
+use engine::canvas::{css_colour, escape_html};
+use engine::picture::{Layer, Picture, Stamp};
 
 /// A square's side in pixels.
 const CELL: i32 = 44;

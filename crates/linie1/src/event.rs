@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::Place;
 use super::data::{BuildingId, Components, LineId, Paths, RouteCardId, Square, TerminalId, TileId};
 use super::view::View;
-use crate::engine::Seat;
+use engine::Seat;
 
 /// Something that happened. Fields are named for what they hold (`player`
 /// is the seat who acted), so only the variants carry docs.

@@ -1,10 +1,10 @@
-//! A board's picture as a game draws it ([`crate::engine::Game::picture`]):
+//! A board's picture as a game draws it ([`crate::Game::picture`]):
 //! an SVG document built in layers, painted in order.
 //!
 //! Most of a board never changes: Rocket's hexes and place names, Linie 1's
 //! grid and terminals, the coordinates, the legend's symbols. A game puts
 //! those in [`Layer::fixed`] layers, and the PNG renderer
-//! ([`crate::picture::png`]) draws each fixed layer once and keeps it, so a
+//! (`stationmaster::picture::png`) draws each fixed layer once and keeps it, so a
 //! report pays only for what changed (issue 14: one PNG in 20 ms). Whether a
 //! layer is fixed is only a hint for that cache, which is keyed by the
 //! layer's text: a "fixed" layer that differs is simply drawn again.

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DieRule, Linie1, Phase, Place};
-use crate::engine::Seat;
+use engine::Seat;
 
 /// A game as one reader may see it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,7 +152,7 @@ impl Linie1 {
     /// who sees nothing private): the one place where hidden information
     /// is decided (rulings 4). `over`: the game was stopped (aborted) and
     /// every player's cards are shown, as at a real table once a game is
-    /// over. [`Game::view`](crate::engine::Game::view) and `view_over`
+    /// over. [`Game::view`](engine::Game::view) and `view_over`
     /// call it with the reader's seat.
     pub(super) fn view_revealed(&self, viewer: Option<Seat>, over: bool) -> View {
         let d = &self.data;

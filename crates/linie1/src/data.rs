@@ -19,11 +19,11 @@ use toml::Spanned;
 use super::MAX_PLAYERS;
 
 /// The board shipped with Stationmaster, compiled in.
-pub const EMBEDDED_BOARD: &str = include_str!("../../games/linie1/board.toml");
+pub const EMBEDDED_BOARD: &str = include_str!("../../../games/linie1/board.toml");
 /// The tiles shipped with Stationmaster, compiled in.
-pub const EMBEDDED_TILES: &str = include_str!("../../games/linie1/tiles.toml");
+pub const EMBEDDED_TILES: &str = include_str!("../../../games/linie1/tiles.toml");
 /// The route cards shipped with Stationmaster, compiled in.
-pub const EMBEDDED_CARDS: &str = include_str!("../../games/linie1/cards.toml");
+pub const EMBEDDED_CARDS: &str = include_str!("../../../games/linie1/cards.toml");
 
 /// The format line `board.toml` must carry.
 pub const BOARD_FORMAT: &str = "stationmaster/linie1-board/1";

@@ -17,8 +17,8 @@ use std::fmt::Write as _;
 
 use super::data::{Paths, Square, TerminalId, TileId};
 use super::{Linie1, Phase, Place};
-use crate::engine::Seat;
-use crate::engine::grammar::{self, Match, OrderError, OrderForm};
+use engine::Seat;
+use engine::grammar::{self, Match, OrderError, OrderForm};
 
 /// An order of Linie 1.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -420,7 +420,7 @@ pub(super) fn text(g: &Linie1, order: &Order) -> String {
             out
         }
         Order::Along { squares } => format!("move {squares}"),
-        Order::Skip => crate::engine::SKIP_ORDER.into(),
+        Order::Skip => engine::SKIP_ORDER.into(),
     }
 }
 

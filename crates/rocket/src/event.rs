@@ -8,7 +8,7 @@ use super::board::{Good, LineId, PlaceId};
 use super::hex::Hex;
 use super::scoring::Money;
 use super::view::View;
-use crate::engine::Seat;
+use engine::Seat;
 
 /// Why someone was paid.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,9 +16,9 @@ use super::board::{Good, LineId, PlaceKind, Terrain};
 use super::event::Event;
 use super::hex::{Dir, Hex};
 use super::render::{PLACE, SEA, STATION_COLOURS, WALES, line_codes, station_letter};
-use crate::engine::Seat;
-use crate::engine::canvas::{css_colour, escape_html};
-use crate::engine::picture::{Layer, Picture};
+use engine::Seat;
+use engine::canvas::{css_colour, escape_html};
+use engine::picture::{Layer, Picture};
 
 /// A hex's circumradius, in the picture's units (pixels at scale 1).
 const R: f64 = 20.0;

@@ -6,7 +6,7 @@
 //! player as "not read as orders".
 //!
 //! The words come from outside: the order forms of the game's grammar
-//! ([`crate::engine::AnyGame::forms`]) and the caller's own commands (the
+//! ([`crate::AnyGame::forms`]) and the caller's own commands (the
 //! daemon's mail commands, or the moderator commands). Nothing here knows
 //! any game. A line read as an order is not checked here: the grammar
 //! refuses it, with the reason, if it is wrong.

@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use super::board::{Good, LineId, PlaceKind, Terrain};
 use super::view::View;
 use super::{LineStatus, Phase, Rocket};
-use crate::engine::canvas::{self, Seg, css_colour};
-use crate::engine::{Map, Seat};
+use engine::canvas::{self, Seg, css_colour};
+use engine::{Map, Seat};
 
 /// The widest line the map and status may print.
 pub const MAX_WIDTH: usize = 100;
@@ -403,11 +403,7 @@ pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
         .collect();
     if !held.is_empty() {
         out.push('\n');
-        out.push_str(&crate::engine::grammar::hint(
-            "City tokens held:",
-            &held,
-            "; ",
-        ));
+        out.push_str(&engine::grammar::hint("City tokens held:", &held, "; "));
         out.push('\n');
     }
     if view.money_public() {

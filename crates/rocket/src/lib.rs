@@ -11,6 +11,7 @@
 //! full before anything changes, so a refused order leaves the game as it was.
 //!
 //! This module never touches mail, disk or the clock.
+#![warn(missing_docs)]
 
 pub mod board;
 mod event;
@@ -27,11 +28,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{
+pub use board::{Board, Good, LineId, PlaceId, PlaceKind, Terrain};
+use engine::{
     self, AnyGame, Awaited, BoardSource, Game, GameEntry, GameOption, OrderError, OrderForm,
     Placing, RuleError, Seat, Setup, SetupError, Status, Timing, Viewer, WaitKind, WaitWords,
 };
-pub use board::{Board, Good, LineId, PlaceId, PlaceKind, Terrain};
 pub use event::{Event, PaymentCause};
 pub use hex::{Dir, Hex};
 pub use order::Order;
@@ -79,7 +80,7 @@ pub const ENTRY: GameEntry = GameEntry {
     state_version: <Rocket as Game>::STATE_VERSION,
     new: new_boxed,
     from_snapshot: from_snapshot_boxed,
-    demo: Some(include_str!("../../games/rocket/demo.txt")),
+    demo: Some(include_str!("../../../games/rocket/demo.txt")),
 };
 
 /// A new game on the operator's `rocket/board.toml`, or else the board
@@ -569,7 +570,7 @@ impl Game for Rocket {
         event::describe(self, event, view)
     }
 
-    fn draw_map(&self, _spectator: &view::View) -> crate::engine::Map {
+    fn draw_map(&self, _spectator: &view::View) -> engine::Map {
         // Rocket's board holds nothing private.
         render::map(self)
     }
@@ -579,7 +580,7 @@ impl Game for Rocket {
         _spectator: &view::View,
         last: &[Event],
         _stopped: Option<&str>,
-    ) -> Option<crate::engine::picture::Picture> {
+    ) -> Option<engine::picture::Picture> {
         // The board holds nothing private (only money is, rulings 13, and
         // the picture shows none), as for the map; it says nothing of
         // whose turn it is, so nothing of a stop either.

@@ -17,7 +17,7 @@ use toml::Spanned;
 use super::hex::{Dir, Hex};
 
 /// The board shipped with Stationmaster, compiled in as a fallback.
-pub const EMBEDDED_BOARD: &str = include_str!("../../games/rocket/board.toml");
+pub const EMBEDDED_BOARD: &str = include_str!("../../../games/rocket/board.toml");
 
 /// The format line a board file must carry.
 pub const FORMAT: &str = "stationmaster/rocket-board/1";

@@ -12,7 +12,7 @@ use super::{
     ACTIONS_PER_TURN, Bid, Extension, FinalScore, GameResult, LineStatus, PASSENGER_TOKENS, Phase,
     Rocket, SHARES_PER_LINE, STATIONS_PER_PLAYER, SUPPLEMENTARY_SHARES, TRACK_TILES, Tile,
 };
-use crate::engine::{Awaited, Placing, RuleError, Seat, Timing, WaitKind};
+use engine::{Awaited, Placing, RuleError, Seat, Timing, WaitKind};
 
 type Outcome = Result<Vec<Event>, RuleError>;
 

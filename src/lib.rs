@@ -20,18 +20,19 @@
 //!   calls, run here or handed to the running daemon over its socket.
 #![warn(missing_docs)]
 
-// The engine contract and the games are crates of their own (crates/);
-// named here as they always were, `crate::engine`, `crate::rocket`.
+// The engine contract, the games and the mail layer are crates of their
+// own (crates/); named here as they always were, `crate::engine`,
+// `crate::rocket`, `crate::mail`.
 pub use engine;
 pub use linie1;
+pub use mail;
+pub use mail::folders;
 pub use rocket;
 
 pub mod clock;
 pub mod config;
 pub mod daemon;
-pub mod folders;
 pub mod local;
-pub mod mail;
 pub mod picture;
 pub mod registry;
 pub mod service;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::io_error;
-use crate::mail::{OutMail, Outbound, TransportError};
+use crate::{OutMail, Outbound, TransportError};
 
 /// Outbound mail written as one `.eml` file per message: the embedded
 /// default (`var/outbox`).

@@ -5,7 +5,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use super::io_error;
-use crate::mail::{Inbound, RawMail, TransportError};
+use crate::{Inbound, RawMail, TransportError};
 
 /// A Maildir folder read as an inbound transport: the embedded default
 /// (`var/inbox`).

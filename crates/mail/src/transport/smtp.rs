@@ -19,7 +19,7 @@ use rustls::ClientConfig;
 use super::net::{self, Stream};
 use super::{require_safe, security_name, server_name, tls};
 use crate::config::{OutboundConfig, Security, password};
-use crate::mail::{OutMail, Outbound, TransportError};
+use crate::{OutMail, Outbound, TransportError};
 
 /// A connection left unused this long is closed and opened again before
 /// the next mail, rather than trusted: servers close idle sessions after a

@@ -62,7 +62,7 @@
 //!
 //! Telling greetings and sign-offs (`Hi all,`, `Thanks,`, `Alex`) from
 //! orders is not done here: it needs the game's grammar, see
-//! [`crate::engine::chatter`].
+//! [`engine::chatter`].
 //!
 //! At most [`MAX_BODY_LINES`] lines and [`MAX_BODY_CHARS`] characters are
 //! kept, whole lines only; [`Incoming::truncated`] tells when more was cut.
@@ -237,7 +237,7 @@ fn parse_message(raw: &[u8]) -> Result<Incoming, IngestError> {
     // sender: nobody to answer or to know the mail by.
     let from = from_addr
         .and_then(|a| address(a.address.as_deref()))
-        .filter(|a| crate::mail::compose::check_address(a).is_ok());
+        .filter(|a| crate::compose::check_address(a).is_ok());
     let from_name = from_addr
         .and_then(|a| a.name.as_deref())
         .map(|n| n.trim().to_string())
@@ -345,10 +345,7 @@ fn clean_id(id: &str) -> Option<String> {
         .trim();
     // A Message-ID that would read back as another source of a log entry
     // (`deadline`, `command line`, `moderator …`: engine::Actor) is none.
-    let other_actor = !matches!(
-        crate::engine::Actor::from(id.to_string()),
-        crate::engine::Actor::Mail(_)
-    );
+    let other_actor = !matches!(engine::Actor::from(id.to_string()), engine::Actor::Mail(_));
     (!id.is_empty() && !other_actor).then(|| id.to_string())
 }
 

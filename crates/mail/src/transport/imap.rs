@@ -12,7 +12,7 @@ use rustls::ClientConfig;
 use super::net::{self, Stream};
 use super::{require_safe, security_name, server_name, tls};
 use crate::config::{InboundConfig, Security, password};
-use crate::mail::{Inbound, RawMail, TransportError, Watch};
+use crate::{Inbound, RawMail, TransportError, Watch};
 
 /// The most messages one [`Imap`] fetch returns; the rest come with the
 /// next one. Keeps memory bounded when a big mailbox is first pointed at.

@@ -14,8 +14,11 @@
 //! an [`Inbound`] is marked done only after its effects are committed, so a
 //! crash between the two makes it come back, and the store's Message-ID
 //! receipt makes sure it is applied once.
+#![warn(missing_docs)]
 
 pub mod compose;
+pub mod config;
+pub mod folders;
 pub mod ingest;
 pub mod templates;
 pub mod transport;

@@ -13,11 +13,20 @@ use serde::Serialize;
 
 /// The templates Stationmaster uses, with their built-in text.
 pub const BUILT_IN: &[(&str, &str)] = &[
-    ("report.txt", include_str!("../../templates/report.txt")),
-    ("report.html", include_str!("../../templates/report.html")),
-    ("help.txt", include_str!("../../templates/help.txt")),
-    ("intruder.txt", include_str!("../../templates/intruder.txt")),
-    ("notice.html", include_str!("../../templates/notice.html")),
+    ("report.txt", include_str!("../../../templates/report.txt")),
+    (
+        "report.html",
+        include_str!("../../../templates/report.html"),
+    ),
+    ("help.txt", include_str!("../../../templates/help.txt")),
+    (
+        "intruder.txt",
+        include_str!("../../../templates/intruder.txt"),
+    ),
+    (
+        "notice.html",
+        include_str!("../../../templates/notice.html"),
+    ),
 ];
 
 /// A template that cannot be read or rendered.

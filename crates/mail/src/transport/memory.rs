@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::mail::{Inbound, OutMail, Outbound, RawMail, TransportError};
+use crate::{Inbound, OutMail, Outbound, RawMail, TransportError};
 
 /// Locks a mutex, carrying on if a panicking test poisoned it.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

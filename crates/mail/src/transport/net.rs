@@ -9,7 +9,7 @@ use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection, StreamOwned};
 
 use super::TIMEOUT;
-use crate::mail::TransportError;
+use crate::TransportError;
 
 /// Plain TCP or TLS over it.
 pub(super) enum Stream {

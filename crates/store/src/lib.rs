@@ -33,6 +33,7 @@
 //! dictionary built into the program, so that sled's pages are about as
 //! small in memory as on disk; values stored unpacked by earlier versions
 //! are read as they are.
+#![warn(missing_docs)]
 
 use std::path::Path;
 use std::sync::Arc;
@@ -41,9 +42,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 
-use crate::engine::{AnyGame, OrderRejected, Seat, Setup, SetupError};
-use crate::mail::OutMail;
-use crate::registry::{self, BoardSource};
+use engine::{AnyGame, OrderRejected, Seat, Setup, SetupError};
+use mail::OutMail;
+use registry::{self, BoardSource};
 
 pub mod export;
 pub mod pack;
@@ -75,7 +76,7 @@ pub struct GameRecord {
     pub created: DateTime<Utc>,
     /// The format of its initial state (see [`Game::STATE_VERSION`]).
     ///
-    /// [`Game::STATE_VERSION`]: crate::engine::Game::STATE_VERSION
+    /// [`Game::STATE_VERSION`]: engine::Game::STATE_VERSION
     #[serde(default = "first_state_version")]
     pub state_version: u32,
 }
@@ -106,7 +107,7 @@ pub struct LogEntry {
     /// Who or what made it: the mail it came in, the command line, a
     /// moderator or the clock (none in logs older than sources).
     #[serde(default)]
-    pub source: Option<crate::engine::Actor>,
+    pub source: Option<engine::Actor>,
     /// An order, an undo, or an act that changes no rule state.
     #[serde(default)]
     pub kind: EntryKind,
@@ -153,7 +154,7 @@ impl LogEntry {
         seat: Seat,
         player: String,
         text: String,
-        source: crate::engine::Actor,
+        source: engine::Actor,
         kind: EntryKind,
         at: DateTime<Utc>,
         turn: u32,
@@ -176,8 +177,8 @@ impl LogEntry {
 
     /// True if `viewer` may see this entry: a private message only to its
     /// two ends, a moderator and the operator; never to a spectator.
-    pub fn visible_to(&self, viewer: crate::engine::Viewer) -> bool {
-        use crate::engine::Viewer;
+    pub fn visible_to(&self, viewer: engine::Viewer) -> bool {
+        use engine::Viewer;
         match (&self.kind, viewer) {
             (EntryKind::Message { to: Some(to) }, Viewer::Player(s)) => s == self.seat || s == *to,
             (EntryKind::Message { to: Some(_) }, Viewer::Spectator) => false,
@@ -293,7 +294,7 @@ pub struct GameMeta {
     pub reported: Vec<u64>,
     /// Deadlines, reminders and absences.
     #[serde(default)]
-    pub clock: crate::clock::Clock,
+    pub clock: clock::Clock,
     /// The game's own moderators' addresses (besides the site's).
     #[serde(default)]
     pub moderators: Vec<String>,
@@ -342,10 +343,10 @@ pub struct Held {
     /// moderator's `as`), one for one; shorter in bookkeeping stored
     /// before sources were kept, where the missing ones are unknown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub sources: Vec<crate::engine::Actor>,
+    pub sources: Vec<engine::Actor>,
     /// Where the standing answer came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub standing_source: Option<crate::engine::Actor>,
+    pub standing_source: Option<engine::Actor>,
 }
 
 impl Held {
@@ -355,7 +356,7 @@ impl Held {
     }
 
     /// Holds `lines`, sent by `from`, as one batch after the others.
-    pub fn push_batch(&mut self, lines: Vec<String>, from: crate::engine::Actor) {
+    pub fn push_batch(&mut self, lines: Vec<String>, from: engine::Actor) {
         // Bookkeeping from before sources: the older batches' are unknown
         // and stay so, as the mail that released them did.
         if self.sources.len() == self.batches.len() {
@@ -365,7 +366,7 @@ impl Held {
     }
 
     /// Where the first batch came from, if known.
-    pub fn first_source(&self) -> Option<&crate::engine::Actor> {
+    pub fn first_source(&self) -> Option<&engine::Actor> {
         (self.sources.len() == self.batches.len())
             .then(|| self.sources.first())
             .flatten()
@@ -403,9 +404,9 @@ enum HeldForm {
         #[serde(default)]
         standing: Option<String>,
         #[serde(default)]
-        sources: Vec<crate::engine::Actor>,
+        sources: Vec<engine::Actor>,
         #[serde(default)]
-        standing_source: Option<crate::engine::Actor>,
+        standing_source: Option<engine::Actor>,
     },
 }
 
@@ -792,7 +793,7 @@ pub struct Head {
     pub last_hash: String,
     /// The format of the snapshot (see [`Game::STATE_VERSION`]).
     ///
-    /// [`Game::STATE_VERSION`]: crate::engine::Game::STATE_VERSION
+    /// [`Game::STATE_VERSION`]: engine::Game::STATE_VERSION
     #[serde(default = "first_state_version")]
     pub state_version: u32,
 }
@@ -1635,7 +1636,7 @@ impl Store {
         let mut outgoing = Vec::with_capacity(change.outbox.len());
         // What several of the change's mails share (a report's picture) is
         // kept once: its key, the items that carry it, and the bytes.
-        let mut parts: Vec<(u64, Vec<u64>, &crate::mail::Shared)> = Vec::new();
+        let mut parts: Vec<(u64, Vec<u64>, &mail::Shared)> = Vec::new();
         for mail in &change.outbox {
             // Due at once: the first try happens in the same cycle.
             let mut item = OutboxItem::new(mail, DateTime::<Utc>::MIN_UTC);
@@ -1982,7 +1983,7 @@ impl Store {
                 PartBytes::File { crc, base64 } => {
                     let stored = part_files::read(&self.path, p.key, crc)?;
                     file = if base64 {
-                        crate::mail::compose::base64_body(&stored)
+                        mail::compose::base64_body(&stored)
                     } else {
                         stored
                     };
@@ -2277,7 +2278,7 @@ impl GameRecord {
     /// naming who plays.
     pub fn seat_named(&self, name: &str) -> Result<Seat, String> {
         let names: Vec<String> = self.setup.players.iter().map(|p| p.name.clone()).collect();
-        crate::engine::seat_of(&names, name).ok_or_else(|| {
+        engine::seat_of(&names, name).ok_or_else(|| {
             format!(
                 "{name} does not play in {}; the players are {}",
                 self.id,
@@ -2389,7 +2390,7 @@ mod tests {
     /// meant both "spectator" and "sees everything").
     #[test]
     fn a_private_message_is_visible_by_viewer() {
-        use crate::engine::{Actor, Viewer};
+        use engine::{Actor, Viewer};
         let told = LogEntry::act(
             Seat(0),
             "anna".into(),
@@ -2432,19 +2433,13 @@ mod tests {
         assert_eq!(back, now);
         // With the mails they came in.
         let mut sourced = Held::default();
-        sourced.push_batch(
-            vec!["station F8".into()],
-            crate::engine::Actor::Mail("a@x".into()),
-        );
-        sourced.push_batch(
-            vec!["token Leeds steel".into()],
-            crate::engine::Actor::CommandLine,
-        );
+        sourced.push_batch(vec!["station F8".into()], engine::Actor::Mail("a@x".into()));
+        sourced.push_batch(vec!["token Leeds steel".into()], engine::Actor::CommandLine);
         let back: Held = serde_json::from_str(&serde_json::to_string(&sourced).unwrap()).unwrap();
         assert_eq!(back, sourced);
         assert_eq!(
             back.first_source(),
-            Some(&crate::engine::Actor::Mail("a@x".into()))
+            Some(&engine::Actor::Mail("a@x".into()))
         );
     }
 

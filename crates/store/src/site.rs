@@ -20,7 +20,7 @@ pub struct Forming {
     /// Options as `new` was given them (checked against the game's).
     pub options: Vec<String>,
     /// The deadline settings it will start with.
-    pub clock: crate::clock::ClockSettings,
+    pub clock: clock::ClockSettings,
     /// Anyone may join, not only the invited.
     pub open: bool,
     /// The seats taken, in order of joining; the first is the creator's.

@@ -1,15 +1,16 @@
 //! The registry: the list of the games Stationmaster runs, one
 //! [`GameEntry`] each, and the calls that find a game by its kind. The
 //! store, the command line and the daemon reach a game only through here
-//! and [`AnyGame`]; adding a game is a folder in `src/`, one in `games/`
-//! and a line in [`GAMES`].
+//! and [`AnyGame`]; adding a game is its crate in `crates/`, its data folder in `games/`,
+//! its dependency line in this crate's `Cargo.toml` and a line in [`GAMES`].
+#![warn(missing_docs)]
 
-use crate::engine::{AnyGame, GameEntry, Setup, WaitKind};
-pub use crate::engine::{BoardSource, SetupError};
+use engine::{AnyGame, GameEntry, Setup, WaitKind};
+pub use engine::{BoardSource, SetupError};
 
 /// Every game, in the order help lists them; the first with a demo script
 /// plays `stationmaster demo`.
-pub const GAMES: &[&GameEntry] = &[&crate::rocket::ENTRY, &crate::linie1::ENTRY];
+pub const GAMES: &[&GameEntry] = &[&rocket::ENTRY, &linie1::ENTRY];
 
 /// The names of every game, for messages: `rocket`.
 pub fn names() -> String {
@@ -59,7 +60,7 @@ pub fn new_game(setup: &Setup, boards: &BoardSource) -> Result<Box<dyn AnyGame>,
 }
 
 /// Reads a game back from a state saved in format `version` (see
-/// [`crate::engine::Game::STATE_VERSION`]).
+/// [`engine::Game::STATE_VERSION`]).
 pub fn from_snapshot(
     kind: &str,
     version: u32,

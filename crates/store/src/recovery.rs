@@ -97,7 +97,7 @@ fn create(path: &Path) -> Result<(), StoreError> {
         Some(p) => p.to_path_buf(),
         None => PathBuf::from("."),
     };
-    crate::folders::private_folder(&parent).map_err(|e| folder_error(&parent, e))?;
+    mail::folders::private_folder(&parent).map_err(|e| folder_error(&parent, e))?;
     let prefix = creating_prefix(path);
     remove_stale_siblings(&parent, &prefix)?;
     let temp = parent.join(format!("{prefix}{}", std::process::id()));
@@ -108,7 +108,7 @@ fn create(path: &Path) -> Result<(), StoreError> {
     }
     // The database holds every key: its folder is the operator's alone,
     // made so before sled writes in it.
-    crate::folders::private_folder(&temp).map_err(|e| folder_error(&temp, e))?;
+    mail::folders::private_folder(&temp).map_err(|e| folder_error(&temp, e))?;
     {
         let db = super::open_sled(&temp)?;
         db.flush()?;

@@ -5,6 +5,7 @@
 //! Pure: every function takes the time as an argument. The daemon keeps one
 //! index entry per game (its next time to look) in the store, so a poll
 //! cycle touches only the games that are due.
+#![warn(missing_docs)]
 
 use std::fmt;
 
@@ -12,7 +13,7 @@ use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Timelike, Utc, W
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Awaited, Seat, WaitKind};
+use engine::{Awaited, Seat, WaitKind};
 
 /// A length of time as written in config and commands: `48h`, `2d`, `90m`,
 /// `1d12h`. Stored in minutes.
@@ -262,7 +263,7 @@ impl ClockSettings {
     /// wait under the game's own key (Rocket: `veto_question`).
     pub fn view(&self, kind: &str) -> serde_json::Value {
         let mut value = serde_json::to_value(self).unwrap_or_default();
-        if let (Ok(entry), Some(map)) = (crate::registry::find(kind), value.as_object_mut()) {
+        if let (Ok(entry), Some(map)) = (registry::find(kind), value.as_object_mut()) {
             // Only the waits the game has, under its names for them.
             for kind in [WaitKind::Question, WaitKind::Bid] {
                 let value = map.remove(kind.neutral_name());
@@ -439,7 +440,7 @@ pub struct Away {
 /// The wait a deadline setting's key stands for: `turn`, `question`,
 /// `bid`, or a game's own name for one (`veto_question`).
 pub fn wait_of_key(key: &str) -> Option<WaitKind> {
-    let key = crate::registry::deadline_aliases()
+    let key = registry::deadline_aliases()
         .find(|(alias, _)| alias.eq_ignore_ascii_case(key.trim()))
         .map_or(key.trim(), |(_, neutral)| neutral);
     WaitKind::ALL
@@ -457,7 +458,7 @@ where
 {
     use serde::de::Error;
     let mut map = serde_json::Map::<String, serde_json::Value>::deserialize(d)?;
-    for (alias, neutral) in crate::registry::deadline_aliases() {
+    for (alias, neutral) in registry::deadline_aliases() {
         if let Some(v) = map.remove(alias) {
             if map.contains_key(neutral) {
                 return Err(D::Error::custom(format!(

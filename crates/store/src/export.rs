@@ -43,7 +43,7 @@ use super::{
     Abort, GameId, GameMeta, GameRecord, Head, LogEntry, OutboxItem, Receipt, Store, StoreError,
     Verified, clock_key, log_key, meta_key, player_key, ser, transaction_error, verify_parts,
 };
-use crate::engine::Seat;
+use engine::Seat;
 
 /// The `format` of an export document.
 pub const EXPORT_FORMAT: &str = "stationmaster-export";

@@ -37,11 +37,11 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sled::transaction::{ConflictableTransactionError, Transactional};
 
+use super::commit::Writes;
 use super::{
-    Abort, GameId, GameMeta, GameRecord, Head, LogEntry, OutboxItem, Receipt, Store, StoreError,
-    Verified, clock_key, log_key, meta_key, player_key, ser, transaction_error, verify_parts,
+    GameId, GameMeta, GameRecord, Head, LogEntry, OutboxItem, Receipt, Store, StoreError, Verified,
+    clock_key, log_key, meta_key, player_key, transaction_error, verify_parts,
 };
 use engine::Seat;
 
@@ -436,6 +436,46 @@ impl Store {
         path: &str,
     ) -> Result<Imported, ExportError> {
         export.check()?;
+        self.check_room(export, mode, path)?;
+        use super::tx::*;
+        let mut w = Writes::default();
+        if mode == ImportMode::Replace {
+            for (t, tree) in self.transaction_trees().iter().enumerate() {
+                for item in tree.iter() {
+                    let (k, _) = item?;
+                    if t == META && k.as_ref() == super::FORMAT_KEY {
+                        continue;
+                    }
+                    w.removes.push((t, k.to_vec()));
+                }
+            }
+        }
+        for g in &export.games {
+            w.exported_game(g)?;
+        }
+        let receipts = self.import_bookkeeping(&mut w, export, mode)?;
+        self.transact(&w, None, &[])
+            .map_err(|e| transaction_error(e, "import"))?;
+        // The files of the parts replaced go with the flush below.
+        self.lock_gone_parts().extend(
+            w.removes
+                .iter()
+                .filter(|(tree, _)| *tree == PARTS)
+                .filter_map(|(_, k)| k.as_slice().try_into().ok().map(u64::from_be_bytes)),
+        );
+        self.meta
+            .insert(super::FORMAT_KEY, &super::FORMAT.to_be_bytes())?;
+        self.flush()?;
+        Ok(Imported {
+            games: export.games.iter().map(|g| g.id.clone()).collect(),
+            receipts,
+            outbox: export.outbox.len(),
+        })
+    }
+
+    /// Whether `export` may go in as `mode` says: into an empty database
+    /// only, or (merging) with none of its games' ids taken here.
+    fn check_room(&self, export: &Export, mode: ImportMode, path: &str) -> Result<(), ExportError> {
         match mode {
             ImportMode::Empty => {
                 if let Some(what) = self.contents()? {
@@ -464,116 +504,99 @@ impl Store {
             }
             ImportMode::Replace => {}
         }
+        Ok(())
+    }
+
+    /// The writes of everything in `export` but its games: counters (the
+    /// higher when merging), receipts and help times not already here, the
+    /// outbox, forming games and contacts. Returns how many receipts.
+    fn import_bookkeeping<'e>(
+        &self,
+        w: &mut Writes<'e>,
+        export: &'e Export,
+        mode: ImportMode,
+    ) -> Result<usize, StoreError> {
         use super::tx::*;
-        let trees = self.transaction_trees();
-        let mut removes: Vec<(usize, Vec<u8>)> = Vec::new();
-        if mode == ImportMode::Replace {
-            for (t, tree) in trees.iter().enumerate() {
-                for item in tree.iter() {
-                    let (k, _) = item?;
-                    if t == META && k.as_ref() == super::FORMAT_KEY {
-                        continue;
-                    }
-                    removes.push((t, k.to_vec()));
-                }
-            }
-        }
-        let mut writes: Vec<(usize, Vec<u8>, Vec<u8>)> = Vec::new();
-        for g in &export.games {
-            let label = g.id.0.as_str();
-            let key = g.id.0.clone().into_bytes();
-            writes.push((GAMES, key.clone(), ser(label, &g.record)?));
-            let pack = |state: &serde_json::Value| {
-                super::pack::pack(state.to_string().as_bytes()).map_err(StoreError::from)
-            };
-            let (initial, snapshot) = (pack(&g.initial)?, pack(&g.snapshot)?);
-            writes.push((INITIAL, key.clone(), initial));
-            writes.push((SNAPSHOTS, key.clone(), snapshot));
-            writes.push((HEADS, key, ser(label, &g.head)?));
-            writes.push((META, meta_key(&g.id), ser(label, &g.meta)?));
-            for e in &g.log {
-                writes.push((LOG, log_key(&g.id, e.seq), ser(label, e)?));
-            }
-            for s in 0..g.record.setup.players.len() {
-                let address = g.meta.address(&g.record, Seat(s as u8));
-                writes.push((PLAYERS, player_key(address, &g.id), Vec::new()));
-            }
-            // A player's confirmed second addresses are in the index too.
-            for address in g.meta.other_addresses.iter().flatten() {
-                writes.push((PLAYERS, player_key(address, &g.id), Vec::new()));
-            }
-            if let Some(at) = g.meta.clock.next_fire {
-                writes.push((CLOCK, clock_key(at, &g.id), Vec::new()));
-            }
-        }
+        let merge = mode == ImportMode::Merge;
+        w.label = "";
         for (name, n) in &export.counters {
             let mut n = *n;
-            if mode == ImportMode::Merge
+            if merge
                 && let Some(old) = self.meta.get(name.as_bytes())?
                 && let Ok(bytes) = <[u8; 8]>::try_from(old.as_ref())
             {
                 n = n.max(u64::from_be_bytes(bytes));
             }
-            writes.push((META, name.clone().into_bytes(), n.to_be_bytes().to_vec()));
+            w.writes
+                .push((META, name.clone().into_bytes(), n.to_be_bytes().to_vec()));
         }
         let mut receipts = 0;
         for (mid, r) in &export.receipts {
-            if mode == ImportMode::Merge && self.receipts.contains_key(mid.as_bytes())? {
+            if merge && self.receipts.contains_key(mid.as_bytes())? {
                 continue;
             }
-            writes.push((RECEIPTS, mid.clone().into_bytes(), ser("", r)?));
+            w.put(RECEIPTS, mid.clone().into_bytes(), r)?;
             receipts += 1;
         }
         for mail in &export.outbox {
             let key = self.db.generate_id()?;
-            writes.push((OUTBOX, key.to_be_bytes().to_vec(), mail.item().encode()?));
+            w.writes
+                .push((OUTBOX, key.to_be_bytes().to_vec(), mail.item().encode()?));
         }
         for (addr, at) in &export.help {
-            if mode == ImportMode::Merge
+            if merge
                 && let Some(old) = self.help_sent(addr)?
                 && old >= *at
             {
                 continue;
             }
-            writes.push((HELP, addr.clone().into_bytes(), ser("", at)?));
+            w.put(HELP, addr.clone().into_bytes(), at)?;
         }
         for f in &export.forming {
-            writes.push((SITE, super::site::forming_key(&f.id), ser(&f.id.0, f)?));
-            writes.push((CLOCK, clock_key(f.expires, &f.id), Vec::new()));
+            w.label = &f.id.0;
+            w.put(SITE, super::site::forming_key(&f.id), f)?;
+            w.mark(CLOCK, clock_key(f.expires, &f.id));
         }
         for (addr, c) in &export.contacts {
-            if mode == ImportMode::Merge
-                && self.site.contains_key(super::site::contact_key(addr))?
-            {
+            if merge && self.site.contains_key(super::site::contact_key(addr))? {
                 continue;
             }
-            writes.push((SITE, super::site::contact_key(addr), ser(addr, c)?));
+            w.label = addr;
+            w.put(SITE, super::site::contact_key(addr), c)?;
         }
-        trees[..]
-            .transaction(|t| {
-                for (tree, k) in &removes {
-                    t[*tree].remove(k.as_slice())?;
-                }
-                for (tree, k, v) in &writes {
-                    t[*tree].insert(k.as_slice(), v.as_slice())?;
-                }
-                Ok::<(), ConflictableTransactionError<Abort>>(())
-            })
-            .map_err(|e| transaction_error(e, "import"))?;
-        // The files of the parts replaced go with the flush below.
-        self.lock_gone_parts().extend(
-            removes
-                .iter()
-                .filter(|(tree, _)| *tree == PARTS)
-                .filter_map(|(_, k)| k.as_slice().try_into().ok().map(u64::from_be_bytes)),
-        );
-        self.meta
-            .insert(super::FORMAT_KEY, &super::FORMAT.to_be_bytes())?;
-        self.flush()?;
-        Ok(Imported {
-            games: export.games.iter().map(|g| g.id.clone()).collect(),
-            receipts,
-            outbox: export.outbox.len(),
-        })
+        Ok(receipts)
+    }
+}
+impl<'a> Writes<'a> {
+    /// A game from an export: its record, states, head, bookkeeping and
+    /// log, and the address and scheduler indexes built from them.
+    pub(crate) fn exported_game(&mut self, g: &'a ExportedGame) -> Result<(), StoreError> {
+        use super::tx::*;
+        self.label = g.id.0.as_str();
+        let key = g.id.0.clone().into_bytes();
+        self.put(GAMES, key.clone(), &g.record)?;
+        let pack = |state: &serde_json::Value| {
+            super::pack::pack(state.to_string().as_bytes()).map_err(StoreError::from)
+        };
+        let (initial, snapshot) = (pack(&g.initial)?, pack(&g.snapshot)?);
+        self.writes.push((INITIAL, key.clone(), initial));
+        self.writes.push((SNAPSHOTS, key.clone(), snapshot));
+        self.put(HEADS, key, &g.head)?;
+        self.put(META, meta_key(&g.id), &g.meta)?;
+        for e in &g.log {
+            self.put(LOG, log_key(&g.id, e.seq), e)?;
+        }
+        for s in 0..g.record.setup.players.len() {
+            let address = g.meta.address(&g.record, Seat(s as u8));
+            self.mark(PLAYERS, player_key(address, &g.id));
+        }
+        // A player's confirmed second addresses are in the index too.
+        for address in g.meta.other_addresses.iter().flatten() {
+            self.mark(PLAYERS, player_key(address, &g.id));
+        }
+        if let Some(at) = g.meta.clock.next_fire {
+            self.mark(CLOCK, clock_key(at, &g.id));
+        }
+        Ok(())
     }
 }

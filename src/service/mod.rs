@@ -27,9 +27,7 @@ use crate::mail::TransportError;
 use crate::mail::compose::ComposeError;
 use crate::mail::templates::{TemplateError, Templates};
 use crate::registry::BoardSource;
-use crate::store::{
-    BatchRejected, Change, GameId, GameMeta, GameUpdate, LogEntry, NewGame, Store, StoreError,
-};
+use crate::store::{BatchRejected, Change, GameId, GameMeta, NewGame, Store, StoreError};
 use report::MailContext;
 
 /// What can stop the daemon or a command.
@@ -317,28 +315,23 @@ pub fn apply_local(
     lines: &[String],
     now: DateTime<Utc>,
 ) -> Result<(orders::Batch, Box<dyn crate::engine::AnyGame>), LocalApplyError> {
-    let loaded = ctx.store.load(id).map_err(ServiceError::from)?;
-    let meta = ctx.store.meta(id).map_err(ServiceError::from)?;
-    let old_fire = meta.clock.next_fire;
-    let (game, meta, batch) = orders::run(
-        &*loaded.game,
-        &meta,
+    let stored = pipeline::Stored::load(ctx, id)?;
+    let input = pipeline::Input::Lines {
         seat,
         lines,
-        &crate::engine::Actor::CommandLine,
-    )?;
-    if batch.applied.is_empty() && batch.held.is_empty() {
-        return Ok((batch, game));
-    }
-    let step = pipeline::Step::new(&*game, meta, &batch, crate::engine::Actor::CommandLine);
-    let (update, outbox) = pipeline::write(ctx, id, loaded.seq, old_fire, step, now)?;
-    let change = Change {
-        update: Some(update),
-        outbox,
-        ..Change::default()
+        meta: stored.meta.clone(),
     };
-    ctx.store.commit(&change).map_err(ServiceError::from)?;
-    Ok((batch, game))
+    let actor = crate::engine::Actor::CommandLine;
+    let options = pipeline::Options::default();
+    let applied = pipeline::apply(ctx, id, &stored, input, actor, options, now)?
+        .map_err(|refused| refused.rejected)?;
+    // Nothing given, nothing held: nothing to write.
+    if !applied.batch.applied.is_empty() || !applied.batch.held.is_empty() {
+        ctx.store
+            .commit(&applied.change)
+            .map_err(ServiceError::from)?;
+    }
+    Ok((applied.batch, applied.game))
 }
 
 /// Why orders from the command line were not applied.
@@ -350,219 +343,4 @@ pub enum LocalApplyError {
     /// Something else failed.
     #[error(transparent)]
     Service(#[from] ServiceError),
-}
-
-/// The log entries and state a batch leaves.
-#[allow(clippy::too_many_arguments)]
-fn game_update(
-    id: &GameId,
-    base_seq: u64,
-    old_fire: Option<DateTime<Utc>>,
-    batch: &orders::Batch,
-    game: &dyn crate::engine::AnyGame,
-    mut meta: GameMeta,
-    now: DateTime<Utc>,
-    source: &crate::engine::Actor,
-) -> Result<GameUpdate, ServiceError> {
-    let names = game.player_names();
-    if source.is_players() {
-        // A player who acts is no longer missing deadlines.
-        for (seat, _) in &batch.applied {
-            meta.clock.run_of_misses_ends(*seat);
-        }
-    }
-    meta.clock.sync(&game.awaiting(), now);
-    if meta.paused.is_some() || meta.aborted {
-        // A stopped game is in no deadline's way: out of the scheduler's
-        // index until it is resumed (which syncs the clock again), or the
-        // index would hand it to every cycle once its old time passed.
-        meta.clock.next_fire = None;
-    }
-    let entries = batch
-        .applied
-        .iter()
-        .enumerate()
-        .map(|(k, (seat, a))| LogEntry {
-            seq: base_seq + 1 + k as u64,
-            turn: a.turn,
-            at: now,
-            seat: *seat,
-            player: names.get(seat.index()).cloned().unwrap_or_default(),
-            order: a.order.clone(),
-            events: a.events.clone(),
-            // A held order released now keeps the mail it came in.
-            source: Some(
-                batch
-                    .released
-                    .iter()
-                    .find(|(i, _)| *i == k)
-                    .map_or(source, |(_, from)| from)
-                    .clone(),
-            ),
-            kind: crate::store::EntryKind::Order,
-            why: None,
-            prev: String::new(),
-            hash: String::new(),
-        })
-        .collect();
-    game.check_invariants().map_err(|e| StoreError::Corrupt {
-        game: id.0.clone(),
-        message: format!("engine invariant broken: {e}"),
-    })?;
-    Ok(GameUpdate {
-        id: id.clone(),
-        base_seq,
-        entries,
-        state: game.snapshot()?,
-        state_version: game.state_version(),
-        over: meta.aborted || matches!(game.status(), crate::engine::Status::Finished(_)),
-        meta,
-        old_fire,
-    })
-}
-
-/// Who gets a report from [`reports`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recipients {
-    /// Every player (a moderator's act, a deadline, `resend`).
-    All,
-    /// Every player if the game changed; else only those with a note and
-    /// the player replied to: a mail that only stores a waiting order or a
-    /// standing answer tells nobody else anything.
-    Concerned,
-    /// Every player, the full report whatever they chose (`resend`).
-    Every,
-}
-
-/// A report to every player after a change: what happened since their last
-/// report, their map and hints. The `reply` (a seat, its section and the
-/// threading) goes into that player's report.
-#[allow(clippy::too_many_arguments)]
-fn reports(
-    ctx: &Ctx<'_>,
-    id: &GameId,
-    update: &mut GameUpdate,
-    game: &dyn crate::engine::AnyGame,
-    batch: &orders::Batch,
-    reply: Option<(Seat, MailContext, (String, Vec<String>))>,
-    to: Recipients,
-    now: DateTime<Utc>,
-) -> Result<Vec<crate::mail::OutMail>, ServiceError> {
-    let record = ctx.store.record(id)?;
-    let new_seq = update.base_seq + update.entries.len() as u64;
-    let mut out = Vec::new();
-    let map = report::Board::new(ctx, game, &update.entries);
-    let changed = !update.entries.is_empty();
-    let ended = report::ended_after(ctx.store, update, game)?;
-    for s in 0..record.setup.players.len() {
-        let seat = Seat(s as u8);
-        let concerned = changed
-            || batch.notes.iter().any(|(n, _)| *n == seat)
-            || reply.as_ref().is_some_and(|(rs, _, _)| *rs == seat);
-        if to == Recipients::Concerned && !concerned {
-            continue;
-        }
-        let answering = reply.as_ref().is_some_and(|(rs, _, _)| *rs == seat);
-        let (awaited, over) = delivery::awaits_or_over(game, &update.meta, seat);
-        let form = match to {
-            Recipients::Every => delivery::Form::Full,
-            _ => delivery::form_for(update.meta.reports_of(seat), awaited, answering, over),
-        };
-        if form == delivery::Form::Nothing {
-            // `reports turn`: their next report tells them what happened.
-            continue;
-        }
-        let last = update.meta.reported.get(s).copied().unwrap_or(0);
-        let mut entries = if last < update.base_seq {
-            ctx.store.log_since(id, last)?
-        } else {
-            Vec::new()
-        };
-        entries.extend(update.entries.iter().filter(|e| e.seq > last).cloned());
-        // A full report shows the status block too: both from one view.
-        let (events, status) = report::event_lines_and_status(
-            game,
-            &entries,
-            crate::engine::Viewer::Player(seat),
-            form == delivery::Form::Full,
-        )
-        .map_err(StoreError::from)?;
-        let mut mail = MailContext {
-            events,
-            status,
-            ended: ended.clone(),
-            notes: batch
-                .notes
-                .iter()
-                .filter(|(n, _)| *n == seat)
-                .map(|(_, t)| t.clone())
-                .collect(),
-            ..MailContext::default()
-        };
-        if form == delivery::Form::Short {
-            if mail.events.is_empty() && mail.notes.is_empty() {
-                continue;
-            }
-            out.push(delivery::short_mail(
-                ctx,
-                id,
-                &record,
-                &update.meta,
-                game,
-                seat,
-                &mail.events,
-                &mail.notes,
-                ended.as_ref(),
-                now,
-            )?);
-            if let Some(r) = update.meta.reported.get_mut(s) {
-                *r = new_seq;
-            }
-            continue;
-        }
-        let mut threading = None;
-        if let Some((rs, asked, thread)) = &reply
-            && *rs == seat
-        {
-            mail.reply = asked.reply.clone();
-            mail.help = asked.help.clone();
-            mail.history = asked.history.clone();
-            mail.to = asked.to.clone();
-            threading = Some(thread.clone());
-        }
-        out.push(report::player_mail(
-            ctx,
-            id,
-            &record,
-            &update.meta,
-            game,
-            &map,
-            seat,
-            mail,
-            threading,
-            now,
-        )?);
-        if let Some(r) = update.meta.reported.get_mut(s) {
-            *r = new_seq;
-        }
-    }
-    out.extend(delivery::to_observers(
-        ctx, id, &record, update, game, &map, now,
-    )?);
-    // Orders that end the game: the moderators hear of it too (a finished
-    // game takes no more orders, so this happens once).
-    if !batch.applied.is_empty()
-        && let Some(finished @ report::Ended::Finished(_)) = &ended
-    {
-        out.extend(report::game_over_to_moderators(
-            ctx,
-            id,
-            &record,
-            &update.meta,
-            game,
-            finished,
-            now,
-        )?);
-    }
-    Ok(out)
 }

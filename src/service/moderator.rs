@@ -985,9 +985,9 @@ pub fn run(
     // they brought on).
     step.act = text.map(|text| act_entry(by, &text, why, EntryKind::Act, turn, now));
     step.to = Some(if *cmd == ModCommand::Resend {
-        super::Recipients::Every
+        super::pipeline::Recipients::Every
     } else {
-        super::Recipients::All
+        super::pipeline::Recipients::All
     });
     let (update, reports) = super::pipeline::write(ctx, id, loaded.seq, old_fire, step, now)?;
     outbox.extend(reports);

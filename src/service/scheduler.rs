@@ -396,7 +396,7 @@ fn run(
     step.whys = reasons;
     step.then = then;
     // Notes without a change go to their players alone, below.
-    step.to = changed.then_some(super::Recipients::All);
+    step.to = changed.then_some(super::pipeline::Recipients::All);
     let (update, reports) = super::pipeline::write(ctx, id, loaded.seq, old_fire, step, now)?;
     outbox.extend(reports);
     if !changed {

@@ -6,13 +6,14 @@
 
 use chrono::{DateTime, Utc};
 
+use super::pipeline::{self, Stored};
 use super::report::{self, MailContext};
 use super::{Ctx, ServiceError, orders, scheduler, settings};
 use crate::clock::Span;
-use crate::engine::{Actor, Seat, Viewer};
+use crate::engine::{Actor, AnyGame, Seat, Viewer};
 use crate::mail::OutMail;
 use crate::mail::compose::{self, Draft};
-use crate::store::{Change, EntryKind, GameId, GameMeta, LogEntry, effective_orders};
+use crate::store::{Change, EntryKind, GameId, GameMeta, GameRecord, LogEntry, effective_orders};
 
 /// A moderator command.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -470,498 +471,49 @@ pub fn run(
     why: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<ModOutcome, ServiceError> {
-    let invalid = ServiceError::Invalid;
-    let loaded = ctx.store.load(id)?;
-    let stored = ctx.store.meta(id)?;
-    let old_fire = stored.clock.next_fire;
-    let mut meta = stored.clone();
-    let record = loaded.record.clone();
-    let names = loaded.game.player_names();
-    let turn = loaded.game.turn_number();
-    let because = why.map(|w| format!(" ({w})")).unwrap_or_default();
+    let stored = Stored::load(ctx, id)?;
     // A game that is over (aborted, or finished by its rules) can still be
     // talked about and its reports sent again; nothing else makes sense.
     if !matches!(cmd, ModCommand::Resend | ModCommand::Note(_))
-        && let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)?
+        && let Some(ended) = report::ended(ctx.store, id, &stored.meta, &*stored.loaded.game)?
     {
-        return Err(invalid(format!(
+        return Err(ServiceError::Invalid(format!(
             "{id} {}: it is over, and only `note` and `resend` can still be used",
-            ended.what(&meta.clock.settings)
+            ended.what(&stored.meta.clock.settings)
         )));
     }
-    let mut batch = orders::Batch::default();
-    let mut entries: Vec<LogEntry> = Vec::new();
-    let mut replaced_from = String::new();
-    let mut game = loaded.game.clone_box();
-    let mut outbox: Vec<OutMail> = Vec::new();
-    let mut contacts = Vec::new();
-    let mut index = Vec::new();
-    let all = |batch: &mut orders::Batch, text: String| {
-        for s in 0..names.len() {
-            batch.notes.push((Seat(s as u8), text.clone()));
-        }
-    };
-    let output;
-    match cmd {
-        ModCommand::Pause => {
-            if meta.paused.is_some() {
-                return Err(invalid(format!("{id} is paused already")));
-            }
-            meta.paused = Some(now);
-            meta.paused_by = Some(by.to_string());
-            all(
-                &mut batch,
-                format!(
-                    "A moderator paused the game{because}. Orders are refused until it \
-                     resumes: send them again then."
-                ),
-            );
-            output = format!("{id} is paused.");
-        }
-        ModCommand::Resume => {
-            let Some(since) = meta.paused.take() else {
-                return Err(invalid(format!("{id} is not paused")));
-            };
-            meta.paused_by = None;
-            let paused = now - since;
-            meta.clock.move_running(|t| t + paused);
-            all(
-                &mut batch,
-                format!(
-                    "A moderator resumed the game{because}; deadlines moved on by the time it was paused."
-                ),
-            );
-            output = format!(
-                "{id} resumed; deadlines moved on by {}.",
-                crate::clock::duration_words(paused)
-            );
-        }
-        ModCommand::Extend(span) => {
-            meta.clock.move_running(|t| t + span.duration());
-            for w in meta.clock.waits.iter_mut() {
-                w.late = false;
-            }
-            all(
-                &mut batch,
-                format!("A moderator gave every awaited player {span} more{because}."),
-            );
-            output = format!("Deadlines extended by {span}.");
-        }
-        ModCommand::Deadline(t) => {
-            if *t <= now {
-                return Err(invalid("that time has passed".to_string()));
-            }
-            meta.clock.move_running(|_| *t);
-            for w in meta.clock.waits.iter_mut() {
-                w.late = false;
-            }
-            all(
-                &mut batch,
-                format!(
-                    "A moderator set the deadline to {}{because}.",
-                    meta.clock.settings.describe(*t, now)
-                ),
-            );
-            output = format!("Deadline set to {t}.");
-        }
-        ModCommand::As {
-            player,
-            orders: lines,
-        } if absence_line(lines).is_some() => {
-            // `as PLAYER away … to …` / `as PLAYER back`: the absence a
-            // player would declare by mail, declared for them (one who
-            // phoned, say); everyone is told, as for the player's own.
-            let seat = seat_named(ctx, id, player)?;
-            let line = absence_line(lines).unwrap_or_default();
-            if line.eq_ignore_ascii_case("back") {
-                meta.clock.back(seat, now);
-                all(
-                    &mut batch,
-                    format!(
-                        "A moderator marked {player} as back{because}; their deadlines run as usual."
-                    ),
-                );
-                output = format!("{player} is back; their deadlines run as usual.");
-            } else {
-                let a = crate::clock::parse_away(&meta.clock.settings, line, now)
-                    .map_err(|why| invalid(format!("{line}: {why}")))?;
-                let text = meta.clock.away(seat, player, a, now);
-                all(
-                    &mut batch,
-                    format!("A moderator declared an absence for {player}{because}: {text}"),
-                );
-                output = text;
-            }
-        }
-        ModCommand::As {
-            player,
-            orders: lines,
-        } => {
-            let seat = seat_named(ctx, id, player)?;
-            let (g, m, mut b) = orders::run(
-                &*game,
-                &meta,
-                seat,
-                lines,
-                &Actor::Moderator(by.to_string()),
-            )
-            .map_err(|e| {
-                invalid(format!(
-                    "nothing applied for {player}: order {}: {}",
-                    e.line_no, e.rejected
-                ))
-            })?;
-            game = g;
-            meta = m;
-            // The moderator's orders, told apart from the waiting orders
-            // (the player's own, or others') whose moment they brought.
-            let done: Vec<String> = b
-                .given
-                .iter()
-                .filter_map(|i| b.applied.get(*i))
-                .map(|(_, a)| a.order.clone())
-                .collect();
-            let followed: Vec<String> = b
-                .applied
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !b.given.contains(i))
-                .map(|(_, (s, a))| {
-                    let name = names.get(s.index()).map_or("", String::as_str);
-                    format!("{name}: {}", a.order)
-                })
-                .collect();
-            let held: Vec<String> = b.held.iter().map(|h| h.describe()).collect();
-            let mut gave = done.clone();
-            gave.extend(b.held.iter().map(|h| h.line.clone()));
-            b.notes.push((
-                seat,
-                format!(
-                    "A moderator gave orders for you{because}: {}.",
-                    gave.join("; ")
-                ),
-            ));
-            batch = b;
-            let mut said = Vec::new();
-            if !done.is_empty() {
-                said.push(format!("Applied for {player}: {}.", done.join("; ")));
-            }
-            if !held.is_empty() {
-                said.push(format!("Held for {player}: {}", held.join(" ")));
-            }
-            if !followed.is_empty() {
-                said.push(format!(
-                    "Waiting orders applied after them: {}.",
-                    followed.join("; ")
-                ));
-            }
-            output = said.join(" ");
-        }
-        ModCommand::Skip => {
-            // Who was passed over, and whom the game waits for after it:
-            // the moderator is told by name, as the players are.
-            let skipped = report::awaited_names(&*loaded.game, Viewer::Moderator);
-            let mut change = scheduler::skip_awaited_because(ctx, id, by, why, now)?;
-            let mut after = String::new();
-            if let Some(u) = &mut change.update {
-                u.push_first(act_entry(by, "skip", why, EntryKind::Act, turn, now));
-                if let Ok(g) =
-                    crate::registry::from_snapshot(&record.setup.kind, u.state_version, &u.state)
-                {
-                    after = format!(" {id}: {}.", report::headline(&*g));
-                }
-            }
-            let output = if skipped.is_empty() {
-                format!("Nobody was awaited in {id}: nothing to skip.")
-            } else {
-                format!("Skipped: {}.{after}", skipped.join(", "))
-            };
-            return Ok(ModOutcome { change, output });
-        }
-        ModCommand::Undo(n) => {
-            let log = ctx.store.log(id)?;
-            let effective = effective_orders(&log);
-            // A turn the game played for a player passed over (its
-            // default orders, or its skip) is one move, undone whole.
-            let moves = moves_of(&effective);
-            if (*n as usize) > moves.len() {
-                return Err(invalid(format!("only {} moves can be undone", moves.len())));
-            }
-            let undone_moves = &moves[moves.len() - *n as usize..];
-            let count: usize = undone_moves.iter().map(|m| m.len()).sum();
-            let undone: Vec<String> = undone_moves.iter().map(|m| undone_text(m)).collect();
-            let entry = act_entry(
-                by,
-                &format!("undo {n}"),
-                why,
-                EntryKind::Undo {
-                    count: count as u32,
-                },
-                turn,
-                now,
-            );
-            let mut with = log.clone();
-            with.push(entry.clone());
-            game = ctx.store.replay(id, &with)?;
-            entries.push(entry);
-            for q in meta.queued.iter_mut() {
-                *q = crate::store::Held::default();
-            }
-            let told = match undone.as_slice() {
-                [one] => format!(
-                    "A moderator undid {one}{because}. The game is back where it was before."
-                ),
-                _ => format!(
-                    "A moderator undid the last {n} moves{because}: {}. The game is back where it was before them.",
-                    undone.join("; ")
-                ),
-            };
-            all(&mut batch, told);
-            output = format!("Undone: {}.", undone.join("; "));
-        }
-        ModCommand::Replace { player, address } => {
-            let seat = seat_named(ctx, id, player)?;
-            // docs/operators.md, "Security": the address a seat may take.
-            let address = &super::unasked::recipient(ctx, address).map_err(invalid)?;
-            if let Some(why) =
-                super::unasked::seat_refusal(ctx, &record, &meta, address, Some(seat))
-            {
-                return Err(invalid(why));
-            }
-            let old = meta.address(&record, seat).to_string();
-            // The leaving player's thread, before their key goes.
-            let old_thread = report::player_thread(ctx, id, &record, &meta, seat);
-            replaced_from = old.clone();
-            if meta.addresses.len() < names.len() {
-                meta.addresses.resize(names.len(), String::new());
-            }
-            meta.addresses[seat.index()] = address.clone();
-            meta.tokens[seat.index()] = super::new_token()?;
-            // The addresses the leaving player added go with them.
-            if let Some(others) = meta.other_addresses.get_mut(seat.index()) {
-                let gone = std::mem::take(others);
-                for a in gone {
-                    if meta.seats_from(&record, &a).is_empty() {
-                        index.push((a, false));
-                    }
-                }
-            }
-            meta.clock.run_of_misses_ends(seat);
-            all(
-                &mut batch,
-                format!("A moderator gave {player}'s seat to {address}{because}."),
-            );
-            let mail = MailContext {
-                welcome: true,
-                successor: true,
-                ..MailContext::default()
-            };
-            if meta.welcome_ids.len() < names.len() {
-                meta.welcome_ids.resize(names.len(), String::new());
-            }
-            // A new thread for the new player: no root until their welcome.
-            meta.welcome_ids[seat.index()] = String::new();
-            let welcome = report::player_mail(
-                ctx,
-                id,
-                &record,
-                &meta,
-                &*game,
-                &report::Board::new(ctx, &*game, &[]),
-                seat,
-                mail,
-                None,
-                now,
-            )?;
-            meta.welcome_ids[seat.index()] = welcome.message_id.clone();
-            outbox.push(welcome);
-            let text = format!(
-                "Your seat has a new player: a moderator gave your seat in {id} to {address}{because}.\nYour key no longer works. Thank you for playing.\n\n-- \nStationmaster, for {id}.\n"
-            );
-            let (in_reply_to, references) = old_thread.threading(None);
-            let draft = Draft {
-                to: old.clone(),
-                subject: old_thread.subject(false),
-                html: Some(report::notice_html(ctx, &text, None)?),
-                text,
-                in_reply_to,
-                references,
-                ..Draft::default()
-            };
-            outbox.push(super::compose_mail(ctx, &id.0, "replaced", &draft, now)?);
-            output = format!(
-                "{player}'s seat now goes to {address} with a new key (welcome mail queued)."
-            );
-        }
-        ModCommand::Abort => {
-            meta.aborted = true;
-            meta.paused = None;
-            meta.paused_by = None;
-            // As `report::ended` reads it back from the act logged below.
-            let ended = report::Ended::Aborted {
-                at: now,
-                by: by.to_string(),
-                why: why.map(str::to_string),
-            };
-            outbox.extend(report::game_over_to_moderators(
-                ctx, id, &record, &meta, &*game, &ended, now,
-            )?);
-            // No note: every mail about the game now opens with the abort,
-            // by whom, when and why (`Ended::headline`), and its log line
-            // follows; a note would say it a third time.
-            output = format!("{id} aborted.");
-        }
-        ModCommand::Resend => {
-            output = "Every player's report was sent again.".to_string();
-        }
-        ModCommand::Preview {
-            player,
-            orders: lines,
-        } => {
-            let seat = seat_named(ctx, id, player)?;
-            let text = match orders::run(
-                &*game,
-                &meta,
-                seat,
-                lines,
-                &Actor::Moderator(by.to_string()),
-            ) {
-                Ok((g, _, b)) => {
-                    let mut t = String::new();
-                    for (s, a) in &b.applied {
-                        t.push_str(&format!("> {} ({})\n", a.order, names[s.index()]));
-                        for sentence in g.describe_events(&a.events, Viewer::Player(seat))? {
-                            let sentence = match sentence.strip_prefix("You receive ") {
-                                Some(rest) => format!("{player} receives {rest}"),
-                                None => sentence,
-                            };
-                            t.push_str(&format!("  {sentence}\n"));
-                        }
-                    }
-                    for q in &b.held {
-                        t.push_str(&format!("(would be held) {}\n", q.describe()));
-                    }
-                    t.push('\n');
-                    t.push_str(&as_seen_by(
-                        &g.render(Viewer::Player(seat)),
-                        &names[seat.index()],
-                    ));
-                    t
-                }
-                Err(e) => format!(
-                    "Refused, nothing would be applied: order {}: {}\n",
-                    e.line_no, e.rejected
-                ),
-            };
-            return Ok(ModOutcome {
-                change: Change::default(),
-                output: format!("Preview for {player} (nothing changed):\n{text}"),
-            });
-        }
+    let mut act = Act::new(ctx, id, by, why, &stored, now);
+    let output = match cmd {
+        ModCommand::Pause => act.pause()?,
+        ModCommand::Resume => act.resume()?,
+        ModCommand::Extend(span) => act.extend(*span),
+        ModCommand::Deadline(t) => act.deadline(*t)?,
+        ModCommand::As { player, orders } => match absence_line(orders) {
+            Some(line) => act.absence(player, line)?,
+            None => return act.give_orders(cmd, player, orders),
+        },
+        ModCommand::Skip => return act.skip(),
+        ModCommand::Undo(n) => act.undo(*n)?,
+        ModCommand::Replace { player, address } => act.replace(player, address)?,
+        ModCommand::Abort => act.abort()?,
+        ModCommand::Resend => "Every player's report was sent again.".to_string(),
+        ModCommand::Preview { player, orders } => return act.preview(player, orders),
         ModCommand::Note(text) => {
-            all(&mut batch, format!("A note from a moderator: {text}"));
-            output = "Note sent to every player.".to_string();
+            act.all(format!("A note from a moderator: {text}"));
+            "Note sent to every player.".to_string()
         }
-        ModCommand::Set { key, value } => {
-            meta.clock.settings =
-                settings::set(&meta.clock.settings, &record.setup.kind, key, value)
-                    .map_err(ServiceError::Unreadable)?;
-            all(
-                &mut batch,
-                format!(
-                    "A moderator changed the deadline setting {key} to {value}{because}; {}.",
-                    settings::set_applies(key)
-                ),
-            );
-            output = format!("{key} is now {value}.");
-        }
-        ModCommand::Reports(mode) => {
-            meta.default_reports = *mode;
-            all(
-                &mut batch,
-                format!(
-                    "A moderator set this game's reports to `{}`{because}: {}, unless you chose otherwise with `reports full|short|turn`.",
-                    mode.name(),
-                    mode.describe()
-                ),
-            );
-            output = format!(
-                "{id}'s reports are now `{}` for players who have not chosen.",
-                mode.name()
-            );
-        }
-        ModCommand::Watchable(on) => {
-            if meta.watchable == *on {
-                return Err(invalid(format!(
-                    "{id} is {} already",
-                    if *on { "watchable" } else { "not watchable" }
-                )));
-            }
-            meta.watchable = *on;
-            if *on {
-                all(
-                    &mut batch,
-                    format!(
-                        "A moderator made this game watchable{because}: anyone may follow it with `watch {id}`, seeing the board as a spectator does (nobody's private holdings, no private messages)."
-                    ),
-                );
-                output = format!("{id} is watchable: anyone may `watch {id}`.");
-            } else {
-                // Off means nobody watches: a game master closes the game
-                // to spectators, not only to new ones.
-                let dropped = std::mem::take(&mut meta.observers);
-                for o in &dropped {
-                    let mut contact = ctx.store.contact(&o.address)?;
-                    contact.watching.retain(|g| *g != id.0);
-                    contacts.push((o.address.clone(), contact));
-                    let text = format!(
-                        "{id}: a moderator closed this game to observers{because}. You no longer watch it, and nothing more about it comes to you.\n\n-- \nStationmaster, for {id} ({}).\n",
-                        crate::registry::title(&record.setup.kind)
-                    );
-                    outbox.push(super::delivery::observer_notice(
-                        ctx, id, &record, &o.address, text, now,
-                    )?);
-                }
-                all(
-                    &mut batch,
-                    format!(
-                        "A moderator closed this game to observers{because}: nobody watches it."
-                    ),
-                );
-                output = format!(
-                    "{id} is not watchable; {} observer(s) no longer watch it, and each was told.",
-                    dropped.len()
-                );
-            }
-        }
-        ModCommand::Moderator(address) => {
-            let address = &super::unasked::recipient(ctx, address).map_err(invalid)?;
-            if let Some(why) = super::unasked::moderator_refusal(&record, &meta, address) {
-                return Err(invalid(why));
-            }
-            let key = address.to_ascii_lowercase();
-            if !meta
-                .moderators
-                .iter()
-                .any(|m| m.eq_ignore_ascii_case(address))
-            {
-                meta.moderators.push(address.clone());
-            }
-            let token = super::new_token()?;
-            let mail = welcome(ctx, id, address, &token, now)?;
-            meta.moderator_welcome_ids
-                .insert(key.clone(), mail.message_id.clone());
-            outbox.push(mail);
-            meta.moderator_tokens.insert(key, token);
-            all(
-                &mut batch,
-                format!("{address} now moderates this game{because}."),
-            );
-            output = format!("{address} moderates {id} (their key is in their mail).");
-        }
-    }
-    // The act itself, in the log.
-    let text = match cmd {
+        ModCommand::Set { key, value } => act.set(key, value)?,
+        ModCommand::Reports(mode) => act.reports(*mode),
+        ModCommand::Watchable(on) => act.watchable(*on)?,
+        ModCommand::Moderator(address) => act.moderator(address)?,
+    };
+    act.write(cmd, output)
+}
+
+/// The act itself as the log reads it: `extend 24h`, `as bob: …`; None
+/// for a command whose entries say it (`undo`), or that is no act.
+fn act_text(cmd: &ModCommand) -> Option<String> {
+    match cmd {
         ModCommand::Undo(_) => None,
         ModCommand::As { player, orders } => Some(format!("as {player}: {}", orders.join("; "))),
         ModCommand::Note(t) => Some(format!("note: {t}")),
@@ -977,35 +529,637 @@ pub fn run(
         ModCommand::Abort => Some("abort".to_string()),
         ModCommand::Resend => None,
         ModCommand::Skip | ModCommand::Preview { .. } => None,
-    };
-    let mut step =
-        super::pipeline::Step::new(&*game, meta, &batch, Actor::Moderator(by.to_string()));
-    step.then = entries;
-    // Before the entries it caused (`as`: the orders, and the waiting ones
-    // they brought on).
-    step.act = text.map(|text| act_entry(by, &text, why, EntryKind::Act, turn, now));
-    step.to = Some(if *cmd == ModCommand::Resend {
-        super::pipeline::Recipients::Every
-    } else {
-        super::pipeline::Recipients::All
-    });
-    let (update, reports) = super::pipeline::write(ctx, id, loaded.seq, old_fire, step, now)?;
-    outbox.extend(reports);
-    let readdress = match cmd {
-        ModCommand::Replace { address, .. } => Some((replaced_from.clone(), address.clone())),
-        _ => None,
-    };
-    Ok(ModOutcome {
-        change: Change {
-            update: Some(update),
-            outbox,
-            readdress,
-            contacts,
-            index,
-            ..Change::default()
-        },
-        output,
-    })
+    }
+}
+
+/// One command of a moderator's under way: who acts on which game and
+/// why, and what the command has changed so far, written at the end by
+/// [`pipeline::apply`].
+struct Act<'a, 'c> {
+    ctx: &'a Ctx<'c>,
+    id: &'a GameId,
+    /// The moderator.
+    by: &'a str,
+    /// Their reason.
+    why: Option<&'a str>,
+    /// The reason as the players' notes end: ` (REASON)`.
+    because: String,
+    now: DateTime<Utc>,
+    /// The game as stored.
+    stored: &'a Stored,
+    /// Every player's name, in seat order.
+    names: Vec<String>,
+    /// The bookkeeping as the command leaves it.
+    meta: GameMeta,
+    /// The game as the command leaves it (an undo replays it).
+    game: Box<dyn AnyGame>,
+    /// What the players are told.
+    notes: Vec<(Seat, String)>,
+    /// Log entries after the act's own (an undo's).
+    then: Vec<LogEntry>,
+    /// Mails before the reports, contacts, the address index.
+    with: Change,
+}
+
+impl<'a, 'c> Act<'a, 'c> {
+    fn new(
+        ctx: &'a Ctx<'c>,
+        id: &'a GameId,
+        by: &'a str,
+        why: Option<&'a str>,
+        stored: &'a Stored,
+        now: DateTime<Utc>,
+    ) -> Act<'a, 'c> {
+        Act {
+            ctx,
+            id,
+            by,
+            why,
+            because: why.map(|w| format!(" ({w})")).unwrap_or_default(),
+            now,
+            stored,
+            names: stored.loaded.game.player_names(),
+            meta: stored.meta.clone(),
+            game: stored.loaded.game.clone_box(),
+            notes: Vec::new(),
+            then: Vec::new(),
+            with: Change::default(),
+        }
+    }
+
+    fn record(&self) -> &GameRecord {
+        &self.stored.loaded.record
+    }
+
+    fn turn(&self) -> u32 {
+        self.stored.loaded.game.turn_number()
+    }
+
+    /// `cmd` as the log reads it, before what it caused.
+    fn act_of(&self, cmd: &ModCommand) -> Option<LogEntry> {
+        act_text(cmd)
+            .map(|t| act_entry(self.by, &t, self.why, EntryKind::Act, self.turn(), self.now))
+    }
+
+    /// `text`, told to every player.
+    fn all(&mut self, text: String) {
+        for s in 0..self.names.len() {
+            self.notes.push((Seat(s as u8), text.clone()));
+        }
+    }
+
+    /// The command's change, written (`cmd` in the log before what it
+    /// caused), and `output` for the moderator.
+    fn write(self, cmd: &ModCommand, output: String) -> Result<ModOutcome, ServiceError> {
+        let act = self.act_of(cmd);
+        let options = pipeline::Options {
+            notes: self.notes,
+            then: self.then,
+            act,
+            to: Some(if *cmd == ModCommand::Resend {
+                pipeline::Recipients::Every
+            } else {
+                pipeline::Recipients::All
+            }),
+            with: self.with,
+            ..pipeline::Options::default()
+        };
+        let input = pipeline::Input::Made {
+            game: self.game,
+            meta: self.meta,
+            batch: orders::Batch::default(),
+        };
+        let actor = Actor::Moderator(self.by.to_string());
+        let (ctx, id, stored, now) = (self.ctx, self.id, self.stored, self.now);
+        match pipeline::apply(ctx, id, stored, input, actor, options, now)? {
+            Ok(applied) => Ok(ModOutcome {
+                change: applied.change,
+                output,
+            }),
+            // A change made is never refused.
+            Err(refused) => Err(ServiceError::Invalid(refused.rejected.to_string())),
+        }
+    }
+
+    fn pause(&mut self) -> Result<String, ServiceError> {
+        if self.meta.paused.is_some() {
+            return Err(ServiceError::Invalid(format!(
+                "{} is paused already",
+                self.id
+            )));
+        }
+        self.meta.paused = Some(self.now);
+        self.meta.paused_by = Some(self.by.to_string());
+        self.all(format!(
+            "A moderator paused the game{}. Orders are refused until it \
+             resumes: send them again then.",
+            self.because
+        ));
+        Ok(format!("{} is paused.", self.id))
+    }
+
+    fn resume(&mut self) -> Result<String, ServiceError> {
+        let Some(since) = self.meta.paused.take() else {
+            return Err(ServiceError::Invalid(format!("{} is not paused", self.id)));
+        };
+        self.meta.paused_by = None;
+        let paused = self.now - since;
+        self.meta.clock.move_running(|t| t + paused);
+        self.all(format!(
+            "A moderator resumed the game{}; deadlines moved on by the time it was paused.",
+            self.because
+        ));
+        Ok(format!(
+            "{} resumed; deadlines moved on by {}.",
+            self.id,
+            crate::clock::duration_words(paused)
+        ))
+    }
+
+    fn extend(&mut self, span: Span) -> String {
+        self.meta.clock.move_running(|t| t + span.duration());
+        for w in self.meta.clock.waits.iter_mut() {
+            w.late = false;
+        }
+        self.all(format!(
+            "A moderator gave every awaited player {span} more{}.",
+            self.because
+        ));
+        format!("Deadlines extended by {span}.")
+    }
+
+    fn deadline(&mut self, t: DateTime<Utc>) -> Result<String, ServiceError> {
+        if t <= self.now {
+            return Err(ServiceError::Invalid("that time has passed".to_string()));
+        }
+        self.meta.clock.move_running(|_| t);
+        for w in self.meta.clock.waits.iter_mut() {
+            w.late = false;
+        }
+        self.all(format!(
+            "A moderator set the deadline to {}{}.",
+            self.meta.clock.settings.describe(t, self.now),
+            self.because
+        ));
+        Ok(format!("Deadline set to {t}."))
+    }
+
+    /// `as PLAYER away … to …` / `as PLAYER back`: the absence a player
+    /// would declare by mail, declared for them (one who phoned, say);
+    /// everyone is told, as for the player's own.
+    fn absence(&mut self, player: &str, line: &str) -> Result<String, ServiceError> {
+        let seat = seat_named(self.ctx, self.id, player)?;
+        let because = self.because.clone();
+        if line.eq_ignore_ascii_case("back") {
+            self.meta.clock.back(seat, self.now);
+            self.all(format!(
+                "A moderator marked {player} as back{because}; their deadlines run as usual."
+            ));
+            return Ok(format!("{player} is back; their deadlines run as usual."));
+        }
+        let a = crate::clock::parse_away(&self.meta.clock.settings, line, self.now)
+            .map_err(|why| ServiceError::Invalid(format!("{line}: {why}")))?;
+        let text = self.meta.clock.away(seat, player, a, self.now);
+        self.all(format!(
+            "A moderator declared an absence for {player}{because}: {text}"
+        ));
+        Ok(text)
+    }
+
+    /// `as PLAYER ORDER; …`: the orders, as the player's would be (held
+    /// for their moment, or all refused), and the player told.
+    fn give_orders(
+        self,
+        cmd: &ModCommand,
+        player: &str,
+        lines: &[String],
+    ) -> Result<ModOutcome, ServiceError> {
+        let seat = seat_named(self.ctx, self.id, player)?;
+        let options = pipeline::Options {
+            given_for: Some((
+                seat,
+                format!("A moderator gave orders for you{}", self.because),
+            )),
+            act: self.act_of(cmd),
+            to: Some(pipeline::Recipients::All),
+            ..pipeline::Options::default()
+        };
+        let input = pipeline::Input::Lines {
+            seat,
+            lines,
+            meta: self.meta,
+        };
+        let actor = Actor::Moderator(self.by.to_string());
+        let (ctx, id, stored, now) = (self.ctx, self.id, self.stored, self.now);
+        let applied =
+            pipeline::apply(ctx, id, stored, input, actor, options, now)?.map_err(|refused| {
+                ServiceError::Invalid(format!(
+                    "nothing applied for {player}: order {}: {}",
+                    refused.rejected.line_no, refused.rejected.rejected
+                ))
+            })?;
+        Ok(ModOutcome {
+            output: gave_orders_text(player, &applied.batch, &self.names),
+            change: applied.change,
+        })
+    }
+
+    /// `skip`: every awaited player passed over as at a missed deadline,
+    /// the skip in the log before them.
+    fn skip(self) -> Result<ModOutcome, ServiceError> {
+        let (ctx, id, by, why, now) = (self.ctx, self.id, self.by, self.why, self.now);
+        // Who was passed over, and whom the game waits for after it:
+        // the moderator is told by name, as the players are.
+        let skipped = report::awaited_names(&*self.stored.loaded.game, Viewer::Moderator);
+        let mut change = scheduler::skip_awaited_because(ctx, id, by, why, now)?;
+        let mut after = String::new();
+        if let Some(u) = &mut change.update {
+            u.push_first(act_entry(by, "skip", why, EntryKind::Act, self.turn(), now));
+            if let Ok(g) =
+                crate::registry::from_snapshot(&self.record().setup.kind, u.state_version, &u.state)
+            {
+                after = format!(" {id}: {}.", report::headline(&*g));
+            }
+        }
+        let output = if skipped.is_empty() {
+            format!("Nobody was awaited in {id}: nothing to skip.")
+        } else {
+            format!("Skipped: {}.{after}", skipped.join(", "))
+        };
+        Ok(ModOutcome { change, output })
+    }
+
+    /// `undo N`: the last N moves in effect rolled back by replaying the
+    /// log with the undo in it; every waiting order is dropped.
+    fn undo(&mut self, n: u32) -> Result<String, ServiceError> {
+        let log = self.ctx.store.log(self.id)?;
+        let effective = effective_orders(&log);
+        // A turn the game played for a player passed over (its
+        // default orders, or its skip) is one move, undone whole.
+        let moves = moves_of(&effective);
+        if (n as usize) > moves.len() {
+            return Err(ServiceError::Invalid(format!(
+                "only {} moves can be undone",
+                moves.len()
+            )));
+        }
+        let undone_moves = &moves[moves.len() - n as usize..];
+        let count: usize = undone_moves.iter().map(|m| m.len()).sum();
+        let undone: Vec<String> = undone_moves.iter().map(|m| undone_text(m)).collect();
+        let entry = act_entry(
+            self.by,
+            &format!("undo {n}"),
+            self.why,
+            EntryKind::Undo {
+                count: count as u32,
+            },
+            self.turn(),
+            self.now,
+        );
+        let mut with = log.clone();
+        with.push(entry.clone());
+        self.game = self.ctx.store.replay(self.id, &with)?;
+        self.then.push(entry);
+        for q in self.meta.queued.iter_mut() {
+            *q = crate::store::Held::default();
+        }
+        let because = &self.because;
+        let told = match undone.as_slice() {
+            [one] => {
+                format!("A moderator undid {one}{because}. The game is back where it was before.")
+            }
+            _ => format!(
+                "A moderator undid the last {n} moves{because}: {}. The game is back where it was before them.",
+                undone.join("; ")
+            ),
+        };
+        self.all(told);
+        Ok(format!("Undone: {}.", undone.join("; ")))
+    }
+
+    /// `replace PLAYER ADDRESS`: the seat to a new address with a new key
+    /// and a welcome; the one who leaves it is told.
+    fn replace(&mut self, player: &str, given: &str) -> Result<String, ServiceError> {
+        let (ctx, id, now) = (self.ctx, self.id, self.now);
+        let seat = seat_named(ctx, id, player)?;
+        let record = self.stored.loaded.record.clone();
+        // docs/operators.md, "Security": the address a seat may take.
+        let address = &super::unasked::recipient(ctx, given).map_err(ServiceError::Invalid)?;
+        if let Some(why) =
+            super::unasked::seat_refusal(ctx, &record, &self.meta, address, Some(seat))
+        {
+            return Err(ServiceError::Invalid(why));
+        }
+        let old = self.meta.address(&record, seat).to_string();
+        // The leaving player's thread, before their key goes.
+        let old_thread = report::player_thread(ctx, id, &record, &self.meta, seat);
+        self.with.readdress = Some((old.clone(), given.to_string()));
+        self.give_seat(&record, seat, address)?;
+        self.all(format!(
+            "A moderator gave {player}'s seat to {address}{}.",
+            self.because
+        ));
+        self.welcome_successor(&record, seat)?;
+        let text = format!(
+            "Your seat has a new player: a moderator gave your seat in {id} to {address}{}.\nYour key no longer works. Thank you for playing.\n\n-- \nStationmaster, for {id}.\n",
+            self.because
+        );
+        let (in_reply_to, references) = old_thread.threading(None);
+        let draft = Draft {
+            to: old,
+            subject: old_thread.subject(false),
+            html: Some(report::notice_html(ctx, &text, None)?),
+            text,
+            in_reply_to,
+            references,
+            ..Draft::default()
+        };
+        self.with
+            .outbox
+            .push(super::compose_mail(ctx, &id.0, "replaced", &draft, now)?);
+        Ok(format!(
+            "{player}'s seat now goes to {address} with a new key (welcome mail queued)."
+        ))
+    }
+
+    /// `seat`'s bookkeeping to `address`: a new key, the leaving player's
+    /// other addresses gone with them, their run of misses ended.
+    fn give_seat(
+        &mut self,
+        record: &GameRecord,
+        seat: Seat,
+        address: &str,
+    ) -> Result<(), ServiceError> {
+        let meta = &mut self.meta;
+        if meta.addresses.len() < self.names.len() {
+            meta.addresses.resize(self.names.len(), String::new());
+        }
+        meta.addresses[seat.index()] = address.to_string();
+        meta.tokens[seat.index()] = super::new_token()?;
+        // The addresses the leaving player added go with them.
+        if let Some(others) = meta.other_addresses.get_mut(seat.index()) {
+            let gone = std::mem::take(others);
+            for a in gone {
+                if meta.seats_from(record, &a).is_empty() {
+                    self.with.index.push((a, false));
+                }
+            }
+        }
+        meta.clock.run_of_misses_ends(seat);
+        Ok(())
+    }
+
+    /// The welcome of the one who takes `seat`, the root of their thread.
+    fn welcome_successor(&mut self, record: &GameRecord, seat: Seat) -> Result<(), ServiceError> {
+        let mail = MailContext {
+            welcome: true,
+            successor: true,
+            ..MailContext::default()
+        };
+        if self.meta.welcome_ids.len() < self.names.len() {
+            self.meta
+                .welcome_ids
+                .resize(self.names.len(), String::new());
+        }
+        // A new thread for the new player: no root until their welcome.
+        self.meta.welcome_ids[seat.index()] = String::new();
+        let welcome = report::player_mail(
+            self.ctx,
+            self.id,
+            record,
+            &self.meta,
+            &*self.game,
+            &report::Board::new(self.ctx, &*self.game, &[]),
+            seat,
+            mail,
+            None,
+            self.now,
+        )?;
+        self.meta.welcome_ids[seat.index()] = welcome.message_id.clone();
+        self.with.outbox.push(welcome);
+        Ok(())
+    }
+
+    fn abort(&mut self) -> Result<String, ServiceError> {
+        self.meta.aborted = true;
+        self.meta.paused = None;
+        self.meta.paused_by = None;
+        // As `report::ended` reads it back from the act logged below.
+        let ended = report::Ended::Aborted {
+            at: self.now,
+            by: self.by.to_string(),
+            why: self.why.map(str::to_string),
+        };
+        self.with.outbox.extend(report::game_over_to_moderators(
+            self.ctx,
+            self.id,
+            self.record(),
+            &self.meta,
+            &*self.game,
+            &ended,
+            self.now,
+        )?);
+        // No note: every mail about the game now opens with the abort,
+        // by whom, when and why (`Ended::headline`), and its log line
+        // follows; a note would say it a third time.
+        Ok(format!("{} aborted.", self.id))
+    }
+
+    /// `preview PLAYER ORDER; …`: what the orders would do, seen as the
+    /// player would see it; nothing changes.
+    fn preview(self, player: &str, lines: &[String]) -> Result<ModOutcome, ServiceError> {
+        let seat = seat_named(self.ctx, self.id, player)?;
+        let by = Actor::Moderator(self.by.to_string());
+        let text = match orders::run(&*self.game, &self.meta, seat, lines, &by) {
+            Ok((g, _, b)) => preview_text(&*g, &b, seat, player, &self.names)?,
+            Err(e) => format!(
+                "Refused, nothing would be applied: order {}: {}\n",
+                e.line_no, e.rejected
+            ),
+        };
+        Ok(ModOutcome {
+            change: Change::default(),
+            output: format!("Preview for {player} (nothing changed):\n{text}"),
+        })
+    }
+
+    fn set(&mut self, key: &str, value: &str) -> Result<String, ServiceError> {
+        self.meta.clock.settings = settings::set(
+            &self.meta.clock.settings,
+            &self.record().setup.kind,
+            key,
+            value,
+        )
+        .map_err(ServiceError::Unreadable)?;
+        self.all(format!(
+            "A moderator changed the deadline setting {key} to {value}{}; {}.",
+            self.because,
+            settings::set_applies(key)
+        ));
+        Ok(format!("{key} is now {value}."))
+    }
+
+    fn reports(&mut self, mode: crate::store::ReportMode) -> String {
+        self.meta.default_reports = mode;
+        self.all(format!(
+            "A moderator set this game's reports to `{}`{}: {}, unless you chose otherwise with `reports full|short|turn`.",
+            mode.name(),
+            self.because,
+            mode.describe()
+        ));
+        format!(
+            "{}'s reports are now `{}` for players who have not chosen.",
+            self.id,
+            mode.name()
+        )
+    }
+
+    fn watchable(&mut self, on: bool) -> Result<String, ServiceError> {
+        let id = self.id;
+        if self.meta.watchable == on {
+            return Err(ServiceError::Invalid(format!(
+                "{id} is {} already",
+                if on { "watchable" } else { "not watchable" }
+            )));
+        }
+        self.meta.watchable = on;
+        if on {
+            self.all(format!(
+                "A moderator made this game watchable{}: anyone may follow it with `watch {id}`, seeing the board as a spectator does (nobody's private holdings, no private messages).",
+                self.because
+            ));
+            return Ok(format!("{id} is watchable: anyone may `watch {id}`."));
+        }
+        // Off means nobody watches: a game master closes the game
+        // to spectators, not only to new ones.
+        let dropped = std::mem::take(&mut self.meta.observers);
+        for o in &dropped {
+            let mut contact = self.ctx.store.contact(&o.address)?;
+            contact.watching.retain(|g| *g != id.0);
+            self.with.contacts.push((o.address.clone(), contact));
+            let text = format!(
+                "{id}: a moderator closed this game to observers{}. You no longer watch it, and nothing more about it comes to you.\n\n-- \nStationmaster, for {id} ({}).\n",
+                self.because,
+                crate::registry::title(&self.record().setup.kind)
+            );
+            self.with.outbox.push(super::delivery::observer_notice(
+                self.ctx,
+                id,
+                self.record(),
+                &o.address,
+                text,
+                self.now,
+            )?);
+        }
+        self.all(format!(
+            "A moderator closed this game to observers{}: nobody watches it.",
+            self.because
+        ));
+        Ok(format!(
+            "{id} is not watchable; {} observer(s) no longer watch it, and each was told.",
+            dropped.len()
+        ))
+    }
+
+    fn moderator(&mut self, given: &str) -> Result<String, ServiceError> {
+        let (ctx, id) = (self.ctx, self.id);
+        let address = &super::unasked::recipient(ctx, given).map_err(ServiceError::Invalid)?;
+        if let Some(why) = super::unasked::moderator_refusal(self.record(), &self.meta, address) {
+            return Err(ServiceError::Invalid(why));
+        }
+        let key = address.to_ascii_lowercase();
+        if !self
+            .meta
+            .moderators
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(address))
+        {
+            self.meta.moderators.push(address.clone());
+        }
+        let token = super::new_token()?;
+        let mail = welcome(ctx, id, address, &token, self.now)?;
+        self.meta
+            .moderator_welcome_ids
+            .insert(key.clone(), mail.message_id.clone());
+        self.with.outbox.push(mail);
+        self.meta.moderator_tokens.insert(key, token);
+        self.all(format!(
+            "{address} now moderates this game{}.",
+            self.because
+        ));
+        Ok(format!(
+            "{address} moderates {id} (their key is in their mail)."
+        ))
+    }
+}
+
+/// What a moderator's `as` did, for them: the orders applied for the
+/// player, those held, and the waiting orders whose moment they brought.
+fn gave_orders_text(player: &str, batch: &orders::Batch, names: &[String]) -> String {
+    // The moderator's orders, told apart from the waiting orders
+    // (the player's own, or others') whose moment they brought.
+    let done: Vec<String> = batch
+        .given
+        .iter()
+        .filter_map(|i| batch.applied.get(*i))
+        .map(|(_, a)| a.order.clone())
+        .collect();
+    let followed: Vec<String> = batch
+        .applied
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !batch.given.contains(i))
+        .map(|(_, (s, a))| {
+            let name = names.get(s.index()).map_or("", String::as_str);
+            format!("{name}: {}", a.order)
+        })
+        .collect();
+    let held: Vec<String> = batch.held.iter().map(|h| h.describe()).collect();
+    let mut said = Vec::new();
+    if !done.is_empty() {
+        said.push(format!("Applied for {player}: {}.", done.join("; ")));
+    }
+    if !held.is_empty() {
+        said.push(format!("Held for {player}: {}", held.join(" ")));
+    }
+    if !followed.is_empty() {
+        said.push(format!(
+            "Waiting orders applied after them: {}.",
+            followed.join("; ")
+        ));
+    }
+    said.join(" ")
+}
+
+/// A preview: each order applied with what it did, as `seat` (`player`)
+/// reads it, the lines that would be held, and the page they would see.
+fn preview_text(
+    game: &dyn AnyGame,
+    batch: &orders::Batch,
+    seat: Seat,
+    player: &str,
+    names: &[String],
+) -> Result<String, ServiceError> {
+    let mut t = String::new();
+    for (s, a) in &batch.applied {
+        t.push_str(&format!("> {} ({})\n", a.order, names[s.index()]));
+        for sentence in game.describe_events(&a.events, Viewer::Player(seat))? {
+            let sentence = match sentence.strip_prefix("You receive ") {
+                Some(rest) => format!("{player} receives {rest}"),
+                None => sentence,
+            };
+            t.push_str(&format!("  {sentence}\n"));
+        }
+    }
+    for q in &batch.held {
+        t.push_str(&format!("(would be held) {}\n", q.describe()));
+    }
+    t.push('\n');
+    t.push_str(&as_seen_by(
+        &game.render(Viewer::Player(seat)),
+        &names[seat.index()],
+    ));
+    Ok(t)
 }
 
 /// True if `address` moderates game `id` (its own moderators or the site's).

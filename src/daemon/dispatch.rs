@@ -9,13 +9,15 @@ use serde::Serialize;
 
 use super::commands::{self, Command};
 use super::report::{self, MailContext, ReplySection};
-use super::{Ctx, DaemonError, orders};
+use super::{Ctx, DaemonError};
 use crate::engine::chatter::Reading;
-use crate::engine::{OrderRejected, Seat};
+use crate::engine::{Actor, AnyGame, OrderRejected, Seat};
 use crate::mail::compose::Draft;
 use crate::mail::ingest::{self, Incoming};
+use crate::service::pipeline::{self, Stored};
+use crate::service::talk::Talked;
 use crate::service::{fallback_id, site, unasked};
-use crate::store::{Change, GameId, Receipt, StoreError};
+use crate::store::{BatchRejected, Change, GameId, GameMeta, GameRecord, Receipt, StoreError};
 
 /// What handling a mail came to.
 pub(super) struct Handled {
@@ -677,445 +679,592 @@ fn authenticated(
     seat: Seat,
     now: DateTime<Utc>,
 ) -> Result<Handled, DaemonError> {
-    let loaded = ctx.store.load(id)?;
-    let stored_meta = ctx.store.meta(id)?;
-    let old_fire = stored_meta.clock.next_fire;
-    let mut meta = stored_meta.clone();
-    let record = &loaded.record;
-    let name = record.setup.players[seat.index()].name.clone();
-    let mut wants = Vec::new();
-    let mut lines = Vec::new();
-    let mut absence: Vec<String> = Vec::new();
-    let mut history_turns: Option<(u32, u32)> = None;
-    let mut talk_lines: Vec<String> = Vec::new();
-    // The commands read (but `away` and `back`, echoed with the orders),
-    // echoed under "Your mail" in the reply.
-    let mut commands_read: Vec<String> = Vec::new();
-    let mut report_lines: Vec<String> = Vec::new();
-    let mut address_lines: Vec<String> = Vec::new();
-    // Greetings and sign-offs are not orders: left out, and shown.
-    let vocabulary = commands::player_vocabulary(&*loaded.game);
-    let mut not_orders = Vec::new();
-    let mut typos = Vec::new();
-    for line in &inc.body {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        // `1. extend GWR C14` is read without its list marker.
-        let (reading, line) = vocabulary.read_item(line);
-        match reading {
-            Reading::Chatter => {
-                not_orders.push(line.to_string());
+    let stored = Stored::load(ctx, id)?;
+    let mut mail = PlayerMail::new(ctx, inc, mid, id, seat, &stored, now)?;
+    if let Some((line, why)) = mail.declare_absence() {
+        return mail.absence_refused(line, why);
+    }
+    mail.answer_commands()?;
+    let talked = mail.talk()?;
+    mail.explain(&talked.notes);
+    let not_taken = mail.stop();
+    mail.choose()?;
+    if !mail.read.orders.is_empty() || !mail.absence_notes.is_empty() {
+        return mail.apply(talked);
+    }
+    let outcome = format!(
+        "{}: {}",
+        mail.name,
+        not_taken.unwrap_or("commands answered")
+    );
+    mail.answer(talked, outcome)
+}
+
+/// The receipt of a mail in game `id` that came to `outcome`.
+fn receipt(id: &GameId, outcome: &str, now: DateTime<Utc>) -> Receipt {
+    Receipt {
+        at: now,
+        game: Some(id.0.clone()),
+        outcome: outcome.to_string(),
+    }
+}
+
+/// A player's mail, read: its lines sorted into orders and each kind of
+/// command.
+#[derive(Default)]
+struct Read {
+    /// The orders.
+    orders: Vec<String>,
+    /// The commands answered in the reply (`help`, `history`, `leave` …).
+    wants: Vec<Command>,
+    /// `history FROM-TO`: the turns asked for.
+    history_turns: Option<(u32, u32)>,
+    /// `away DATE to DATE` and `back`, echoed with the orders.
+    absence: Vec<String>,
+    /// `say` and `tell`: table talk.
+    talk: Vec<String>,
+    /// `reports MODE`.
+    reports: Vec<String>,
+    /// `address add|remove ADDRESS`.
+    address: Vec<String>,
+    /// The commands read (but `away` and `back`, echoed with the orders),
+    /// echoed under "Your mail" in the reply.
+    commands: Vec<String>,
+    /// Greetings and sign-offs are not orders: left out, and shown.
+    not_orders: Vec<String>,
+    /// Lines that begin with a likely typo of a keyword, and what was
+    /// meant: read as orders, and refused with a hint.
+    typos: Vec<(String, String)>,
+}
+
+impl Read {
+    /// The lines of `body`, read with the words of `game`'s orders and the
+    /// players' commands.
+    fn of(game: &dyn AnyGame, body: &[String]) -> Read {
+        let vocabulary = commands::player_vocabulary(game);
+        let mut read = Read::default();
+        for line in body {
+            let line = line.trim();
+            if line.is_empty() {
                 continue;
             }
-            Reading::Typo(meant) => typos.push((line.to_string(), meant)),
-            Reading::Order => {}
+            // `1. extend GWR C14` is read without its list marker.
+            let (reading, line) = vocabulary.read_item(line);
+            match reading {
+                Reading::Chatter => {
+                    read.not_orders.push(line.to_string());
+                    continue;
+                }
+                Reading::Typo(meant) => read.typos.push((line.to_string(), meant)),
+                Reading::Order => {}
+            }
+            read.line(line);
         }
+        read
+    }
+
+    /// One line that is an order or a command.
+    fn line(&mut self, line: &str) {
         let command = commands::command(line);
         if command.is_some_and(|c| !matches!(c, Command::Away | Command::Back)) {
-            commands_read.push(line.to_string());
+            self.commands.push(line.to_string());
         }
         match command {
-            Some(Command::Away | Command::Back) => absence.push(line.to_string()),
-            Some(Command::Say | Command::Tell) => talk_lines.push(line.to_string()),
-            Some(Command::Reports) => report_lines.push(line.to_string()),
-            Some(Command::Address) => address_lines.push(line.to_string()),
+            Some(Command::Away | Command::Back) => self.absence.push(line.to_string()),
+            Some(Command::Say | Command::Tell) => self.talk.push(line.to_string()),
+            Some(Command::Reports) => self.reports.push(line.to_string()),
+            Some(Command::Address) => self.address.push(line.to_string()),
             Some(Command::History) => {
-                wants.push(Command::History);
+                self.wants.push(Command::History);
                 if let Some(r) = line.split_whitespace().nth(1) {
-                    history_turns = crate::local::parse_turns(r).ok();
+                    self.history_turns = crate::local::parse_turns(r).ok();
                 }
             }
-            Some(c) => wants.push(c),
-            None => lines.push(line.to_string()),
+            Some(c) => self.wants.push(c),
+            None => self.orders.push(line.to_string()),
         }
     }
-    // Absence: `away DATE to DATE` holds the player's deadlines; `back` ends
-    // it. Everyone is told.
-    let mut absence_notes: Vec<(Seat, String)> = Vec::new();
-    let mut absence_error: Option<(String, String)> = None;
-    // A player has one absence at a time: a second line would silently
-    // undo the first.
-    if let [_, second, ..] = absence.as_slice() {
-        absence_error = Some((
-            second.clone(),
-            format!(
+
+    /// True if the mail had neither orders nor commands.
+    fn is_empty(&self) -> bool {
+        self.orders.is_empty()
+            && self.wants.is_empty()
+            && self.absence.is_empty()
+            && self.talk.is_empty()
+            && self.reports.is_empty()
+            && self.address.is_empty()
+    }
+}
+
+/// A player's mail with their key, under way: the game as stored, what
+/// the mail says, what it changes, and the answer as it grows.
+struct PlayerMail<'a, 'c> {
+    ctx: &'a Ctx<'c>,
+    inc: &'a Incoming,
+    /// Its Message-ID (or the stand-in).
+    mid: String,
+    id: &'a GameId,
+    /// The sender's seat.
+    seat: Seat,
+    /// Their name.
+    name: String,
+    now: DateTime<Utc>,
+    /// The game as stored.
+    stored: &'a Stored,
+    /// How the game ended, if it is over.
+    ended: Option<report::Ended>,
+    /// The mail's lines, sorted.
+    read: Read,
+    /// The bookkeeping as the mail changes it.
+    meta: GameMeta,
+    /// What every player is told of the absence declared.
+    absence_notes: Vec<(Seat, String)>,
+    /// The reply section so far.
+    section: ReplySection,
+    /// What the sender asked for besides (help, history), and the address
+    /// answered.
+    asked: MailContext,
+    /// The mail answered and its references.
+    thread: (String, Vec<String>),
+    /// What `address` lines change besides the bookkeeping.
+    address_change: Change,
+}
+
+impl<'a, 'c> PlayerMail<'a, 'c> {
+    fn new(
+        ctx: &'a Ctx<'c>,
+        inc: &'a Incoming,
+        mid: String,
+        id: &'a GameId,
+        seat: Seat,
+        stored: &'a Stored,
+        now: DateTime<Utc>,
+    ) -> Result<PlayerMail<'a, 'c>, DaemonError> {
+        let game = &*stored.loaded.game;
+        let mut references = inc.references.clone();
+        let parent = inc.message_id.clone().unwrap_or_else(|| mid.clone());
+        references.retain(|r| *r != parent);
+        let read = Read::of(game, &inc.body);
+        Ok(PlayerMail {
+            name: stored.loaded.record.setup.players[seat.index()]
+                .name
+                .clone(),
+            ended: report::ended(ctx.store, id, &stored.meta, game)?,
+            meta: stored.meta.clone(),
+            absence_notes: Vec::new(),
+            section: ReplySection {
+                subject: inc.subject.clone(),
+                not_orders: read.not_orders.clone(),
+                ..ReplySection::default()
+            },
+            // The answer goes back to the address the mail came from (a
+            // second address confirmed with `address add`, or the seat's
+            // own).
+            asked: MailContext {
+                to: inc.from.clone(),
+                ..MailContext::default()
+            },
+            thread: (parent, references),
+            address_change: Change::default(),
+            read,
+            ctx,
+            inc,
+            mid,
+            id,
+            seat,
+            now,
+            stored,
+        })
+    }
+
+    fn record(&self) -> &GameRecord {
+        &self.stored.loaded.record
+    }
+
+    /// Absence: `away DATE to DATE` holds the player's deadlines; `back`
+    /// ends it. Everyone is told. The line refused, and why, if one is.
+    fn declare_absence(&mut self) -> Option<(String, String)> {
+        let (seat, now, players) = (self.seat, self.now, self.record().setup.players.len());
+        let absence = &self.read.absence;
+        // A player has one absence at a time: a second line would silently
+        // undo the first.
+        if let [_, second, ..] = absence.as_slice() {
+            let why = format!(
                 "one `away` or `back` a mail: this one has {}; send the one you mean",
                 absence.len()
-            ),
-        ));
-        absence.clear();
-    }
-    for line in &absence {
+            );
+            return Some((second.clone(), why));
+        }
+        let line = absence.first()?.clone();
         if line.eq_ignore_ascii_case("back") {
-            meta.clock.back(seat, now);
-            for s in 0..record.setup.players.len() {
-                absence_notes.push((
+            self.meta.clock.back(seat, now);
+            for s in 0..players {
+                self.absence_notes.push((
                     Seat(s as u8),
-                    format!("{name} is back; their deadlines run as usual."),
+                    format!("{} is back; their deadlines run as usual.", self.name),
                 ));
             }
-            continue;
+            return None;
         }
-        match crate::clock::parse_away(&meta.clock.settings, line, now) {
+        match crate::clock::parse_away(&self.meta.clock.settings, &line, now) {
             Ok(a) => {
-                let text = meta.clock.away(seat, &name, a, now);
-                for s in 0..record.setup.players.len() {
-                    absence_notes.push((Seat(s as u8), text.clone()));
+                let text = self.meta.clock.away(seat, &self.name, a, now);
+                for s in 0..players {
+                    self.absence_notes.push((Seat(s as u8), text.clone()));
                 }
+                None
             }
-            Err(why) => absence_error = Some((line.clone(), why)),
+            Err(why) => Some((line, why)),
         }
     }
-    if let Some((line, why)) = absence_error {
-        // A refused `away` changes nothing, orders included.
-        meta = stored_meta.clone();
-        absence_notes.clear();
-        lines.clear();
+
+    /// The answer to a refused `away` or `back`, which changes nothing,
+    /// orders included.
+    fn absence_refused(self, line: String, why: String) -> Result<Handled, DaemonError> {
+        let (ctx, id, stored) = (self.ctx, self.id, self.stored);
+        let game = &*stored.loaded.game;
         let section = ReplySection {
-            subject: inc.subject.clone(),
+            subject: self.inc.subject.clone(),
             understood: vec![line.clone()],
             refused: true,
             refused_line_no: 1,
             refused_line: line,
             refused_why: why,
-            not_orders: not_orders.clone(),
+            not_orders: self.read.not_orders,
             ..ReplySection::default()
         };
         let mail = MailContext {
             reply: Some(section),
-            to: inc.from.clone(),
+            to: self.inc.from.clone(),
             ..MailContext::default()
         };
         let thread = (
-            inc.message_id.clone().unwrap_or_else(|| mid.clone()),
-            inc.references.clone(),
+            self.inc
+                .message_id
+                .clone()
+                .unwrap_or_else(|| self.mid.clone()),
+            self.inc.references.clone(),
         );
         let out = report::player_mail(
             ctx,
             id,
-            record,
-            &meta,
-            &*loaded.game,
-            &report::Board::new(ctx, &*loaded.game, &[]),
-            seat,
+            &stored.loaded.record,
+            &stored.meta,
+            game,
+            &report::Board::new(ctx, game, &[]),
+            self.seat,
             mail,
             Some(thread),
-            now,
+            self.now,
         )?;
         let receipt = Receipt {
-            at: now,
+            at: self.now,
             game: Some(id.0.clone()),
-            outcome: format!("{name}: absence refused"),
+            outcome: format!("{}: absence refused", self.name),
         };
-        return Ok(Handled {
+        Ok(Handled {
             change: Some(Change {
                 outbox: vec![out],
-                receipt: Some((mid, receipt.clone())),
+                receipt: Some((self.mid, receipt.clone())),
                 ..Change::default()
             }),
             changed_game: false,
             summary: receipt.outcome,
-        });
+        })
     }
-    let mut section = ReplySection {
-        subject: inc.subject.clone(),
-        not_orders,
-        ..ReplySection::default()
-    };
-    // The answer goes back to the address the mail came from (a second
-    // address confirmed with `address add`, or the seat's own).
-    let mut mail = MailContext {
-        to: inc.from.clone(),
-        ..MailContext::default()
-    };
-    if wants.contains(&Command::Leave) {
-        section.notes.push(leave_note(ctx, id, &meta));
-    }
-    if wants.contains(&Command::Help) {
-        mail.help = Some(format!(
-            "{}\n{}",
-            loaded.game.help().trim_end(),
-            commands::commands_help()
-        ));
-    }
-    if wants.contains(&Command::History) {
-        let entries: Vec<_> = ctx
-            .store
-            .log(id)?
-            .into_iter()
-            .filter(|e| history_turns.is_none_or(|(a, b)| e.turn >= a && e.turn <= b))
-            .collect();
-        // A moderator who plays sees every message, as moderators do.
-        let viewer = if super::moderator::is_moderator(ctx, &meta, meta.address(record, seat)) {
-            crate::engine::Viewer::Moderator
-        } else {
-            crate::engine::Viewer::Player(seat)
-        };
-        mail.history =
-            Some(report::history_lines(&*loaded.game, &entries, viewer).map_err(StoreError::from)?);
-    }
-    // Table talk goes out at once, whatever becomes of the orders.
-    let ended = report::ended(ctx.store, id, &meta, &*loaded.game)?;
-    let talked = if talk_lines.is_empty() {
-        crate::service::talk::Talked::default()
-    } else if let Some(ended) = &ended {
-        crate::service::talk::Talked {
-            notes: vec![format!(
-                "Not sent: {}.",
-                ended.refusal(id, &meta.clock.settings)
-            )],
-            ..Default::default()
-        }
-    } else {
-        crate::service::talk::talk(
-            ctx,
-            id,
-            record,
-            &stored_meta,
-            &*loaded.game,
-            seat,
-            &talk_lines,
-            &crate::engine::Actor::Mail(mid.clone()),
-            now,
-        )?
-    };
-    if lines.is_empty()
-        && wants.is_empty()
-        && absence.is_empty()
-        && talk_lines.is_empty()
-        && report_lines.is_empty()
-        && address_lines.is_empty()
-    {
-        section
-            .notes
-            .push("Your mail had no orders in it; here is your report.".to_string());
-        // Where the orders may have been, and how to send them.
-        if inc.forwarded {
-            section.notes.push(
-                "A forwarded message is not read, whoever wrote it: write your orders in \
-                 your own mail, above what you forward, or reply to a mail from the game."
-                    .to_string(),
-            );
-        }
-        if inc.attachments > 0 {
-            section.notes.push(
-                "Attachments are not read: write your orders in the text of your mail, \
-                 one a line."
-                    .to_string(),
-            );
-        }
-    }
-    if inc.truncated {
-        section
-            .notes
-            .push("Your mail was very long; only its beginning was read.".to_string());
-    }
-    let mut thread_refs = inc.references.clone();
-    let parent = inc.message_id.clone().unwrap_or_else(|| mid.clone());
-    thread_refs.retain(|r| *r != parent);
-    let thread = (parent, thread_refs);
 
-    let mut receipt = Receipt {
-        at: now,
-        game: Some(id.0.clone()),
-        outcome: String::new(),
-    };
-    section.notes.extend(talked.notes.iter().cloned());
-    let mut change = Change {
-        tally: talked.tally.clone(),
-        ..Change::default()
-    };
-    // Why orders are not taken: the player's sentence, and the operator's
-    // log's words.
-    let stopped = if let Some(ended) = &ended {
-        Some((
-            format!(
-                "Nothing was applied. {}.",
-                ended.refusal(id, &meta.clock.settings)
-            ),
-            "orders refused: the game is over",
-        ))
-    } else if meta.paused.is_some() {
-        Some((
-            "A moderator has paused this game: orders are not taken until it resumes. Send them again then.".to_string(),
-            "orders refused: the game is paused",
-        ))
-    } else {
-        None
-    };
-    let mut not_taken: Option<&str> = None;
-    if let Some((why, logged)) = stopped
-        && (!lines.is_empty() || !absence_notes.is_empty())
-    {
-        not_taken = Some(logged);
-        section.notes.push(why);
-        section.understood = lines.clone();
-        lines.clear();
-        absence_notes.clear();
-        meta = stored_meta.clone();
-    }
-    // `reports MODE`: stored with whatever else the mail changes.
-    for line in &report_lines {
-        let word = line.split_whitespace().nth(1).unwrap_or_default();
-        match crate::store::ReportMode::parse(word) {
-            Ok(mode) => {
-                meta.set_reports(seat, mode);
-                section.notes.push(format!(
-                    "From now on you get `reports {}`: {}.",
-                    mode.name(),
-                    mode.describe()
-                ));
-            }
-            Err(why) => section.notes.push(format!("Not done: {why}.")),
+    /// `leave`, `help` and `history`, answered in the reply.
+    fn answer_commands(&mut self) -> Result<(), DaemonError> {
+        let (ctx, id, game) = (self.ctx, self.id, &*self.stored.loaded.game);
+        let wants = &self.read.wants;
+        if wants.contains(&Command::Leave) {
+            self.section.notes.push(leave_note(ctx, id, &self.meta));
         }
+        if wants.contains(&Command::Help) {
+            self.asked.help = Some(format!(
+                "{}\n{}",
+                game.help().trim_end(),
+                commands::commands_help()
+            ));
+        }
+        if wants.contains(&Command::History) {
+            let turns = self.read.history_turns;
+            let entries: Vec<_> = ctx
+                .store
+                .log(id)?
+                .into_iter()
+                .filter(|e| turns.is_none_or(|(a, b)| e.turn >= a && e.turn <= b))
+                .collect();
+            // A moderator who plays sees every message, as moderators do.
+            let address = self.meta.address(self.record(), self.seat);
+            let viewer = if super::moderator::is_moderator(ctx, &self.meta, address) {
+                crate::engine::Viewer::Moderator
+            } else {
+                crate::engine::Viewer::Player(self.seat)
+            };
+            self.asked.history =
+                Some(report::history_lines(game, &entries, viewer).map_err(StoreError::from)?);
+        }
+        Ok(())
     }
-    let mut address_change = Change::default();
-    for line in &address_lines {
-        let note = crate::service::site::address_command(
+
+    /// Table talk goes out at once, whatever becomes of the orders.
+    fn talk(&self) -> Result<Talked, DaemonError> {
+        if self.read.talk.is_empty() {
+            return Ok(Talked::default());
+        }
+        if let Some(ended) = &self.ended {
+            return Ok(Talked {
+                notes: vec![format!(
+                    "Not sent: {}.",
+                    ended.refusal(self.id, &self.meta.clock.settings)
+                )],
+                ..Default::default()
+            });
+        }
+        crate::service::talk::talk(
+            self.ctx,
+            self.id,
+            self.record(),
+            &self.stored.meta,
+            &*self.stored.loaded.game,
+            self.seat,
+            &self.read.talk,
+            &Actor::Mail(self.mid.clone()),
+            self.now,
+        )
+    }
+
+    /// Notes on how the mail was read: one with no orders in it (and where
+    /// they may have been), one too long, and what became of the talk.
+    fn explain(&mut self, talk_notes: &[String]) {
+        let notes = &mut self.section.notes;
+        if self.read.is_empty() {
+            notes.push("Your mail had no orders in it; here is your report.".to_string());
+            // Where the orders may have been, and how to send them.
+            if self.inc.forwarded {
+                notes.push(
+                    "A forwarded message is not read, whoever wrote it: write your orders in \
+                     your own mail, above what you forward, or reply to a mail from the game."
+                        .to_string(),
+                );
+            }
+            if self.inc.attachments > 0 {
+                notes.push(
+                    "Attachments are not read: write your orders in the text of your mail, \
+                     one a line."
+                        .to_string(),
+                );
+            }
+        }
+        if self.inc.truncated {
+            notes.push("Your mail was very long; only its beginning was read.".to_string());
+        }
+        notes.extend(talk_notes.iter().cloned());
+    }
+
+    /// A game that is over or paused takes no orders and no absence: they
+    /// are echoed, and the player told why. The operator's log's words for
+    /// it, if so.
+    fn stop(&mut self) -> Option<&'static str> {
+        let (why, logged) = if let Some(ended) = &self.ended {
+            (
+                format!(
+                    "Nothing was applied. {}.",
+                    ended.refusal(self.id, &self.meta.clock.settings)
+                ),
+                "orders refused: the game is over",
+            )
+        } else if self.meta.paused.is_some() {
+            (
+                "A moderator has paused this game: orders are not taken until it resumes. Send them again then.".to_string(),
+                "orders refused: the game is paused",
+            )
+        } else {
+            return None;
+        };
+        if self.read.orders.is_empty() && self.absence_notes.is_empty() {
+            return None;
+        }
+        self.section.notes.push(why);
+        self.section.understood = std::mem::take(&mut self.read.orders);
+        self.absence_notes.clear();
+        self.meta = self.stored.meta.clone();
+        Some(logged)
+    }
+
+    /// `reports MODE` and `address …`: stored with whatever else the mail
+    /// changes.
+    fn choose(&mut self) -> Result<(), DaemonError> {
+        for line in &self.read.reports {
+            let word = line.split_whitespace().nth(1).unwrap_or_default();
+            match crate::store::ReportMode::parse(word) {
+                Ok(mode) => {
+                    self.meta.set_reports(self.seat, mode);
+                    self.section.notes.push(format!(
+                        "From now on you get `reports {}`: {}.",
+                        mode.name(),
+                        mode.describe()
+                    ));
+                }
+                Err(why) => self.section.notes.push(format!("Not done: {why}.")),
+            }
+        }
+        for line in &self.read.address {
+            let note = site::address_command(
+                self.ctx,
+                self.id,
+                &self.stored.loaded.record,
+                &mut self.meta,
+                self.seat,
+                line,
+                &mut self.address_change,
+                self.now,
+            )?;
+            self.section.notes.push(note);
+        }
+        Ok(())
+    }
+
+    /// The orders (and the absence) through [`pipeline::apply`], the
+    /// answer in the sender's report; or, refused, the refusal answered.
+    fn apply(mut self, talked: Talked) -> Result<Handled, DaemonError> {
+        let (ctx, id, now) = (self.ctx, self.id, self.now);
+        let mut understood = self.read.absence.clone();
+        understood.extend(self.read.commands.iter().cloned());
+        let reply = pipeline::Reply {
+            seat: self.seat,
+            section: self.section.clone(),
+            asked: self.asked.clone(),
+            thread: self.thread.clone(),
+            understood,
+            applied: !self.absence_notes.is_empty(),
+        };
+        let options = pipeline::Options {
+            notes: self.absence_notes.clone(),
+            then: talked.entries.clone(),
+            reply: Some(&reply),
+            with: Change {
+                tally: talked.tally.clone(),
+                ..Change::default()
+            },
+            ..pipeline::Options::default()
+        };
+        let input = pipeline::Input::Lines {
+            seat: self.seat,
+            lines: &self.read.orders,
+            meta: self.meta.clone(),
+        };
+        let actor = Actor::Mail(self.mid.clone());
+        let applied = match pipeline::apply(ctx, id, self.stored, input, actor, options, now)? {
+            Ok(applied) => applied,
+            Err(rejected) => {
+                let outcome = self.refused(&rejected);
+                return self.answer(talked, outcome);
+            }
+        };
+        let mut change = applied.change;
+        change.outbox.extend(talked.outbox);
+        change.absorb_bookkeeping(&mut self.address_change);
+        let outcome = format!(
+            "{}: {} order(s) applied, {} held",
+            self.name,
+            applied.batch.applied.len(),
+            applied.batch.held.len()
+        );
+        let changed_game = change
+            .update
+            .as_ref()
+            .is_some_and(|u| !u.entries.is_empty());
+        change.receipt = Some((self.mid, receipt(id, &outcome, now)));
+        Ok(Handled {
+            change: Some(change),
+            changed_game,
+            summary: outcome,
+        })
+    }
+
+    /// The refused line in the reply section, with why (and the word it
+    /// may have meant); the operator's log's words.
+    fn refused(&mut self, rejected: &BatchRejected) -> String {
+        let section = &mut self.section;
+        section.understood = self.read.orders.clone();
+        section.refused = true;
+        section.refused_line_no = rejected.line_no;
+        let (line, mut why) = match &rejected.rejected {
+            OrderRejected::Parse(e) => {
+                let mut why = e.message.clone();
+                if !e.expected.is_empty() {
+                    why.push_str(&format!(" (expected {})", e.expected.join(", ")));
+                }
+                (e.line.clone(), why)
+            }
+            OrderRejected::Rule { line, error } => {
+                (line.clone(), format!("{} ({})", error.message, error.rule))
+            }
+        };
+        if let Some((_, meant)) = self.read.typos.iter().find(|(l, _)| *l == line) {
+            why.push_str(&format!("; did you mean `{meant}`?"));
+        }
+        section.refused_line = line;
+        section.refused_why = why;
+        format!("{}: refused line {}", self.name, rejected.line_no)
+    }
+
+    /// The answer to a mail that changed nothing of the game (commands, a
+    /// refusal): the reply with the game as it stands, and the messages and
+    /// the player's choices stored.
+    fn answer(mut self, talked: Talked, mut outcome: String) -> Result<Handled, DaemonError> {
+        let (ctx, id, game) = (self.ctx, self.id, &*self.stored.loaded.game);
+        if !self.section.refused {
+            self.section.understood.extend(self.read.commands);
+        }
+        self.asked.reply = Some(self.section);
+        let out = report::player_mail(
             ctx,
             id,
-            record,
-            &mut meta,
-            seat,
-            line,
-            &mut address_change,
-            now,
+            &self.stored.loaded.record,
+            &self.meta,
+            game,
+            &report::Board::new(ctx, game, &[]),
+            self.seat,
+            self.asked,
+            Some(self.thread),
+            self.now,
         )?;
-        section.notes.push(note);
-    }
-    let chose_reports = meta.report_modes != stored_meta.report_modes
-        || meta.other_addresses != stored_meta.other_addresses;
-    if !lines.is_empty() || !absence_notes.is_empty() {
-        match orders::run(
-            &*loaded.game,
-            &meta,
-            seat,
-            &lines,
-            &crate::engine::Actor::Mail(mid.clone()),
-        ) {
-            Ok((game, meta, mut batch)) => {
-                batch.notes.extend(absence_notes.iter().cloned());
-                section.understood = batch
-                    .applied
-                    .iter()
-                    .filter(|(s, _)| *s == seat)
-                    .map(|(_, a)| a.order.clone())
-                    .collect();
-                section
-                    .understood
-                    .extend(batch.held.iter().map(|h| h.line.clone()));
-                section.understood.extend(absence.iter().cloned());
-                section.understood.extend(commands_read.iter().cloned());
-                section.applied =
-                    batch.applied.iter().any(|(s, _)| *s == seat) || !absence_notes.is_empty();
-                section.held = batch.held.iter().map(|h| h.describe()).collect();
-                mail.reply = Some(section);
-                let mut step = crate::service::pipeline::Step::new(
-                    &*game,
-                    meta,
-                    &batch,
-                    crate::engine::Actor::Mail(mid.clone()),
-                );
-                step.then = talked.entries;
-                step.reply = Some((seat, mail, thread));
-                let (update, outbox) =
-                    crate::service::pipeline::write(ctx, id, loaded.seq, old_fire, step, now)?;
-                change.outbox = outbox;
-                change.outbox.extend(talked.outbox);
-                change.absorb_bookkeeping(&mut address_change);
-                receipt.outcome = format!(
-                    "{name}: {} order(s) applied, {} held",
-                    batch.applied.len(),
-                    batch.held.len()
-                );
-                let changed_game = !update.entries.is_empty();
-                change.update = Some(update);
-                change.receipt = Some((mid, receipt.clone()));
-                return Ok(Handled {
-                    change: Some(change),
-                    changed_game,
-                    summary: receipt.outcome,
-                });
-            }
-            Err(rejected) => {
-                section.understood = lines.clone();
-                section.refused = true;
-                section.refused_line_no = rejected.line_no;
-                let (line, mut why) = match &rejected.rejected {
-                    OrderRejected::Parse(e) => {
-                        let mut why = e.message.clone();
-                        if !e.expected.is_empty() {
-                            why.push_str(&format!(" (expected {})", e.expected.join(", ")));
-                        }
-                        (e.line.clone(), why)
-                    }
-                    OrderRejected::Rule { line, error } => {
-                        (line.clone(), format!("{} ({})", error.message, error.rule))
-                    }
-                };
-                if let Some((_, meant)) = typos.iter().find(|(l, _)| *l == line) {
-                    why.push_str(&format!("; did you mean `{meant}`?"));
-                }
-                section.refused_line = line;
-                section.refused_why = why;
-                receipt.outcome = format!("{name}: refused line {}", rejected.line_no);
-            }
-        }
-    } else {
-        receipt.outcome = format!("{name}: {}", not_taken.unwrap_or("commands answered"));
-    }
-    if !section.refused {
-        section.understood.extend(commands_read);
-    }
-    mail.reply = Some(section);
-    let out = report::player_mail(
-        ctx,
-        id,
-        record,
-        &meta,
-        &*loaded.game,
-        &report::Board::new(ctx, &*loaded.game, &[]),
-        seat,
-        mail,
-        Some(thread),
-        now,
-    )?;
-    change.outbox.push(out);
-    change.absorb_bookkeeping(&mut address_change);
-    if !talked.entries.is_empty() || chose_reports {
-        // Only the log grows (the messages) and the player's choice of
-        // reports is kept; nothing of the game changes.
-        let mut kept = stored_meta.clone();
-        kept.report_modes = meta.report_modes.clone();
-        kept.other_addresses = meta.other_addresses.clone();
-        let mut update = crate::store::GameUpdate {
-            id: id.clone(),
-            base_seq: loaded.seq,
-            entries: Vec::new(),
-            state: loaded.game.snapshot()?,
-            state_version: loaded.game.state_version(),
-            meta: kept,
-            old_fire,
-            // Table talk ends nothing (a finished game's archive is written).
-            over: false,
+        let mut change = Change {
+            tally: talked.tally,
+            outbox: vec![out],
+            ..Change::default()
         };
-        for entry in talked.entries {
-            update.push(entry);
+        change.absorb_bookkeeping(&mut self.address_change);
+        let stored = &self.stored.meta;
+        let chose_reports = self.meta.report_modes != stored.report_modes
+            || self.meta.other_addresses != stored.other_addresses;
+        if !talked.entries.is_empty() || chose_reports {
+            // Only the log grows (the messages) and the player's choice of
+            // reports is kept; nothing of the game changes.
+            let mut kept = stored.clone();
+            kept.report_modes = self.meta.report_modes.clone();
+            kept.other_addresses = self.meta.other_addresses.clone();
+            // Table talk ends nothing (a finished game's archive is written).
+            let mut update = pipeline::meta_update(id, &self.stored.loaded, kept)?;
+            for entry in talked.entries {
+                update.push(entry);
+            }
+            change.update = Some(update);
+            if !talked.outbox.is_empty() {
+                change.outbox.extend(talked.outbox);
+                outcome.push_str("; table talk sent");
+            }
         }
-        change.update = Some(update);
-        if !talked.outbox.is_empty() {
-            change.outbox.extend(talked.outbox);
-            receipt.outcome.push_str("; table talk sent");
-        }
+        change.receipt = Some((self.mid, receipt(id, &outcome, self.now)));
+        Ok(Handled {
+            change: Some(change),
+            changed_game: false,
+            summary: outcome,
+        })
     }
-    change.receipt = Some((mid, receipt.clone()));
-    Ok(Handled {
-        change: Some(change),
-        changed_game: false,
-        summary: receipt.outcome,
-    })
 }
 
 /// A mail from a moderator with their key: one command a line; a line

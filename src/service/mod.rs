@@ -323,8 +323,7 @@ pub fn apply_local(
     };
     let actor = crate::engine::Actor::CommandLine;
     let options = pipeline::Options::default();
-    let applied = pipeline::apply(ctx, id, &stored, input, actor, options, now)?
-        .map_err(|refused| refused.rejected)?;
+    let applied = pipeline::apply(ctx, id, &stored, input, actor, options, now)??;
     // Nothing given, nothing held: nothing to write.
     if !applied.batch.applied.is_empty() || !applied.batch.held.is_empty() {
         ctx.store

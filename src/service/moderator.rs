@@ -637,7 +637,7 @@ impl<'a, 'c> Act<'a, 'c> {
                 output,
             }),
             // A change made is never refused.
-            Err(refused) => Err(ServiceError::Invalid(refused.rejected.to_string())),
+            Err(rejected) => Err(ServiceError::Invalid(rejected.to_string())),
         }
     }
 
@@ -752,10 +752,10 @@ impl<'a, 'c> Act<'a, 'c> {
         let actor = Actor::Moderator(self.by.to_string());
         let (ctx, id, stored, now) = (self.ctx, self.id, self.stored, self.now);
         let applied =
-            pipeline::apply(ctx, id, stored, input, actor, options, now)?.map_err(|refused| {
+            pipeline::apply(ctx, id, stored, input, actor, options, now)?.map_err(|rejected| {
                 ServiceError::Invalid(format!(
                     "nothing applied for {player}: order {}: {}",
-                    refused.rejected.line_no, refused.rejected.rejected
+                    rejected.line_no, rejected.rejected
                 ))
             })?;
         Ok(ModOutcome {

@@ -64,7 +64,7 @@ pub enum Input<'a> {
 }
 
 /// How one caller's change differs from another's.
-pub struct Options {
+pub struct Options<'a> {
     /// Notes for players after the orders' own: an absence declared (every
     /// player is told), a moderator's act.
     pub notes: Vec<(Seat, String)>,
@@ -80,7 +80,7 @@ pub struct Options {
     /// orders (the clock's orders for a player passed over).
     pub whys: Vec<(usize, usize, String)>,
     /// The answer to the mail that made the change, in its sender's report.
-    pub reply: Option<Reply>,
+    pub reply: Option<&'a Reply>,
     /// Who gets a report; `None`: nobody (the caller mails whom it must).
     pub to: Option<Recipients>,
     /// What the change carries besides the game: mails that go before the
@@ -88,9 +88,9 @@ pub struct Options {
     pub with: Change,
 }
 
-impl Default for Options {
+impl Default for Options<'_> {
     /// No notes, acts or answer; reports to those concerned.
-    fn default() -> Options {
+    fn default() -> Self {
         Options {
             notes: Vec::new(),
             given_for: None,
@@ -124,9 +124,9 @@ pub struct Reply {
 
 impl Reply {
     /// The section with what `batch` applied and held for the sender.
-    fn answer(self, batch: &orders::Batch) -> Answer {
+    fn answer(&self, batch: &orders::Batch) -> Answer<'_> {
         let seat = self.seat;
-        let mut section = self.section;
+        let mut section = self.section.clone();
         section.understood = batch
             .applied
             .iter()
@@ -136,24 +136,24 @@ impl Reply {
         section
             .understood
             .extend(batch.held.iter().map(|h| h.line.clone()));
-        section.understood.extend(self.understood);
+        section.understood.extend(self.understood.iter().cloned());
         section.applied = batch.applied.iter().any(|(s, _)| *s == seat) || self.applied;
         section.held = batch.held.iter().map(|h| h.describe()).collect();
-        let mut asked = self.asked;
-        asked.reply = Some(section);
         Answer {
             seat,
-            asked,
-            thread: self.thread,
+            section,
+            asked: &self.asked,
+            thread: &self.thread,
         }
     }
 }
 
-/// A reply as the reports carry it.
-struct Answer {
+/// A reply as the reports carry it: the section filled in.
+struct Answer<'r> {
     seat: Seat,
-    asked: MailContext,
-    thread: (String, Vec<String>),
+    section: ReplySection,
+    asked: &'r MailContext,
+    thread: &'r (String, Vec<String>),
 }
 
 /// A change applied: what to commit, and what the caller tells.
@@ -166,33 +166,23 @@ pub struct Applied {
     pub game: Box<dyn AnyGame>,
 }
 
-/// Lines refused: nothing applied, nothing held, nothing written.
-pub struct Refused {
-    /// The first line refused, and why.
-    pub rejected: BatchRejected,
-    /// The answer the caller had begun, back to say so.
-    pub reply: Option<Reply>,
-}
-
 /// Applies `input` from `actor` to game `id`, as `stored` before it: the
-/// change to commit with its reports, or the lines refused.
+/// change to commit with its reports, or the line that refused the batch
+/// (nothing applied, nothing held, nothing written).
 pub fn apply(
     ctx: &Ctx<'_>,
     id: &GameId,
     stored: &Stored,
     input: Input<'_>,
     actor: Actor,
-    options: Options,
+    options: Options<'_>,
     now: DateTime<Utc>,
-) -> Result<Result<Applied, Box<Refused>>, ServiceError> {
+) -> Result<Result<Applied, BatchRejected>, ServiceError> {
     let (game, meta, mut batch) = match input {
         Input::Lines { seat, lines, meta } => {
             match orders::run(&*stored.loaded.game, &meta, seat, lines, &actor) {
                 Ok(ran) => ran,
-                Err(rejected) => {
-                    let reply = options.reply;
-                    return Ok(Err(Box::new(Refused { rejected, reply })));
-                }
+                Err(rejected) => return Ok(Err(rejected)),
             }
         }
         Input::Made { game, meta, batch } => (game, meta, batch),
@@ -351,7 +341,7 @@ struct Reports<'a, 'c> {
     record: GameRecord,
     game: &'a dyn AnyGame,
     batch: &'a orders::Batch,
-    answer: Option<Answer>,
+    answer: Option<Answer<'a>>,
     to: Recipients,
     map: report::Board,
     ended: Option<report::Ended>,
@@ -366,7 +356,7 @@ impl<'a, 'c> Reports<'a, 'c> {
         update: &GameUpdate,
         game: &'a dyn AnyGame,
         batch: &'a orders::Batch,
-        answer: Option<Answer>,
+        answer: Option<Answer<'a>>,
         to: Recipients,
         now: DateTime<Utc>,
     ) -> Result<Reports<'a, 'c>, ServiceError> {
@@ -481,8 +471,8 @@ impl<'a, 'c> Reports<'a, 'c> {
         if let Some(answer) = &self.answer
             && answer.seat == seat
         {
-            let asked = &answer.asked;
-            mail.reply = asked.reply.clone();
+            let asked = answer.asked;
+            mail.reply = Some(answer.section.clone());
             mail.help = asked.help.clone();
             mail.history = asked.history.clone();
             mail.to = asked.to.clone();
@@ -534,95 +524,4 @@ impl<'a, 'c> Reports<'a, 'c> {
             ..MailContext::default()
         })
     }
-}
-
-/// A change to one game, decided: what the game and its bookkeeping are
-/// after it, what was applied, and by whom.
-pub struct Step<'a> {
-    /// The game after the change.
-    pub game: &'a dyn AnyGame,
-    /// Its bookkeeping after the change.
-    pub meta: GameMeta,
-    /// The orders applied (held ones released among them) and the notes
-    /// for players.
-    pub batch: &'a orders::Batch,
-    /// Who made the change.
-    pub actor: Actor,
-    /// An act that goes before the orders in the log.
-    pub act: Option<LogEntry>,
-    /// Entries after the orders.
-    pub then: Vec<LogEntry>,
-    /// Why orders were given: `(first, end, why)` over `batch.applied`.
-    pub whys: Vec<(usize, usize, String)>,
-    /// The answer to the mail that made the change.
-    pub reply: Option<(Seat, MailContext, (String, Vec<String>))>,
-    /// Who gets a report; `None`: nobody.
-    pub to: Option<Recipients>,
-}
-
-impl<'a> Step<'a> {
-    /// A change by `actor`: `batch` applied, leaving `game` and `meta`.
-    pub fn new(
-        game: &'a dyn AnyGame,
-        meta: GameMeta,
-        batch: &'a orders::Batch,
-        actor: Actor,
-    ) -> Step<'a> {
-        Step {
-            game,
-            meta,
-            batch,
-            actor,
-            act: None,
-            then: Vec::new(),
-            whys: Vec::new(),
-            reply: None,
-            to: Some(Recipients::Concerned),
-        }
-    }
-}
-
-/// Writes `step` onto game `id`.
-pub fn write(
-    ctx: &Ctx<'_>,
-    id: &GameId,
-    base_seq: u64,
-    old_fire: Option<DateTime<Utc>>,
-    step: Step<'_>,
-    now: DateTime<Utc>,
-) -> Result<(GameUpdate, Vec<OutMail>), ServiceError> {
-    let mut update = game_update(
-        id,
-        base_seq,
-        old_fire,
-        step.batch,
-        step.game,
-        step.meta,
-        now,
-        &step.actor,
-    )?;
-    for (first, end, why) in step.whys {
-        for entry in update.entries.iter_mut().take(end).skip(first) {
-            entry.why = Some(why.clone());
-        }
-    }
-    for entry in step.then {
-        update.push(entry);
-    }
-    if let Some(act) = step.act {
-        update.push_first(act);
-    }
-    let outbox = match step.to {
-        Some(to) => {
-            let answer = step.reply.map(|(seat, asked, thread)| Answer {
-                seat,
-                asked,
-                thread,
-            });
-            let reports = Reports::new(ctx, id, &update, step.game, step.batch, answer, to, now)?;
-            reports.write(&mut update)?
-        }
-        None => Vec::new(),
-    };
-    Ok((update, outbox))
 }

@@ -527,7 +527,7 @@ impl<'a, 'c> Look<'a, 'c> {
         let applied = match pipeline::apply(ctx, id, stored, input, source, options, now)? {
             Ok(applied) => applied,
             // A change made is never refused.
-            Err(refused) => return Err(ServiceError::Invalid(refused.rejected.to_string())),
+            Err(rejected) => return Err(ServiceError::Invalid(rejected.to_string())),
         };
         let mut change = applied.change;
         if !changed && let Some(update) = &change.update {

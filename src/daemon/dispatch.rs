@@ -178,29 +178,44 @@ pub(super) fn handle(
         }
         Err(e) => return Err(e.into()),
     };
-    let meta = ctx.store.meta(&id)?;
+    in_game(ctx, &inc, mid, &id, &record, &from, now)
+}
+
+/// A mail in the thread of game `id`, which runs: a moderator's with their
+/// key, or a player's with theirs; a key or an address used by another is
+/// an intruder's.
+fn in_game(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    mid: String,
+    id: &GameId,
+    record: &GameRecord,
+    from: &str,
+    now: DateTime<Utc>,
+) -> Result<Handled, DaemonError> {
+    let meta = ctx.store.meta(id)?;
     // A moderator with their key: every line is a moderator command.
     let mod_key = meta.moderator_tokens.get(&from.to_ascii_lowercase());
-    if super::moderator::is_moderator(ctx, &meta, &from)
+    if super::moderator::is_moderator(ctx, &meta, from)
         && let (Some(k), Some(t)) = (mod_key, &inc.token)
         && k.eq_ignore_ascii_case(t)
     {
-        return moderate(ctx, &inc, mid, &id, &from, now).and_then(|h| proved(ctx, &from, h, now));
+        return moderate(ctx, inc, mid, id, from, now).and_then(|h| proved(ctx, from, h, now));
     }
     // A moderator's key from an address that is not that moderator's.
     if let Some(t) = &inc.token
         && let Some((owner, _)) = meta
             .moderator_tokens
             .iter()
-            .find(|(addr, k)| k.eq_ignore_ascii_case(t) && !addr.eq_ignore_ascii_case(&from))
+            .find(|(addr, k)| k.eq_ignore_ascii_case(t) && !addr.eq_ignore_ascii_case(from))
     {
         let why = format!("the mail carried your moderator key but came from {from}");
-        let owners = vec![Owner::moderator(&id, owner)];
-        return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
+        let owners = vec![Owner::moderator(id, owner)];
+        return intruder(ctx, inc, mid, id, owners, from, &why, now);
     }
     let by_from = (0..record.setup.players.len())
         .map(|i| Seat(i as u8))
-        .find(|s| meta.plays_from(&record, *s, &from));
+        .find(|s| meta.plays_from(record, *s, from));
     let by_token = inc
         .token
         .as_ref()
@@ -220,10 +235,10 @@ pub(super) fn handle(
                 record.setup.players[b.index()].name
             );
             let owners = vec![
-                Owner::player(ctx, &id, a, false)?,
-                Owner::player(ctx, &id, b, true)?,
+                Owner::player(ctx, id, a, false)?,
+                Owner::player(ctx, id, b, true)?,
             ];
-            return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
+            return intruder(ctx, inc, mid, id, owners, from, &why, now);
         }
         (Some(a), None) => {
             let why = if inc.token.is_none() {
@@ -231,31 +246,31 @@ pub(super) fn handle(
             } else {
                 "the mail carried a wrong key"
             };
-            let owners = vec![Owner::player(ctx, &id, a, false)?];
-            return intruder(ctx, &inc, mid, &id, owners, &from, why, now);
+            let owners = vec![Owner::player(ctx, id, a, false)?];
+            return intruder(ctx, inc, mid, id, owners, from, why, now);
         }
         (None, Some(b)) => {
             let why =
                 format!("the mail carried your key but came from {from}, not from your address");
-            let owners = vec![Owner::player(ctx, &id, b, true)?];
-            return intruder(ctx, &inc, mid, &id, owners, &from, &why, now);
+            let owners = vec![Owner::player(ctx, id, b, true)?];
+            return intruder(ctx, inc, mid, id, owners, from, &why, now);
         }
         (None, None) => {
             // `join` in reply to an invitation of a game that has started.
-            if let Some(done) = site::untagged(ctx, &inc, &mid, &from, now)? {
+            if let Some(done) = site::untagged(ctx, inc, &mid, from, now)? {
                 return Ok(site_handled(done));
             }
             return help(
                 ctx,
-                &inc,
+                inc,
                 mid,
-                &from,
+                from,
                 &format!("You do not play in {id}."),
                 now,
             );
         }
     };
-    authenticated(ctx, &inc, mid, &id, seat, now).and_then(|h| proved(ctx, &from, h, now))
+    authenticated(ctx, inc, mid, id, seat, now).and_then(|h| proved(ctx, from, h, now))
 }
 
 /// A mail with its key proves its sender: from then on it has asked for
@@ -1353,7 +1368,35 @@ fn moderate(
             not_commands.join("\n")
         ));
     }
-    // In the moderator's thread of the game, answering their mail.
+    change
+        .outbox
+        .push(moderator_reply(ctx, inc, id, from, &out, now)?);
+    let summary = format!("moderator {from}: {commands_given} command(s)");
+    change.receipt = Some((
+        mid,
+        Receipt {
+            at: now,
+            game: Some(id.0.clone()),
+            outcome: summary.clone(),
+        },
+    ));
+    Ok(Handled {
+        change: Some(change),
+        changed_game: changed,
+        summary,
+    })
+}
+
+/// The reply to a moderator's mail, `out` one outcome a command, in
+/// their thread of the game.
+fn moderator_reply(
+    ctx: &Ctx<'_>,
+    inc: &Incoming,
+    id: &GameId,
+    from: &str,
+    out: &[String],
+    now: DateTime<Utc>,
+) -> Result<crate::mail::OutMail, DaemonError> {
     let meta_now = ctx.store.meta(id)?;
     let thread = report::moderator_thread(ctx, id, &meta_now, from);
     let (in_reply_to, references) = thread.threading(
@@ -1374,23 +1417,7 @@ fn moderate(
         reply_to: report::reply_to_moderator(ctx, id, &meta_now, from),
         ..Draft::default()
     };
-    change.outbox.push(crate::service::compose_mail(
-        ctx, &id.0, "modreply", &draft, now,
-    )?);
-    let summary = format!("moderator {from}: {commands_given} command(s)");
-    change.receipt = Some((
-        mid,
-        Receipt {
-            at: now,
-            game: Some(id.0.clone()),
-            outcome: summary.clone(),
-        },
-    ));
-    Ok(Handled {
-        change: Some(change),
-        changed_game: changed,
-        summary,
-    })
+    crate::service::compose_mail(ctx, &id.0, "modreply", &draft, now)
 }
 
 /// The answer to `leave` in a game that runs: a seat is left through a

@@ -101,6 +101,7 @@ impl Session<'_, '_> {
         }
     }
 
+    /// `new GAME …`: a forming game, its creator in the first seat.
     pub(super) fn new_game(&mut self, kind: &str, words: &[String]) -> Result<String, Refusal> {
         let ctx = self.ctx;
         if self.forming.is_some() {
@@ -174,108 +175,17 @@ impl Session<'_, '_> {
         ))
     }
 
+    /// `join [GAME] [as NAME]`: a seat in the forming game, by invitation
+    /// or in an open game.
     pub(super) fn join(
         &mut self,
         game: Option<&str>,
         name: Option<&str>,
     ) -> Result<String, Refusal> {
         let ctx = self.ctx;
-        let target = match (game, &self.forming) {
-            (Some(g), Some(f)) if g.eq_ignore_ascii_case(&f.id.0) => f.clone(),
-            (Some(g), _) => {
-                let id = GameId(g.to_ascii_lowercase());
-                if self.forming.is_some() {
-                    return Err(Refusal::Player(format!(
-                        "this mail is about {}; send `join {g}` in a mail of its own",
-                        self.forming.as_ref().map_or("", |f| f.id.0.as_str())
-                    )));
-                }
-                match ctx.store.forming(&id)? {
-                    Some(f) => f,
-                    None => return Err(Refusal::Player(not_forming(ctx, &id)?)),
-                }
-            }
-            (None, Some(f)) => f.clone(),
-            (None, None) => {
-                return Err(Refusal::Player(match &self.inc.game {
-                    Some(g) => not_forming(ctx, &GameId(g.clone()))?,
-                    None => "say which game: `join GAME`".to_string(),
-                }));
-            }
-        };
-        let mut f = target;
-        // One seat a player, from whichever of their addresses.
-        if let Some(a) = ctx
-            .store
-            .aliases(&self.from)?
-            .iter()
-            .find(|a| f.seat_of(a).is_some())
-        {
-            return Err(Refusal::Player(if a == &self.from {
-                format!("you have a seat in {} already", f.id)
-            } else {
-                format!("you have a seat in {} already, as {a}", f.id)
-            }));
-        }
-        let invited = f.invited.iter().any(|a| a.eq_ignore_ascii_case(&self.from));
-        if !f.open && !invited {
-            return Err(Refusal::Player(format!(
-                "{} is by invitation only, and {} is not invited; ask its players for an invitation",
-                f.id, self.from
-            )));
-        }
-        if let Ok(entry) = crate::registry::find(&f.kind)
-            && f.seats.len() >= *entry.players.end()
-        {
-            return Err(Refusal::Player(format!(
-                "{} is full: {} players sit, as many as {} takes",
-                f.id,
-                f.seats.len(),
-                entry.title
-            )));
-        }
-        let taken = |n: &str| f.seats.iter().any(|s| s.name.eq_ignore_ascii_case(n));
-        // A name that looks like a seated player's or a moderator's
-        // (docs/operators.md, "Security", "Names").
-        // (The moderators `start` checks against: the creator and the
-        // site's, so a name taken now cannot stop the start.)
-        let looks = |n: &str| {
-            names::refusal(
-                n,
-                f.seats.iter().map(|s| s.name.as_str()),
-                std::iter::once(f.creator())
-                    .chain(ctx.config.site.moderators.iter().map(String::as_str)),
-                Some(&self.from),
-            )
-        };
-        let name = match name {
-            Some(n) => {
-                check_name(n).map_err(Refusal::Player)?;
-                if let Some(why) = looks(n).filter(|_| !taken(n)) {
-                    return Err(Refusal::Player(format!(
-                        "{why}; choose another name with `join {} as NAME`",
-                        f.id
-                    )));
-                }
-                if taken(n) {
-                    return Err(Refusal::Player(format!(
-                        "someone in {} is called {n} already; choose another name with `join {} as NAME`",
-                        f.id, f.id
-                    )));
-                }
-                n.to_string()
-            }
-            None => {
-                let base = name_from(&self.from);
-                let mut n = base.clone();
-                let mut k = 2;
-                while looks(&n).is_some() {
-                    n = format!("{base}{k}");
-                    k += 1;
-                }
-                n
-            }
-        };
+        let mut f = self.join_target(game)?;
+        self.may_join(&f)?;
+        let name = self.join_name(&f, name)?;
         let root = message_id(ctx, &f.id.0, "forming")?;
         f.seats.push(FormingSeat {
             name: name.clone(),
@@ -306,6 +216,120 @@ impl Session<'_, '_> {
         ))
     }
 
+    /// The forming game `join` names, or the one the mail is about.
+    fn join_target(&self, game: Option<&str>) -> Result<Forming, Refusal> {
+        let ctx = self.ctx;
+        Ok(match (game, &self.forming) {
+            (Some(g), Some(f)) if g.eq_ignore_ascii_case(&f.id.0) => f.clone(),
+            (Some(g), _) => {
+                let id = GameId(g.to_ascii_lowercase());
+                if self.forming.is_some() {
+                    return Err(Refusal::Player(format!(
+                        "this mail is about {}; send `join {g}` in a mail of its own",
+                        self.forming.as_ref().map_or("", |f| f.id.0.as_str())
+                    )));
+                }
+                match ctx.store.forming(&id)? {
+                    Some(f) => f,
+                    None => return Err(Refusal::Player(not_forming(ctx, &id)?)),
+                }
+            }
+            (None, Some(f)) => f.clone(),
+            (None, None) => {
+                return Err(Refusal::Player(match &self.inc.game {
+                    Some(g) => not_forming(ctx, &GameId(g.clone()))?,
+                    None => "say which game: `join GAME`".to_string(),
+                }));
+            }
+        })
+    }
+
+    /// Whether the sender may take a seat in `f`: none there yet from any
+    /// of their addresses, invited or the game open, and a seat free.
+    fn may_join(&self, f: &Forming) -> Result<(), Refusal> {
+        // One seat a player, from whichever of their addresses.
+        if let Some(a) = self
+            .ctx
+            .store
+            .aliases(&self.from)?
+            .iter()
+            .find(|a| f.seat_of(a).is_some())
+        {
+            return Err(Refusal::Player(if a == &self.from {
+                format!("you have a seat in {} already", f.id)
+            } else {
+                format!("you have a seat in {} already, as {a}", f.id)
+            }));
+        }
+        let invited = f.invited.iter().any(|a| a.eq_ignore_ascii_case(&self.from));
+        if !f.open && !invited {
+            return Err(Refusal::Player(format!(
+                "{} is by invitation only, and {} is not invited; ask its players for an invitation",
+                f.id, self.from
+            )));
+        }
+        if let Ok(entry) = crate::registry::find(&f.kind)
+            && f.seats.len() >= *entry.players.end()
+        {
+            return Err(Refusal::Player(format!(
+                "{} is full: {} players sit, as many as {} takes",
+                f.id,
+                f.seats.len(),
+                entry.title
+            )));
+        }
+        Ok(())
+    }
+
+    /// The sender's name in `f`: the one asked for, checked, or one made
+    /// from their address that looks like nobody's there.
+    fn join_name(&self, f: &Forming, name: Option<&str>) -> Result<String, Refusal> {
+        let ctx = self.ctx;
+        let taken = |n: &str| f.seats.iter().any(|s| s.name.eq_ignore_ascii_case(n));
+        // A name that looks like a seated player's or a moderator's
+        // (docs/operators.md, "Security", "Names").
+        // (The moderators `start` checks against: the creator and the
+        // site's, so a name taken now cannot stop the start.)
+        let looks = |n: &str| {
+            names::refusal(
+                n,
+                f.seats.iter().map(|s| s.name.as_str()),
+                std::iter::once(f.creator())
+                    .chain(ctx.config.site.moderators.iter().map(String::as_str)),
+                Some(&self.from),
+            )
+        };
+        Ok(match name {
+            Some(n) => {
+                check_name(n).map_err(Refusal::Player)?;
+                if let Some(why) = looks(n).filter(|_| !taken(n)) {
+                    return Err(Refusal::Player(format!(
+                        "{why}; choose another name with `join {} as NAME`",
+                        f.id
+                    )));
+                }
+                if taken(n) {
+                    return Err(Refusal::Player(format!(
+                        "someone in {} is called {n} already; choose another name with `join {} as NAME`",
+                        f.id, f.id
+                    )));
+                }
+                n.to_string()
+            }
+            None => {
+                let base = name_from(&self.from);
+                let mut n = base.clone();
+                let mut k = 2;
+                while looks(&n).is_some() {
+                    n = format!("{base}{k}");
+                    k += 1;
+                }
+                n
+            }
+        })
+    }
+
+    /// `leave`: the sender's seat given up; the creator's cancels the game.
     pub(super) fn leave(&mut self) -> Result<String, Refusal> {
         let (mut f, seat) = self.own_seat("leave")?;
         if seat == 0 {
@@ -328,6 +352,8 @@ impl Session<'_, '_> {
         Ok(format!("You left {id}; the others are told."))
     }
 
+    /// `start`, by the creator: the game made from its seats, dealt and
+    /// begun.
     pub(super) fn start(&mut self) -> Result<String, Refusal> {
         let ctx = self.ctx;
         let (f, seat) = self.own_seat("start")?;

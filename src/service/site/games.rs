@@ -83,6 +83,8 @@ pub fn games_text(
 }
 
 impl Session<'_, '_> {
+    /// `bump`: the sender's report again, of each game that waits for
+    /// them, at most once in [`BUMP_HOURS`].
     pub(super) fn bump(&mut self) -> Result<String, Refusal> {
         let ctx = self.ctx;
         let key = format!("bump:{}", self.from);

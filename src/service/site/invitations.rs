@@ -11,6 +11,8 @@ use crate::service::{compose_mail, report, unasked};
 pub const MAX_INVITED: usize = 20;
 
 impl Session<'_, '_> {
+    /// `invite ADDRESS`, by the creator: one invitation, the one mail an
+    /// address not proved gets (see `proof`).
     pub(super) fn invite(&mut self, address: &str) -> Result<String, Refusal> {
         let ctx = self.ctx;
         let (mut f, seat) = self.own_seat("invite")?;
@@ -120,6 +122,7 @@ impl Session<'_, '_> {
         Ok(format!("Invited {address}: one mail, with how to join."))
     }
 
+    /// `no more invitations`: the sender gets none from now on.
     pub(super) fn no_more_invitations(&mut self) -> Result<String, Refusal> {
         let from = self.from.clone();
         let mut contact = self.contact(&from)?;

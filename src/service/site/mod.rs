@@ -253,186 +253,91 @@ impl<'a, 'c> Session<'a, 'c> {
         }
     }
 
+    /// Reads the mail and answers it: the sender's standing first (see the
+    /// module doc), then each line, then the reply and the one change.
     fn run(&mut self, mid: &str) -> Result<Outcome, ServiceError> {
         let refused = self.authenticate().err();
-        let proved_now = self.seat.is_some() || self.confirms_pending()?;
+        let standing = self.sender_standing()?;
         let game_label = self.forming.as_ref().map(|f| f.id.clone());
-        let from = self.from.clone();
-        let mut contact = self.contact(&from)?;
-        if proved_now && contact.proved.is_none() {
-            contact.proved = Some(self.now);
-            self.set_contact(&from, contact.clone());
-        }
-        let standing = if proved_now {
-            Standing::Asked
-        } else {
-            standing(self.ctx, self.inc, &from, &contact, self.now)?
-        };
         // What the sender's standing lets it have: see the module doc.
         let limited = matches!(standing, Standing::Vouched);
-        let why_not = match standing {
-            Standing::Silent(why) => Some(why),
-            Standing::Proved {
-                contact,
-                held,
-                code,
-            } => {
-                self.set_contact(&from, contact);
-                // The held lines run first, then whatever the reply says
-                // besides the `confirm` of this very code (which the held
-                // lines answer).
-                let body = std::mem::take(&mut self.body);
-                let own: Vec<String> = body
-                    .iter()
-                    .filter(|l| {
-                        !matches!(parse(l.trim()), Some(Ok(SiteCommand::Confirm(c))) if c.eq_ignore_ascii_case(&code))
-                    })
-                    .cloned()
-                    .collect();
-                self.body = if held.is_empty() {
-                    body
-                } else if has_command(&own) {
-                    held.into_iter().chain(own).collect()
-                } else {
-                    held
-                };
-                self.proved = Some(code);
-                None
-            }
-            Standing::First => {
-                self.first = Some(Vec::new());
-                None
-            }
-            Standing::Asked | Standing::Vouched => None,
-        };
-        let interval = chrono::Duration::hours(self.ctx.config.daemon.help_interval_hours as i64);
-        let why_not = match why_not {
+        let why_not = match self.heed(standing) {
             Some(why) => Some(why),
-            None if limited
-                && self
-                    .ctx
-                    .store
-                    .help_sent(&from)?
-                    .is_some_and(|last| self.now - last < interval) =>
-            {
-                Some(format!(
-                    "{from} was answered lately and has not yet proved itself"
-                ))
-            }
-            None if (limited || self.first.is_some())
-                && self
-                    .ctx
-                    .store
-                    .hourly_count(super::unasked::HOURLY, self.now)?
-                    >= u64::from(self.ctx.config.limits.help_per_hour) =>
-            {
-                Some("the help replies of this hour are used up".to_string())
-            }
-            None => None,
+            None => self.over_limits(limited)?,
         };
         if let Some(why) = why_not {
-            tracing::warn!(from = %from, "not answered: {why}");
-            // A refusal of more mail is kept even unanswered: it can only
-            // mean less mail for the address.
-            let refuses = self
-                .body
-                .iter()
-                .any(|l| matches!(parse(l.trim()), Some(Ok(SiteCommand::NoMoreInvitations))));
-            let mut contacts = Vec::new();
-            if refuses {
-                let mut contact = self.contact(&from)?;
-                contact.no_invitations = true;
-                contacts.push((from.to_ascii_lowercase(), contact));
+            return self.unanswered(mid, game_label.as_ref(), &why);
+        }
+        let not_read = match refused {
+            Some(why) => {
+                self.out.push(format!(
+                    "Nothing was done: {why}. Reply to a mail you got about the game, from your own address."
+                ));
+                Vec::new()
             }
-            return Ok(Outcome {
-                change: Change {
-                    receipt: Some(receipt(
-                        mid,
-                        game_label.as_ref(),
-                        &format!("site commands not read, not answered: {why}"),
-                        self.now,
-                    )),
-                    contacts,
-                    ..Change::default()
-                },
-                summary: format!("not answered: {why}"),
-                started: false,
-            });
-        }
-        let vocabulary = vocabulary();
-        let mut not_read = Vec::new();
-        if let Some(why) = refused {
-            self.out.push(format!(
-                "Nothing was done: {why}. Reply to a mail you got about the game, from your own address."
-            ));
-        } else {
-            let body = self.body.clone();
-            for line in body.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
-                let (reading, line) = match vocabulary.read_item(line) {
-                    (Reading::Chatter, _) if parse(line).is_some() => (Reading::Order, line),
-                    read => read,
-                };
-                if reading == Reading::Chatter {
-                    not_read.push(format!("  {line}"));
-                    continue;
-                }
-                // What would bring more mail to an address not proved
-                // waits for its reply with the code.
-                if let (Some(held), Some(Ok(c))) = (&mut self.first, parse(line))
-                    && matches!(
-                        c,
-                        SiteCommand::New { .. }
-                            | SiteCommand::Join { .. }
-                            | SiteCommand::Watch { .. }
-                    )
-                {
-                    held.push(line.to_string());
-                    self.out.push(format!(
-                        "> {line}\n  held: done when you reply to this mail (see below)"
-                    ));
-                    continue;
-                }
-                let result = match parse(line) {
-                    None => Err("no command begins so; `help` lists them".to_string()),
-                    Some(Err(e)) => Err(e),
-                    Some(Ok(_)) if self.closed.is_some() || self.started.is_some() => Err(
-                        "not done: the game was started or closed earlier in this mail".to_string(),
-                    ),
-                    Some(Ok(c)) => self.command(&c),
-                };
-                match result {
-                    Ok(text) => self
-                        .out
-                        .push(format!("> {line}\n  {}", text.replace('\n', "\n  "))),
-                    Err(why) => self.out.push(format!("> {line}\n  refused: {why}")),
-                }
-            }
-        }
-        if self.out.is_empty() && self.proved.is_some() {
-            self.out.push(format!(
-                "Thank you: {} is known here now, and this server answers its mail. `help` lists what you can send.",
-                self.from
-            ));
-        } else if self.out.is_empty() {
-            self.out
-                .push("Your mail had no command in it; `help` lists them.".to_string());
-        }
-        if !not_read.is_empty() {
-            self.out.push(format!(
-                "Not read as commands (no command begins so):\n{}",
-                not_read.join("\n")
-            ));
-        }
-        if let Some(held) = self.first.take() {
-            let mut contact = self.contact(&from)?;
-            let code = first_mail(&mut contact, held, self.now)?;
-            self.set_contact(&from, contact);
-            self.out.push(first_mail_note(self.ctx, &from, &code));
-            self.code = Some(code);
-        }
+            None => self.read_body(),
+        };
+        self.close_answer(not_read)?;
         self.finish(mid, limited)
     }
 
+    /// Does each line of the body that is a command, and writes what came
+    /// of it; the lines not read as commands.
+    fn read_body(&mut self) -> Vec<String> {
+        let vocabulary = vocabulary();
+        let mut not_read = Vec::new();
+        let body = self.body.clone();
+        for line in body.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
+            let (reading, line) = match vocabulary.read_item(line) {
+                (Reading::Chatter, _) if parse(line).is_some() => (Reading::Order, line),
+                read => read,
+            };
+            if reading == Reading::Chatter {
+                not_read.push(format!("  {line}"));
+            } else if !self.hold(line) {
+                self.do_line(line);
+            }
+        }
+        not_read
+    }
+
+    /// What would bring more mail to an address not proved waits for its
+    /// reply with the code: true if `line` is held so.
+    fn hold(&mut self, line: &str) -> bool {
+        if let (Some(held), Some(Ok(c))) = (&mut self.first, parse(line))
+            && matches!(
+                c,
+                SiteCommand::New { .. } | SiteCommand::Join { .. } | SiteCommand::Watch { .. }
+            )
+        {
+            held.push(line.to_string());
+            self.out.push(format!(
+                "> {line}\n  held: done when you reply to this mail (see below)"
+            ));
+            return true;
+        }
+        false
+    }
+
+    /// Does the command on `line`, and writes it and what came of it.
+    fn do_line(&mut self, line: &str) {
+        let result = match parse(line) {
+            None => Err("no command begins so; `help` lists them".to_string()),
+            Some(Err(e)) => Err(e),
+            Some(Ok(_)) if self.closed.is_some() || self.started.is_some() => {
+                Err("not done: the game was started or closed earlier in this mail".to_string())
+            }
+            Some(Ok(c)) => self.command(&c),
+        };
+        match result {
+            Ok(text) => self
+                .out
+                .push(format!("> {line}\n  {}", text.replace('\n', "\n  "))),
+            Err(why) => self.out.push(format!("> {line}\n  refused: {why}")),
+        }
+    }
+
+    /// Does command `c`: what to tell the sender, or why it was refused.
     fn command(&mut self, c: &SiteCommand) -> Result<String, String> {
         let r = match c {
             SiteCommand::New { kind, words } => self.new_game(kind, words),

@@ -4,12 +4,12 @@
 
 use chrono::{DateTime, Utc};
 
-use super::Session;
-use super::command::{SiteCommand, parse};
+use super::command::{SiteCommand, has_command, parse};
+use super::{Outcome, Session, receipt};
 use crate::mail::ingest::Incoming;
 use crate::service::report;
 use crate::service::{Ctx, ServiceError, unasked};
-use crate::store::{Contact, Pending};
+use crate::store::{Change, Contact, GameId, Pending};
 
 /// How far the server may answer a mail from an address without a key,
 /// by what it knows of the address (see the module doc).
@@ -138,9 +138,135 @@ pub fn first_mail_subject(subject: &str, code: &str) -> String {
 }
 
 impl Session<'_, '_> {
+    /// The sender's standing (see [`Standing`]): its seat's key in this
+    /// mail, or its answer to a confirmation this server mailed it,
+    /// proves it now.
+    pub(super) fn sender_standing(&mut self) -> Result<Standing, ServiceError> {
+        let proved_now = self.seat.is_some() || self.confirms_pending()?;
+        let from = self.from.clone();
+        let mut contact = self.contact(&from)?;
+        if proved_now && contact.proved.is_none() {
+            contact.proved = Some(self.now);
+            self.set_contact(&from, contact.clone());
+        }
+        if proved_now {
+            return Ok(Standing::Asked);
+        }
+        standing(self.ctx, self.inc, &from, &contact, self.now)
+    }
+
+    /// What the sender's `standing` makes of this mail: an address that
+    /// proves itself now has the lines its first mail held read first; an
+    /// address new here has this answer as its one mail. `Some(why)` if
+    /// the mail is not answered.
+    pub(super) fn heed(&mut self, standing: Standing) -> Option<String> {
+        match standing {
+            Standing::Silent(why) => Some(why),
+            Standing::Proved {
+                contact,
+                held,
+                code,
+            } => {
+                let from = self.from.clone();
+                self.set_contact(&from, contact);
+                // The held lines run first, then whatever the reply says
+                // besides the `confirm` of this very code (which the held
+                // lines answer).
+                let body = std::mem::take(&mut self.body);
+                let own: Vec<String> = body
+                    .iter()
+                    .filter(|l| {
+                        !matches!(parse(l.trim()), Some(Ok(SiteCommand::Confirm(c))) if c.eq_ignore_ascii_case(&code))
+                    })
+                    .cloned()
+                    .collect();
+                self.body = if held.is_empty() {
+                    body
+                } else if has_command(&own) {
+                    held.into_iter().chain(own).collect()
+                } else {
+                    held
+                };
+                self.proved = Some(code);
+                None
+            }
+            Standing::First => {
+                self.first = Some(Vec::new());
+                None
+            }
+            Standing::Asked | Standing::Vouched => None,
+        }
+    }
+
+    /// Why a sender its standing lets have an answer is not answered all
+    /// the same: a vouched sender (`limited`) was answered lately, or the
+    /// help replies of this hour are used up.
+    pub(super) fn over_limits(&self, limited: bool) -> Result<Option<String>, ServiceError> {
+        let ctx = self.ctx;
+        let interval = chrono::Duration::hours(ctx.config.daemon.help_interval_hours as i64);
+        if limited
+            && ctx
+                .store
+                .help_sent(&self.from)?
+                .is_some_and(|last| self.now - last < interval)
+        {
+            return Ok(Some(format!(
+                "{} was answered lately and has not yet proved itself",
+                self.from
+            )));
+        }
+        if (limited || self.first.is_some())
+            && ctx.store.hourly_count(unasked::HOURLY, self.now)?
+                >= u64::from(ctx.config.limits.help_per_hour)
+        {
+            return Ok(Some(
+                "the help replies of this hour are used up".to_string(),
+            ));
+        }
+        Ok(None)
+    }
+
+    /// A mail not answered, for `why`: its receipt, and the sender's
+    /// refusal of more mail if it holds one.
+    pub(super) fn unanswered(
+        &self,
+        mid: &str,
+        game: Option<&GameId>,
+        why: &str,
+    ) -> Result<Outcome, ServiceError> {
+        let from = &self.from;
+        tracing::warn!(from = %from, "not answered: {why}");
+        // A refusal of more mail is kept even unanswered: it can only
+        // mean less mail for the address.
+        let refuses = self
+            .body
+            .iter()
+            .any(|l| matches!(parse(l.trim()), Some(Ok(SiteCommand::NoMoreInvitations))));
+        let mut contacts = Vec::new();
+        if refuses {
+            let mut contact = self.contact(from)?;
+            contact.no_invitations = true;
+            contacts.push((from.to_ascii_lowercase(), contact));
+        }
+        Ok(Outcome {
+            change: Change {
+                receipt: Some(receipt(
+                    mid,
+                    game,
+                    &format!("site commands not read, not answered: {why}"),
+                    self.now,
+                )),
+                contacts,
+                ..Change::default()
+            },
+            summary: format!("not answered: {why}"),
+            started: false,
+        })
+    }
+
     /// True if the mail answers a confirmation this server mailed the
     /// sender (`watch GAME CODE`): that is an answer with a key.
-    pub(super) fn confirms_pending(&mut self) -> Result<bool, ServiceError> {
+    fn confirms_pending(&mut self) -> Result<bool, ServiceError> {
         let from = self.from.clone();
         let mut contact = self.contact(&from)?;
         let confirmed = self.inc.body.iter().any(|l| match parse(l.trim()) {

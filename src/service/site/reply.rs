@@ -1,7 +1,7 @@
 //! The answer to a site mail, in the sender's thread of the forming game
 //! or in reply to their mail, and everything the mail did in one change.
 
-use super::proof::first_mail_subject;
+use super::proof::{first_mail, first_mail_note, first_mail_subject};
 use super::status::{hints, status_text, thread_of};
 use super::{Outcome, Session, receipt};
 use crate::mail::OutMail;
@@ -9,6 +9,37 @@ use crate::mail::compose::Draft;
 use crate::service::{ServiceError, compose_mail, message_id, report, unasked};
 
 impl Session<'_, '_> {
+    /// The words that close the answer: a thank-you to an address that
+    /// proved itself with nothing else to say, or that the mail held no
+    /// command; the lines `not_read`; and, to an address new here, the
+    /// note that this is its one mail, with its code.
+    pub(super) fn close_answer(&mut self, not_read: Vec<String>) -> Result<(), ServiceError> {
+        if self.out.is_empty() && self.proved.is_some() {
+            self.out.push(format!(
+                "Thank you: {} is known here now, and this server answers its mail. `help` lists what you can send.",
+                self.from
+            ));
+        } else if self.out.is_empty() {
+            self.out
+                .push("Your mail had no command in it; `help` lists them.".to_string());
+        }
+        if !not_read.is_empty() {
+            self.out.push(format!(
+                "Not read as commands (no command begins so):\n{}",
+                not_read.join("\n")
+            ));
+        }
+        if let Some(held) = self.first.take() {
+            let from = self.from.clone();
+            let mut contact = self.contact(&from)?;
+            let code = first_mail(&mut contact, held, self.now)?;
+            self.set_contact(&from, contact);
+            self.out.push(first_mail_note(self.ctx, &from, &code));
+            self.code = Some(code);
+        }
+        Ok(())
+    }
+
     /// The reply, the receipt, and everything else into one change.
     pub(super) fn finish(&mut self, mid: &str, limited: bool) -> Result<Outcome, ServiceError> {
         let ctx = self.ctx;

@@ -3,9 +3,12 @@
 
 use super::{Refusal, Session};
 use crate::service::{delivery, new_token, pipeline, report, unasked};
-use crate::store::{GameId, Observer, Pending, StoreError};
+use crate::store::{GameId, GameMeta, Loaded, Observer, Pending, StoreError};
 
 impl Session<'_, '_> {
+    /// `watch GAME [CODE]`: the spectator's report of a running game made
+    /// watchable, after each change; an address new here first confirms
+    /// with a code mailed to it.
     pub(super) fn watch(&mut self, game: &str, code: Option<&str>) -> Result<String, Refusal> {
         let ctx = self.ctx;
         if self.forming.is_some() || self.update.is_some() {
@@ -14,68 +17,11 @@ impl Session<'_, '_> {
             ));
         }
         let id = GameId(game.to_ascii_lowercase());
-        if let Some(f) = ctx.store.forming(&id)? {
-            return Err(Refusal::Player(if f.watchable {
-                format!("{id} has not started yet; send `watch {id}` once it runs")
-            } else {
-                format!("{id} is not watchable: its creator did not make it so")
-            }));
-        }
-        let mut meta = match ctx.store.meta(&id) {
-            Ok(m) => m,
-            Err(StoreError::NoSuchGame(_)) => {
-                return Err(Refusal::Player(format!("there is no game {id} here")));
-            }
-            Err(e) => return Err(e.into()),
-        };
-        if !meta.watchable {
-            return Err(Refusal::Player(format!(
-                "{id} is not watchable: its moderator did not make it so"
-            )));
-        }
-        let loaded = ctx.store.load(&id)?;
-        if let Some(ended) = report::ended(ctx.store, &id, &meta, &*loaded.game)? {
-            return Err(Refusal::Player(format!(
-                "{id} {}; its archive is kept on the server",
-                ended.what(&meta.clock.settings)
-            )));
-        }
-        if !meta.seats_from(&loaded.record, &self.from).is_empty() {
-            return Err(Refusal::Player(format!(
-                "you play in {id}: you get your own reports"
-            )));
-        }
-        if meta.observers.iter().any(|o| o.address == self.from) {
-            return Err(Refusal::Player(format!("you watch {id} already")));
-        }
-        let limits = &ctx.config.limits;
-        if meta.observers.len() >= limits.observers_per_game as usize {
-            return Err(Refusal::Player(format!(
-                "{id} has {} observers, as many as this server lets a game have",
-                meta.observers.len()
-            )));
-        }
+        let (mut meta, loaded) = self.watchable_game(&id)?;
         let from = self.from.clone();
         let mut contact = self.contact(&from)?;
-        // Counted over every address of the player who writes.
-        let mut watched: Vec<String> = Vec::new();
-        for a in ctx.store.aliases(&from)? {
-            for g in self.contact(&a)?.watching {
-                if !watched.contains(&g) {
-                    watched.push(g);
-                }
-            }
-        }
-        let mut watching = 0;
-        for g in watched {
-            let gid = GameId(g);
-            if let (Ok(m), Ok(l)) = (ctx.store.meta(&gid), ctx.store.load(&gid))
-                && report::ended(ctx.store, &gid, &m, &*l.game)?.is_none()
-            {
-                watching += 1;
-            }
-        }
-        if watching >= limits.observers_per_address as usize {
+        let watching = self.games_watched()?;
+        if watching >= ctx.config.limits.observers_per_address as usize {
             return Err(Refusal::Player(format!(
                 "you watch {watching} games, as many as this server lets one address watch; `unwatch` one first"
             )));
@@ -135,6 +81,77 @@ impl Session<'_, '_> {
         Ok(format!(
             "You watch {id}: the board as it stands comes in a mail of its own, and after each change what happened. `unwatch {id}` stops it."
         ))
+    }
+
+    /// Game `id`, if the sender may watch it: running, made watchable, not
+    /// over, played by others, and with room for one more observer.
+    fn watchable_game(&self, id: &GameId) -> Result<(GameMeta, Loaded), Refusal> {
+        let ctx = self.ctx;
+        if let Some(f) = ctx.store.forming(id)? {
+            return Err(Refusal::Player(if f.watchable {
+                format!("{id} has not started yet; send `watch {id}` once it runs")
+            } else {
+                format!("{id} is not watchable: its creator did not make it so")
+            }));
+        }
+        let meta = match ctx.store.meta(id) {
+            Ok(m) => m,
+            Err(StoreError::NoSuchGame(_)) => {
+                return Err(Refusal::Player(format!("there is no game {id} here")));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if !meta.watchable {
+            return Err(Refusal::Player(format!(
+                "{id} is not watchable: its moderator did not make it so"
+            )));
+        }
+        let loaded = ctx.store.load(id)?;
+        if let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)? {
+            return Err(Refusal::Player(format!(
+                "{id} {}; its archive is kept on the server",
+                ended.what(&meta.clock.settings)
+            )));
+        }
+        if !meta.seats_from(&loaded.record, &self.from).is_empty() {
+            return Err(Refusal::Player(format!(
+                "you play in {id}: you get your own reports"
+            )));
+        }
+        if meta.observers.iter().any(|o| o.address == self.from) {
+            return Err(Refusal::Player(format!("you watch {id} already")));
+        }
+        if meta.observers.len() >= ctx.config.limits.observers_per_game as usize {
+            return Err(Refusal::Player(format!(
+                "{id} has {} observers, as many as this server lets a game have",
+                meta.observers.len()
+            )));
+        }
+        Ok((meta, loaded))
+    }
+
+    /// How many running games the sender watches, counted over every
+    /// address of the player who writes.
+    fn games_watched(&self) -> Result<usize, Refusal> {
+        let ctx = self.ctx;
+        let mut watched: Vec<String> = Vec::new();
+        for a in ctx.store.aliases(&self.from)? {
+            for g in self.contact(&a)?.watching {
+                if !watched.contains(&g) {
+                    watched.push(g);
+                }
+            }
+        }
+        let mut watching = 0;
+        for g in watched {
+            let gid = GameId(g);
+            if let (Ok(m), Ok(l)) = (ctx.store.meta(&gid), ctx.store.load(&gid))
+                && report::ended(ctx.store, &gid, &m, &*l.game)?.is_none()
+            {
+                watching += 1;
+            }
+        }
+        Ok(watching)
     }
 
     /// `unwatch [GAME]`: no more mail about the game.

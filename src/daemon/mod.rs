@@ -18,6 +18,7 @@ pub mod demo;
 mod dispatch;
 pub mod socket;
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::time::Duration;
@@ -25,8 +26,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use crate::config::Config;
+use crate::mail::ingest::Incoming;
 use crate::mail::templates::Templates;
-use crate::mail::{Inbound, Outbound};
+use crate::mail::{Inbound, Outbound, RawMail};
 use crate::registry::BoardSource;
 use crate::store::{GameId, OutboxItem, Store, StoreError};
 
@@ -295,196 +297,23 @@ impl Daemon {
         now: DateTime<Utc>,
         stop: &AtomicBool,
     ) -> Result<CycleReport, DaemonError> {
-        let mut report = CycleReport::default();
         let mails = self.inbound.fetch()?;
-        report.fetched = mails.len();
-        let mut handled_mails = Vec::new();
-        // Mails that failed for the last time, and why: put aside after
-        // the cycle.
-        let mut poisoned: Vec<(crate::mail::RawMail, String)> = Vec::new();
-        let mut per_sender: std::collections::HashMap<String, usize> =
-            std::collections::HashMap::new();
-        // Games a mail of this cycle ended: their archives are due.
-        let mut ended: Vec<GameId> = Vec::new();
-        let Daemon {
-            store,
-            config,
-            templates,
-            boards,
-            inbound,
-            outbound,
-            ..
-        } = self;
-        let ctx = Ctx {
-            store,
-            config,
-            templates,
-            boards,
-        };
-        let waiting = AtomicUsize::new(0);
+        let mut intake = Intake::new(mails.len());
         // No mail, no sending thread (an idle poll stays cheap).
         let (sent, failed, down) = if mails.is_empty() {
             (0, 0, false)
         } else {
-            std::thread::scope(|scope| -> Result<(usize, usize, bool), DaemonError> {
-                // One batch at most waits for the sender: the handler waits
-                // for it beyond that (a batch holds its mails whole).
-                let (to_sender, from_handler) =
-                    mpsc::sync_channel::<Vec<(u64, OutboxItem)>>(BATCHES_WAITING);
-                let sender = std::thread::Builder::new()
-                    .name("sender".to_string())
-                    .spawn_scoped(scope, || {
-                        let mut sending = Sending::new(store, outbound.as_mut(), config, now);
-                        'batches: for batch in from_handler {
-                            for (key, item) in batch {
-                                if stop.load(Ordering::SeqCst) {
-                                    // Left in the outbox for the next run
-                                    // (`process` does not drain after a stop).
-                                    break 'batches;
-                                }
-                                sending.deliver(key, item)?;
-                                waiting.fetch_sub(1, Ordering::SeqCst);
-                            }
-                            if waiting.load(Ordering::SeqCst) == 0 {
-                                // Nothing more to send for now.
-                                sending.flush()?;
-                            }
-                        }
-                        sending.flush()?;
-                        Ok::<_, DaemonError>((sending.sent, sending.failed, sending.down))
-                    })
-                    .map_err(|e| {
-                        DaemonError::Invalid(format!("cannot start the sending thread: {e}"))
-                    })?;
-                let handling = (|| -> Result<(), DaemonError> {
-                    // Committed but not yet durable: not to be sent yet.
-                    let mut unflushed: Vec<(u64, OutboxItem)> = Vec::new();
-                    let hand_over =
-                        |unflushed: &mut Vec<(u64, OutboxItem)>| -> Result<(), DaemonError> {
-                            store.flush()?;
-                            if !unflushed.is_empty() {
-                                waiting.fetch_add(unflushed.len(), Ordering::SeqCst);
-                                // A sender that stopped early has dropped its end: the
-                                // mails stay in the outbox.
-                                let _ = to_sender.send(std::mem::take(unflushed));
-                            }
-                            Ok(())
-                        };
-                    for raw in mails {
-                        // A sender that ended early failed: stop handling, so
-                        // that its error comes out now (the rest of the mail
-                        // stays in the inbox).
-                        if stop.load(Ordering::SeqCst) || sender.is_finished() {
-                            break;
-                        }
-                        if let Some(why) = &raw.unreadable {
-                            if quarantine::failed(store, &raw, why, now)? {
-                                let why = why.clone();
-                                poisoned.push((raw, why));
-                            }
-                            continue;
-                        }
-                        let parsed = crate::mail::ingest::parse(&raw.bytes);
-                        // A flood from one address waits for later cycles
-                        // (but a game's own players and moderators are
-                        // never held back: their mails keep their order).
-                        if let Ok(sender) = &parsed
-                            && let Some(from) = &sender.from
-                        {
-                            let n = per_sender.entry(from.clone()).or_insert(0usize);
-                            *n += 1;
-                            if *n > config.limits.mails_per_sender_per_cycle
-                                && !takes_part(&ctx, sender.game.as_deref(), from)?
-                            {
-                                if *n == config.limits.mails_per_sender_per_cycle + 1 {
-                                    tracing::warn!(%from, "more mail from one address than [limits] mails_per_sender_per_cycle: the rest waits for the next cycles");
-                                }
-                                report.deferred += 1;
-                                continue;
-                            }
-                        }
-                        match dispatch::handle(&ctx, &raw.bytes, parsed, now) {
-                            Ok(handled) => {
-                                tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
-                                if let Some(change) = &handled.change {
-                                    match store.commit_unflushed(change) {
-                                        Ok(items) => {
-                                            unflushed.extend(items);
-                                            if let Some(u) = &change.update
-                                                && u.over
-                                                && !ended.contains(&u.id)
-                                            {
-                                                ended.push(u.id.clone());
-                                            }
-                                        }
-                                        Err(StoreError::Conflict(game)) => {
-                                            // Someone changed the game meanwhile:
-                                            // leave the mail for the next cycle.
-                                            tracing::warn!(%game, "game changed while a mail was handled; will retry");
-                                            continue;
-                                        }
-                                        // The storage itself: stop the cycle.
-                                        Err(e @ StoreError::Db(_)) => return Err(e.into()),
-                                        // This mail's own data: it fails, the
-                                        // others go on.
-                                        Err(e) => {
-                                            let why = e.to_string();
-                                            if quarantine::failed(store, &raw, &why, now)? {
-                                                poisoned.push((raw, why));
-                                            }
-                                            continue;
-                                        }
-                                    }
-                                }
-                                if handled.changed_game {
-                                    report.applied += 1;
-                                } else {
-                                    report.skipped += 1;
-                                }
-                            }
-                            // Storage trouble stops the cycle; the mail stays.
-                            Err(e @ DaemonError::Store(StoreError::Db(_))) => return Err(e),
-                            Err(e) => {
-                                // An internal error: the mail stays for
-                                // another try, or goes to quarantine.
-                                let why = e.to_string();
-                                if quarantine::failed(store, &raw, &why, now)? {
-                                    poisoned.push((raw, why));
-                                }
-                                continue;
-                            }
-                        }
-                        store.mail_handled(&raw.handle)?;
-                        handled_mails.push(raw.handle);
-                        if !unflushed.is_empty()
-                            && (waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW
-                                || unflushed.len() >= HAND_OVER_AT_MOST)
-                        {
-                            hand_over(&mut unflushed)?;
-                        }
-                    }
-                    hand_over(&mut unflushed)
-                })();
-                // The sender ends when its channel closes; it is joined here
-                // whatever happened, so its own error is not lost.
-                drop(to_sender);
-                let sending = sender.join().unwrap_or_else(|_| {
-                    Err(DaemonError::Invalid(
-                        "the sending thread panicked".to_string(),
-                    ))
-                });
-                match (handling, sending) {
-                    (Ok(()), sending) => sending,
-                    (Err(e), Ok(_)) => Err(e),
-                    (Err(e), Err(also)) => {
-                        tracing::error!(error = %also, "sending failed as well");
-                        Err(e)
-                    }
-                }
-            })?
+            self.handle_and_send(mails, &mut intake, now, stop)?
         };
+        let Intake {
+            mut report,
+            done,
+            poisoned,
+            ended,
+            ..
+        } = intake;
         // Every change is durable now (the last hand-over flushed).
-        inbound.done_all(&handled_mails)?;
+        self.inbound.done_all(&done)?;
         for (raw, why) in &poisoned {
             quarantine::put_aside(&self.store, self.inbound.as_mut(), raw, why, now)?;
             report.quarantined += 1;
@@ -507,6 +336,72 @@ impl Daemon {
         report.sent = sent + more_sent;
         report.failed = failed + more_failed;
         Ok(report)
+    }
+
+    /// The mail of a cycle that fetched some (see [`Daemon::process`]):
+    /// handled here, what it causes sent from a second thread as soon as
+    /// it is durable. What was sent, what failed to go, and whether the
+    /// way out is down.
+    fn handle_and_send(
+        &mut self,
+        mails: Vec<RawMail>,
+        intake: &mut Intake,
+        now: DateTime<Utc>,
+        stop: &AtomicBool,
+    ) -> Result<Sent, DaemonError> {
+        let Daemon {
+            store,
+            config,
+            templates,
+            boards,
+            outbound,
+            ..
+        } = self;
+        let ctx = Ctx {
+            store,
+            config,
+            templates,
+            boards,
+        };
+        let waiting = AtomicUsize::new(0);
+        let store: &Store = store;
+        std::thread::scope(|scope| -> Result<Sent, DaemonError> {
+            // One batch at most waits for the sender: the handler waits
+            // for it beyond that (a batch holds its mails whole).
+            let (to_sender, from_handler) =
+                mpsc::sync_channel::<Vec<(u64, OutboxItem)>>(BATCHES_WAITING);
+            let sender = std::thread::Builder::new()
+                .name("sender".to_string())
+                .spawn_scoped(scope, || {
+                    let sending = Sending::new(store, outbound.as_mut(), config, now);
+                    send_batches(sending, from_handler, &waiting, stop)
+                })
+                .map_err(|e| {
+                    DaemonError::Invalid(format!("cannot start the sending thread: {e}"))
+                })?;
+            let hand = HandOver {
+                store,
+                to_sender,
+                waiting: &waiting,
+            };
+            let handling = intake.handle_all(&ctx, mails, now, stop, &sender, &hand);
+            // The sender ends when its channel closes; it is joined here
+            // whatever happened, so its own error is not lost.
+            drop(hand);
+            let sending = sender.join().unwrap_or_else(|_| {
+                Err(DaemonError::Invalid(
+                    "the sending thread panicked".to_string(),
+                ))
+            });
+            match (handling, sending) {
+                (Ok(()), sending) => sending,
+                (Err(e), Ok(_)) => Err(e),
+                (Err(e), Err(also)) => {
+                    tracing::error!(error = %also, "sending failed as well");
+                    Err(e)
+                }
+            }
+        })
     }
 
     /// Writes the archive of a game that is over (errors are logged: the
@@ -742,6 +637,226 @@ impl Daemon {
             }
         }
         tracing::info!("stopped");
+        Ok(())
+    }
+}
+
+/// What the sender's thread reports at its end: mails sent, mails that
+/// failed to go, and whether the way out is down.
+type Sent = (usize, usize, bool);
+
+/// The sender's side of a cycle: sends each batch the handler hands over,
+/// and makes the removals from the outbox durable whenever nothing more
+/// waits to be sent.
+fn send_batches(
+    mut sending: Sending<'_>,
+    batches: mpsc::Receiver<Vec<(u64, OutboxItem)>>,
+    waiting: &AtomicUsize,
+    stop: &AtomicBool,
+) -> Result<Sent, DaemonError> {
+    'batches: for batch in batches {
+        for (key, item) in batch {
+            if stop.load(Ordering::SeqCst) {
+                // Left in the outbox for the next run
+                // (`process` does not drain after a stop).
+                break 'batches;
+            }
+            sending.deliver(key, item)?;
+            waiting.fetch_sub(1, Ordering::SeqCst);
+        }
+        if waiting.load(Ordering::SeqCst) == 0 {
+            // Nothing more to send for now.
+            sending.flush()?;
+        }
+    }
+    sending.flush()?;
+    Ok((sending.sent, sending.failed, sending.down))
+}
+
+/// The handler's end of the way to the sender's thread.
+struct HandOver<'a> {
+    store: &'a Store,
+    to_sender: mpsc::SyncSender<Vec<(u64, OutboxItem)>>,
+    /// Mails handed over and not yet sent.
+    waiting: &'a AtomicUsize,
+}
+
+impl HandOver<'_> {
+    /// Makes every change committed so far durable, and hands the mails
+    /// they hold (`unflushed`) to the sender.
+    fn hand_over(&self, unflushed: &mut Vec<(u64, OutboxItem)>) -> Result<(), DaemonError> {
+        self.store.flush()?;
+        if !unflushed.is_empty() {
+            self.waiting.fetch_add(unflushed.len(), Ordering::SeqCst);
+            // A sender that stopped early has dropped its end: the
+            // mails stay in the outbox.
+            let _ = self.to_sender.send(std::mem::take(unflushed));
+        }
+        Ok(())
+    }
+}
+
+/// The handler's side of a cycle: what its mails came to, and what is left
+/// to do with them once every change is durable.
+struct Intake {
+    /// The cycle's counts so far.
+    report: CycleReport,
+    /// Mails from each address so far.
+    per_sender: HashMap<String, usize>,
+    /// Mails handled: marked done after the cycle's last flush.
+    done: Vec<String>,
+    /// Mails that failed for the last time, and why: put aside after the
+    /// cycle.
+    poisoned: Vec<(RawMail, String)>,
+    /// Games a mail of this cycle ended: their archives are due.
+    ended: Vec<GameId>,
+}
+
+impl Intake {
+    /// A cycle's, before its `fetched` mails are handled.
+    fn new(fetched: usize) -> Intake {
+        Intake {
+            report: CycleReport {
+                fetched,
+                ..CycleReport::default()
+            },
+            per_sender: HashMap::new(),
+            done: Vec::new(),
+            poisoned: Vec::new(),
+            ended: Vec::new(),
+        }
+    }
+
+    /// Handles `mails` in turn, handing their changes' mail over whenever
+    /// the sender runs short or enough waits; until `stop`, or until the
+    /// `sender` ended early (it failed: its error comes out now, and the
+    /// rest of the mail stays in the inbox).
+    fn handle_all(
+        &mut self,
+        ctx: &Ctx<'_>,
+        mails: Vec<RawMail>,
+        now: DateTime<Utc>,
+        stop: &AtomicBool,
+        sender: &std::thread::ScopedJoinHandle<'_, Result<Sent, DaemonError>>,
+        hand: &HandOver<'_>,
+    ) -> Result<(), DaemonError> {
+        // Committed but not yet durable: not to be sent yet.
+        let mut unflushed: Vec<(u64, OutboxItem)> = Vec::new();
+        for raw in mails {
+            if stop.load(Ordering::SeqCst) || sender.is_finished() {
+                break;
+            }
+            if self.handle(ctx, raw, now, &mut unflushed)?
+                && !unflushed.is_empty()
+                && (hand.waiting.load(Ordering::SeqCst) < HAND_OVER_BELOW
+                    || unflushed.len() >= HAND_OVER_AT_MOST)
+            {
+                hand.hand_over(&mut unflushed)?;
+            }
+        }
+        hand.hand_over(&mut unflushed)
+    }
+
+    /// Handles one mail and commits what it caused, its mails kept in
+    /// `unflushed`: true if it is done, false if it waits for a later
+    /// cycle or failed.
+    fn handle(
+        &mut self,
+        ctx: &Ctx<'_>,
+        raw: RawMail,
+        now: DateTime<Utc>,
+        unflushed: &mut Vec<(u64, OutboxItem)>,
+    ) -> Result<bool, DaemonError> {
+        if let Some(why) = raw.unreadable.clone() {
+            self.failed(ctx.store, raw, why, now)?;
+            return Ok(false);
+        }
+        let parsed = crate::mail::ingest::parse(&raw.bytes);
+        if let Ok(mail) = &parsed
+            && self.held_back(ctx, mail)?
+        {
+            return Ok(false);
+        }
+        let handled = match dispatch::handle(ctx, &raw.bytes, parsed, now) {
+            Ok(handled) => handled,
+            // Storage trouble stops the cycle; the mail stays.
+            Err(e @ DaemonError::Store(StoreError::Db(_))) => return Err(e),
+            Err(e) => {
+                // An internal error: the mail stays for another try, or
+                // goes to quarantine.
+                self.failed(ctx.store, raw, e.to_string(), now)?;
+                return Ok(false);
+            }
+        };
+        tracing::info!(mail = %raw.handle, outcome = %handled.summary, "mail handled");
+        if let Some(change) = &handled.change {
+            match ctx.store.commit_unflushed(change) {
+                Ok(items) => {
+                    unflushed.extend(items);
+                    if let Some(u) = &change.update
+                        && u.over
+                        && !self.ended.contains(&u.id)
+                    {
+                        self.ended.push(u.id.clone());
+                    }
+                }
+                Err(StoreError::Conflict(game)) => {
+                    // Someone changed the game meanwhile: leave the mail
+                    // for the next cycle.
+                    tracing::warn!(%game, "game changed while a mail was handled; will retry");
+                    return Ok(false);
+                }
+                // The storage itself: stop the cycle.
+                Err(e @ StoreError::Db(_)) => return Err(e.into()),
+                // This mail's own data: it fails, the others go on.
+                Err(e) => {
+                    self.failed(ctx.store, raw, e.to_string(), now)?;
+                    return Ok(false);
+                }
+            }
+        }
+        if handled.changed_game {
+            self.report.applied += 1;
+        } else {
+            self.report.skipped += 1;
+        }
+        ctx.store.mail_handled(&raw.handle)?;
+        self.done.push(raw.handle);
+        Ok(true)
+    }
+
+    /// A flood from one address waits for later cycles (but a game's own
+    /// players and moderators are never held back: their mails keep their
+    /// order): true if `mail` waits.
+    fn held_back(&mut self, ctx: &Ctx<'_>, mail: &Incoming) -> Result<bool, DaemonError> {
+        let Some(from) = &mail.from else {
+            return Ok(false);
+        };
+        let limit = ctx.config.limits.mails_per_sender_per_cycle;
+        let n = self.per_sender.entry(from.clone()).or_insert(0);
+        *n += 1;
+        if *n <= limit || takes_part(ctx, mail.game.as_deref(), from)? {
+            return Ok(false);
+        }
+        if *n == limit + 1 {
+            tracing::warn!(%from, "more mail from one address than [limits] mails_per_sender_per_cycle: the rest waits for the next cycles");
+        }
+        self.report.deferred += 1;
+        Ok(true)
+    }
+
+    /// Mail `raw` failed, for `why`: it stays for another try, or, the
+    /// last time, is put aside after the cycle.
+    fn failed(
+        &mut self,
+        store: &Store,
+        raw: RawMail,
+        why: String,
+        now: DateTime<Utc>,
+    ) -> Result<(), DaemonError> {
+        if quarantine::failed(store, &raw, &why, now)? {
+            self.poisoned.push((raw, why));
+        }
         Ok(())
     }
 }

@@ -3,12 +3,14 @@
 //! shell around these; the daemon reuses the same store calls.
 
 pub mod backup;
+pub mod check;
 pub mod request;
 pub mod socket;
 
 use chrono::{DateTime, Utc};
 
 pub use backup::{export, export_to, import_from};
+pub use check::check_config;
 pub use request::{ClockFlags, Command, Env, Outcome, Request, execute};
 pub use socket::{dispatch, open_store, socket_path};
 
@@ -105,6 +107,9 @@ pub enum LocalError {
     /// An export cannot be read or imported.
     #[error(transparent)]
     Export(#[from] crate::store::export::ExportError),
+    /// The config file cannot be read, or holds what is not ours.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
 }
 
 /// ` (pid N)`, or nothing.

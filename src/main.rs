@@ -23,7 +23,6 @@ use stationmaster::local::{self, ClockFlags, LocalError, Outcome, Request};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport;
 use stationmaster::registry::BoardSource;
-use stationmaster::store::Store;
 use stationmaster::store::export::ImportMode;
 
 /// Stationmaster: a play-by-email turn processor for railway board games.
@@ -390,27 +389,9 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
     }
     let config = Config::load(cli.config.as_deref())?;
     let now = fixed_now.unwrap_or_else(Utc::now);
-    let boards = BoardSource::from_dir(&config.games.boards);
     let request = |command| Request {
         now: fixed_now,
         command,
-    };
-    let templates = || {
-        Templates::load(config.templates.dir.as_deref()).context("cannot load the mail templates")
-    };
-    let daemon = |store: Store| -> Result<Daemon> {
-        let inbound =
-            transport::inbound(&config.inbound).context("cannot open the inbound mail")?;
-        let outbound =
-            transport::outbound(&config.outbound).context("cannot open the outbound mail")?;
-        Ok(Daemon::new(
-            store,
-            config.clone(),
-            templates()?,
-            boards.clone(),
-            inbound,
-            outbound,
-        ))
     };
     let command = match cli.command {
         Command::New {
@@ -447,26 +428,23 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             json,
             svg,
             png,
-        } => {
-            let Some(file) = svg.as_ref().or(png.as_ref()) else {
-                return Ok(local::dispatch(
-                    &config,
-                    &request(local::Command::Show {
-                        game,
-                        player,
-                        json,
-                        svg: false,
-                    }),
-                ));
-            };
-            let show = request(local::Command::Show {
+        } => match svg.as_ref().or(png.as_ref()) {
+            None => local::Command::Show {
                 game,
                 player,
-                json: false,
-                svg: true,
-            });
-            return Ok(local::write_picture(&config, &show, file, png.is_some()));
-        }
+                json,
+                svg: false,
+            },
+            Some(file) => {
+                let show = request(local::Command::Show {
+                    game,
+                    player,
+                    json: false,
+                    svg: true,
+                });
+                return Ok(local::write_picture(&config, &show, file, png.is_some()));
+            }
+        },
         Command::Log { game, turns, json } => local::Command::Log { game, turns, json },
         Command::Verify { game } => local::Command::Verify { game },
         Command::Mod {
@@ -508,60 +486,71 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
                 local::Command::Quarantine { retry: Some(names) }
             }
         },
-        Command::Process => {
-            let mut d = daemon(local::open_store(&config)?)?;
-            let r = d.process(now, &AtomicBool::new(false))?;
-            return Ok(printed(format!(
-                "{} mail(s) read: {} changed a game, {} answered without a change or ignored; {} mail(s) sent, {} waiting to be sent again.\n{}",
-                r.fetched,
-                r.applied,
-                r.skipped,
-                r.sent,
-                r.failed,
-                if r.quarantined > 0 {
-                    format!(
-                        "{} mail(s) could not be handled and were put in quarantine (`stationmaster quarantine`).\n",
-                        r.quarantined
-                    )
-                } else {
-                    String::new()
-                }
-            )));
-        }
-        Command::Run => {
-            let stop = Arc::new(AtomicBool::new(false));
-            let flag = stop.clone();
-            ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
-                .context("cannot install the signal handler")?;
-            let mut d = daemon(local::open_store(&config)?)?;
-            tracing::info!(
-                poll_seconds = config.daemon.poll_seconds,
-                "stationmaster running"
-            );
-            let clock = move || fixed_now.unwrap_or_else(Utc::now);
-            stationmaster::daemon::socket::run_daemon(&mut d, &config, &stop, &clock)?;
-            return Ok(printed(String::new()));
-        }
+        Command::Process => return process(&config, now),
+        Command::Run => return run_daemon(&config, fixed_now),
         Command::CheckConfig => return Ok(local::check_config(cli.config.as_deref())?),
-        Command::Demo { kind } => {
-            if config.inbound.kind != InboundKind::Maildir
-                || config.outbound.kind != OutboundKind::Files
-            {
-                anyhow::bail!(
-                    "demo runs on the embedded default (a Maildir in, .eml files out); this config uses a mail server"
-                );
-            }
-            let mut d = daemon(local::open_store(&config)?)?;
-            return Ok(printed(stationmaster::daemon::demo::demo(
-                &mut d,
-                kind.as_deref(),
-                &config.inbound.maildir,
-                &config.outbound.dir,
-                now,
-            )?));
-        }
+        Command::Demo { kind } => return demo(&config, kind.as_deref(), now),
     };
     Ok(local::dispatch(&config, &request(command)))
+}
+
+/// The daemon over the config's database, mail transports and templates.
+fn open_daemon(config: &Config) -> Result<Daemon> {
+    let store = local::open_store(config)?;
+    let inbound = transport::inbound(&config.inbound).context("cannot open the inbound mail")?;
+    let outbound =
+        transport::outbound(&config.outbound).context("cannot open the outbound mail")?;
+    let templates = Templates::load(config.templates.dir.as_deref())
+        .context("cannot load the mail templates")?;
+    Ok(Daemon::new(
+        store,
+        config.clone(),
+        templates,
+        BoardSource::from_dir(&config.games.boards),
+        inbound,
+        outbound,
+    ))
+}
+
+/// `process`: one cycle of the daemon, and what it did.
+fn process(config: &Config, now: DateTime<Utc>) -> Result<Outcome> {
+    let mut d = open_daemon(config)?;
+    let r = d.process(now, &AtomicBool::new(false))?;
+    Ok(printed(r.summary()))
+}
+
+/// `run`: the daemon, until SIGINT or SIGTERM.
+fn run_daemon(config: &Config, fixed_now: Option<DateTime<Utc>>) -> Result<Outcome> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .context("cannot install the signal handler")?;
+    let mut d = open_daemon(config)?;
+    tracing::info!(
+        poll_seconds = config.daemon.poll_seconds,
+        "stationmaster running"
+    );
+    let clock = move || fixed_now.unwrap_or_else(Utc::now);
+    stationmaster::daemon::socket::run_daemon(&mut d, config, &stop, &clock)?;
+    Ok(printed(String::new()))
+}
+
+/// `demo`: a scripted game of `kind` on the embedded default's mail
+/// folders.
+fn demo(config: &Config, kind: Option<&str>, now: DateTime<Utc>) -> Result<Outcome> {
+    if config.inbound.kind != InboundKind::Maildir || config.outbound.kind != OutboundKind::Files {
+        anyhow::bail!(
+            "demo runs on the embedded default (a Maildir in, .eml files out); this config uses a mail server"
+        );
+    }
+    let mut d = open_daemon(config)?;
+    Ok(printed(stationmaster::daemon::demo::demo(
+        &mut d,
+        kind,
+        &config.inbound.maildir,
+        &config.outbound.dir,
+        now,
+    )?))
 }
 
 /// What a command that printed `text` ends with.

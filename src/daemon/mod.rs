@@ -226,6 +226,29 @@ pub struct CycleReport {
     pub scheduled: usize,
 }
 
+impl CycleReport {
+    /// What the cycle did, in the sentences `stationmaster process`
+    /// prints.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} mail(s) read: {} changed a game, {} answered without a change or ignored; {} mail(s) sent, {} waiting to be sent again.\n{}",
+            self.fetched,
+            self.applied,
+            self.skipped,
+            self.sent,
+            self.failed,
+            if self.quarantined > 0 {
+                format!(
+                    "{} mail(s) could not be handled and were put in quarantine (`stationmaster quarantine`).\n",
+                    self.quarantined
+                )
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
 /// The daemon: transports, store, config and templates together.
 pub struct Daemon {
     store: Store,

@@ -734,13 +734,38 @@ fn build_board(src: &Source<'_>, raw: RawBoard) -> Result<Components, DataError>
     if !(2..=26).contains(&rows) {
         return Err(src.at(raw.rows.span(), "rows must be from 2 to 26"));
     }
+    let (mut grid, buildings) = read_grid(src, &raw.grid, rows, columns)?;
+    let buildings = in_letter_order(&mut grid, buildings);
+    let lines = read_lines(src, &raw.line)?;
+    let terminals = read_terminals(src, &raw.terminal, &grid, (rows, columns), &lines)?;
+    Ok(Components {
+        name: raw.name,
+        rows,
+        columns,
+        grid,
+        buildings,
+        lines,
+        terminals,
+        tiles: Vec::new(),
+        total_tiles: 0,
+        start_hand: Vec::new(),
+        routes: Vec::new(),
+    })
+}
 
-    // The grid: a header line of column letters, then one line a row.
-    let grid_line = src.line_of(raw.grid.span().start);
+/// The grid: a header line of column letters, then one line a row; the
+/// building on each square, and the buildings in the order met.
+fn read_grid(
+    src: &Source<'_>,
+    raw: &Spanned<String>,
+    rows: u8,
+    columns: u8,
+) -> Result<(Vec<Option<BuildingId>>, Vec<Building>), DataError> {
+    let grid_line = src.line_of(raw.span().start);
     let mut grid = vec![None; usize::from(rows) * usize::from(columns)];
     let mut buildings: Vec<Building> = Vec::new();
     let mut seen_rows = 0u8;
-    for (i, text) in raw.grid.get_ref().lines().enumerate() {
+    for (i, text) in raw.get_ref().lines().enumerate() {
         // `grid = """` starts the string; its first line break is dropped.
         let line_no = grid_line + 1 + i;
         let mut tokens = text.split_whitespace();
@@ -773,42 +798,58 @@ fn build_board(src: &Source<'_>, raw: RawBoard) -> Result<Components, DataError>
                 ),
             ));
         }
-        for (col, token) in tokens.iter().enumerate() {
-            let square = Square::new(row - 1, col as u8);
-            match token.chars().collect::<Vec<_>>().as_slice() {
-                ['.'] => {}
-                [c] if c.is_ascii_uppercase() => {
-                    if buildings.iter().any(|b| b.letter == *c) {
-                        return Err(
-                            src.at_line(line_no, format!("building {c} is on the board twice"))
-                        );
-                    }
-                    grid[usize::from(row - 1) * usize::from(columns) + col] =
-                        Some(BuildingId(buildings.len() as u8));
-                    buildings.push(Building { letter: *c, square });
-                }
-                _ => {
-                    return Err(src.at_line(
-                        line_no,
-                        format!(
-                            "`{token}` on {square} is neither `.` (track) nor a building letter"
-                        ),
-                    ));
-                }
-            }
-        }
+        let start = usize::from(row - 1) * usize::from(columns);
+        let squares = &mut grid[start..start + usize::from(columns)];
+        read_grid_row(src, line_no, row, &tokens, squares, &mut buildings)?;
         seen_rows = row;
     }
     if seen_rows != rows {
         return Err(src.at(
-            raw.grid.span(),
+            raw.span(),
             format!("the grid has {seen_rows} rows; the board has {rows}"),
         ));
     }
     if buildings.is_empty() {
-        return Err(src.at(raw.grid.span(), "the grid has no buildings"));
+        return Err(src.at(raw.span(), "the grid has no buildings"));
     }
-    // Buildings in letter order, so that ids read as letters do.
+    Ok((grid, buildings))
+}
+
+/// The squares of grid row `row` (from 1), one token each: `.` for track,
+/// or a building's letter, added to `buildings`.
+fn read_grid_row(
+    src: &Source<'_>,
+    line_no: usize,
+    row: u8,
+    tokens: &[&str],
+    squares: &mut [Option<BuildingId>],
+    buildings: &mut Vec<Building>,
+) -> Result<(), DataError> {
+    for (col, token) in tokens.iter().enumerate() {
+        let square = Square::new(row - 1, col as u8);
+        match token.chars().collect::<Vec<_>>().as_slice() {
+            ['.'] => {}
+            [c] if c.is_ascii_uppercase() => {
+                if buildings.iter().any(|b| b.letter == *c) {
+                    return Err(src.at_line(line_no, format!("building {c} is on the board twice")));
+                }
+                squares[col] = Some(BuildingId(buildings.len() as u8));
+                buildings.push(Building { letter: *c, square });
+            }
+            _ => {
+                return Err(src.at_line(
+                    line_no,
+                    format!("`{token}` on {square} is neither `.` (track) nor a building letter"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The buildings in letter order, so that ids read as letters do, with
+/// the grid's ids renumbered to match.
+fn in_letter_order(grid: &mut [Option<BuildingId>], buildings: Vec<Building>) -> Vec<Building> {
     let mut order: Vec<usize> = (0..buildings.len()).collect();
     order.sort_by_key(|i| buildings[*i].letter);
     let sorted: Vec<Building> = order.iter().map(|i| buildings[*i].clone()).collect();
@@ -816,9 +857,13 @@ fn build_board(src: &Source<'_>, raw: RawBoard) -> Result<Components, DataError>
         let new = order.iter().position(|i| *i == b.index()).unwrap_or(0);
         *b = BuildingId(new as u8);
     }
+    sorted
+}
 
+/// The lines, numbered 1, 2, … in order, one for each player at least.
+fn read_lines(src: &Source<'_>, raw: &[RawLine]) -> Result<Vec<Line>, DataError> {
     let mut lines = Vec::new();
-    for (i, l) in raw.line.iter().enumerate() {
+    for (i, l) in raw.iter().enumerate() {
         if usize::from(*l.number.get_ref()) != i + 1 {
             return Err(src.at(
                 l.number.span(),
@@ -840,83 +885,29 @@ fn build_board(src: &Source<'_>, raw: RawBoard) -> Result<Components, DataError>
             lines.len()
         )));
     }
+    Ok(lines)
+}
 
+/// The terminals, two for every line, their legs on free edge squares
+/// that no other terminal uses.
+fn read_terminals(
+    src: &Source<'_>,
+    raw: &[RawTerminal],
+    grid: &[Option<BuildingId>],
+    size: (u8, u8),
+    lines: &[Line],
+) -> Result<Vec<Terminal>, DataError> {
     let mut terminals: Vec<Terminal> = Vec::new();
     let mut legs_used: BTreeSet<(Square, Edge)> = BTreeSet::new();
-    for t in &raw.terminal {
-        let number = *t.line.get_ref();
-        if number == 0 || usize::from(number) > lines.len() {
-            return Err(src.at(
-                t.line.span(),
-                format!("terminal of line {number}: there is no such line"),
-            ));
-        }
-        let side = match t.side.get_ref().as_str() {
-            s if s.len() == 1 => s.chars().next().and_then(Edge::from_letter),
-            _ => None,
-        }
-        .ok_or_else(|| src.at(t.side.span(), "side must be one of N, E, S, W"))?;
-        let legs: Vec<Square> = t
-            .legs
-            .get_ref()
-            .iter()
-            .map(|l| {
-                Square::parse(l)
-                    .filter(|s| s.row < rows && s.col < columns)
-                    .ok_or_else(|| {
-                        src.at(
-                            t.legs.span(),
-                            format!("leg `{l}` is not a square of the board"),
-                        )
-                    })
-            })
-            .collect::<Result<_, _>>()?;
-        let [a, b] = legs.as_slice() else {
-            return Err(src.at(t.legs.span(), "a terminal has exactly two legs"));
-        };
-        for leg in [a, b] {
-            if leg.step(side, rows, columns).is_some() {
-                return Err(src.at(
-                    t.legs.span(),
-                    format!("leg {leg} is not on the {side} edge of the board"),
-                ));
-            }
-            if grid[usize::from(leg.row) * usize::from(columns) + usize::from(leg.col)].is_some() {
-                return Err(src.at(t.legs.span(), format!("leg {leg} is a building")));
-            }
-            if !legs_used.insert((*leg, side)) {
-                return Err(src.at(
-                    t.legs.span(),
-                    format!("leg {leg} already belongs to another terminal"),
-                ));
-            }
-        }
-        let along = matches!(side, Edge::N | Edge::S);
-        let touching = if along {
-            a.row == b.row && a.col.abs_diff(b.col) == 1
-        } else {
-            a.col == b.col && a.row.abs_diff(b.row) == 1
-        };
-        if !touching {
-            return Err(src.at(
-                t.legs.span(),
-                format!("legs {a} and {b} are not neighbouring squares"),
-            ));
-        }
-        let name = format!("{number}{side}");
-        if terminals.iter().any(|x| x.name == name) {
+    for t in raw {
+        let terminal = read_terminal(src, t, grid, size, lines.len(), &mut legs_used)?;
+        if terminals.iter().any(|x| x.name == terminal.name) {
             return Err(src.at(
                 t.side.span(),
-                format!("two terminals would both be called {name}"),
+                format!("two terminals would both be called {}", terminal.name),
             ));
         }
-        let legs = if a <= b { [*a, *b] } else { [*b, *a] };
-        terminals.push(Terminal {
-            line: LineId(number - 1),
-            side,
-            legs,
-            name,
-        });
+        terminals.push(terminal);
     }
     for (i, l) in lines.iter().enumerate() {
         let n = terminals.iter().filter(|t| t.line.index() == i).count();
@@ -927,19 +918,84 @@ fn build_board(src: &Source<'_>, raw: RawBoard) -> Result<Components, DataError>
             )));
         }
     }
+    Ok(terminals)
+}
 
-    Ok(Components {
-        name: raw.name,
-        rows,
-        columns,
-        grid,
-        buildings: sorted,
-        lines,
-        terminals,
-        tiles: Vec::new(),
-        total_tiles: 0,
-        start_hand: Vec::new(),
-        routes: Vec::new(),
+/// One terminal of the board `size` (rows, columns) with `lines` lines;
+/// its legs are added to `legs_used`.
+fn read_terminal(
+    src: &Source<'_>,
+    t: &RawTerminal,
+    grid: &[Option<BuildingId>],
+    (rows, columns): (u8, u8),
+    lines: usize,
+    legs_used: &mut BTreeSet<(Square, Edge)>,
+) -> Result<Terminal, DataError> {
+    let number = *t.line.get_ref();
+    if number == 0 || usize::from(number) > lines {
+        return Err(src.at(
+            t.line.span(),
+            format!("terminal of line {number}: there is no such line"),
+        ));
+    }
+    let side = match t.side.get_ref().as_str() {
+        s if s.len() == 1 => s.chars().next().and_then(Edge::from_letter),
+        _ => None,
+    }
+    .ok_or_else(|| src.at(t.side.span(), "side must be one of N, E, S, W"))?;
+    let legs: Vec<Square> = t
+        .legs
+        .get_ref()
+        .iter()
+        .map(|l| {
+            Square::parse(l)
+                .filter(|s| s.row < rows && s.col < columns)
+                .ok_or_else(|| {
+                    src.at(
+                        t.legs.span(),
+                        format!("leg `{l}` is not a square of the board"),
+                    )
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    let [a, b] = legs.as_slice() else {
+        return Err(src.at(t.legs.span(), "a terminal has exactly two legs"));
+    };
+    for leg in [a, b] {
+        if leg.step(side, rows, columns).is_some() {
+            return Err(src.at(
+                t.legs.span(),
+                format!("leg {leg} is not on the {side} edge of the board"),
+            ));
+        }
+        if grid[usize::from(leg.row) * usize::from(columns) + usize::from(leg.col)].is_some() {
+            return Err(src.at(t.legs.span(), format!("leg {leg} is a building")));
+        }
+        if !legs_used.insert((*leg, side)) {
+            return Err(src.at(
+                t.legs.span(),
+                format!("leg {leg} already belongs to another terminal"),
+            ));
+        }
+    }
+    let along = matches!(side, Edge::N | Edge::S);
+    let touching = if along {
+        a.row == b.row && a.col.abs_diff(b.col) == 1
+    } else {
+        a.col == b.col && a.row.abs_diff(b.row) == 1
+    };
+    if !touching {
+        return Err(src.at(
+            t.legs.span(),
+            format!("legs {a} and {b} are not neighbouring squares"),
+        ));
+    }
+    let legs = if a <= b { [*a, *b] } else { [*b, *a] };
+    Ok(Terminal {
+        line: LineId(number - 1),
+        side,
+        legs,
+        name: format!("{number}{side}"),
     })
 }
 

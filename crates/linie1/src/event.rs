@@ -87,34 +87,6 @@ pub enum Event {
 /// `event` as a sentence for the reader of `view`.
 pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
     let who = |s: &Seat| view.who(*s);
-    // "a straight", "a crossing"; "a tile with four curves".
-    let tile = |t: &TileId| {
-        let name = &d.tile(*t).name;
-        if name.contains(' ') {
-            // "straight and left curve": a tile with a straight and a left
-            // curve, not "a tile with straight and left curve".
-            let name = match name.strip_prefix("straight and ") {
-                Some(rest) if rest.starts_with("left ") || rest.starts_with("right ") => {
-                    format!("a straight and a {rest}")
-                }
-                Some(rest) => format!("a straight and {rest}"),
-                None => name.clone(),
-            };
-            format!("tile with {name}")
-        } else {
-            name.clone()
-        }
-    };
-    let place = |p: &Place| match p {
-        Place::Square(s) => s.to_string(),
-        Place::Terminal(t) => d.terminal(*t).name.clone(),
-    };
-    let letters = |bs: &[BuildingId]| {
-        bs.iter()
-            .map(|b| d.building(*b).letter.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     match event {
         Event::Laid {
             player,
@@ -122,7 +94,11 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
             tile: t,
             paths,
         } => {
-            format!("{} laid a {} ({paths}) on {square}.", who(player), tile(t))
+            format!(
+                "{} laid a {} ({paths}) on {square}.",
+                who(player),
+                tile_name(d, *t)
+            )
         }
         Event::StopSign { building, square } => format!(
             "The stop sign of building {} went to {square}.",
@@ -138,33 +114,10 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
         } => format!(
             "{} exchanged the {} ({old_paths}) on {square} for a {} ({paths}).",
             who(player),
-            tile(old_tile),
-            tile(t)
+            tile_name(d, *old_tile),
+            tile_name(d, *t)
         ),
-        Event::Drew {
-            player,
-            tile: t,
-            from: None,
-        } => {
-            // The paths as printed, as the player writes the tile.
-            format!(
-                "{} drew a {} ({}) from the supply.",
-                who(player),
-                tile(t),
-                d.tile(*t).paths
-            )
-        }
-        Event::Drew {
-            player,
-            tile: t,
-            from: Some(giver),
-        } => format!(
-            "{} took a {} ({}) from {}'s open hand.",
-            who(player),
-            tile(t),
-            d.tile(*t).paths,
-            who(giver)
-        ),
+        Event::Drew { player, tile, from } => drew(d, view, *player, *tile, *from),
         Event::Passed { player, laid: 0 } => {
             format!("{} could lay no tile and passed.", who(player))
         }
@@ -193,7 +146,7 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
             d.terminal(*terminal).name,
             d.lines[line.index()].number,
             d.routes[route.index()].name,
-            letters(stops)
+            letters(d, stops)
         ),
         Event::Rolled {
             player,
@@ -214,30 +167,7 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
             places,
             distance,
             counted,
-        } => {
-            let mut s = format!(
-                "{} moved {distance} square{}: {}.",
-                who(player),
-                if *distance == 1 { "" } else { "s" },
-                places.iter().map(place).collect::<Vec<_>>().join(" ")
-            );
-            if !counted.is_empty() {
-                s.push_str(&format!(" Stopped at {}.", letters(counted)));
-            } else if let Some(Place::Square(last)) = places.last() {
-                // A stop sign of a building not on the route ends the move
-                // too (seed, Viaggio inaugurale): say so, or `move 3` that
-                // went 1 square reads as a fault. Stop signs never move, so
-                // the view of now tells for the past as well.
-                let at = last.to_string();
-                if let Some(sign) = view.stop_signs.iter().find(|x| x.square == at) {
-                    s.push_str(&format!(
-                        " The stop sign of building {} on {at} ends the move: every tram stops at each stop sign.",
-                        sign.building
-                    ));
-                }
-            }
-            s
-        }
+        } => moved(d, view, *player, places, *distance, counted),
         // Stationmaster ruling 5: a tram may still reach its terminal and
         // yet have no way on through the stops it has still to make.
         Event::TramOff { player } => format!(
@@ -253,4 +183,90 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
             "Nobody could lay a tile or move a tram: the game ends with no winner.".into()
         }
     }
+}
+
+/// A tile type with its article's noun: "straight", "crossing"; "tile
+/// with four curves".
+fn tile_name(d: &Components, t: TileId) -> String {
+    let name = &d.tile(t).name;
+    if name.contains(' ') {
+        // "straight and left curve": a tile with a straight and a left
+        // curve, not "a tile with straight and left curve".
+        let name = match name.strip_prefix("straight and ") {
+            Some(rest) if rest.starts_with("left ") || rest.starts_with("right ") => {
+                format!("a straight and a {rest}")
+            }
+            Some(rest) => format!("a straight and {rest}"),
+            None => name.clone(),
+        };
+        format!("tile with {name}")
+    } else {
+        name.clone()
+    }
+}
+
+/// Buildings by their letters: "A, F, K".
+fn letters(d: &Components, bs: &[BuildingId]) -> String {
+    bs.iter()
+        .map(|b| d.building(*b).letter.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A tile drawn from the supply (`from` none) or taken from an open hand.
+fn drew(d: &Components, view: &View, player: Seat, tile: TileId, from: Option<Seat>) -> String {
+    match from {
+        // The paths as printed, as the player writes the tile.
+        None => format!(
+            "{} drew a {} ({}) from the supply.",
+            view.who(player),
+            tile_name(d, tile),
+            d.tile(tile).paths
+        ),
+        Some(giver) => format!(
+            "{} took a {} ({}) from {}'s open hand.",
+            view.who(player),
+            tile_name(d, tile),
+            d.tile(tile).paths,
+            view.who(giver)
+        ),
+    }
+}
+
+/// A tram's move through `places`, with the required stops it counted,
+/// or the stop sign that ended it.
+fn moved(
+    d: &Components,
+    view: &View,
+    player: Seat,
+    places: &[Place],
+    distance: u8,
+    counted: &[BuildingId],
+) -> String {
+    let place = |p: &Place| match p {
+        Place::Square(s) => s.to_string(),
+        Place::Terminal(t) => d.terminal(*t).name.clone(),
+    };
+    let mut s = format!(
+        "{} moved {distance} square{}: {}.",
+        view.who(player),
+        if distance == 1 { "" } else { "s" },
+        places.iter().map(place).collect::<Vec<_>>().join(" ")
+    );
+    if !counted.is_empty() {
+        s.push_str(&format!(" Stopped at {}.", letters(d, counted)));
+    } else if let Some(Place::Square(last)) = places.last() {
+        // A stop sign of a building not on the route ends the move
+        // too (seed, Viaggio inaugurale): say so, or `move 3` that
+        // went 1 square reads as a fault. Stop signs never move, so
+        // the view of now tells for the past as well.
+        let at = last.to_string();
+        if let Some(sign) = view.stop_signs.iter().find(|x| x.square == at) {
+            s.push_str(&format!(
+                " The stop sign of building {} on {at} ends the move: every tram stops at each stop sign.",
+                sign.building
+            ));
+        }
+    }
+    s
 }

@@ -18,7 +18,7 @@ use engine::canvas::{self, css_colour};
 /// A piece of map text and its CSS colour, if any.
 type Seg = (String, Option<&'static str>);
 use super::data::{Edge, Paths, Square};
-use super::view::View;
+use super::view::{PlayerView, View};
 use super::{Linie1, Place};
 use engine::{Map, grammar};
 
@@ -287,6 +287,21 @@ pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
     let mut out = String::new();
     // A game over looks back: no next move's limit.
     let over = v.result.is_some() || stopped.is_some();
+    headline(v, stopped, &mut out);
+    let _ = writeln!(out, "{}.", facts(v, over));
+    out.push('\n');
+    for p in &v.players {
+        out.push_str(&wrap(&player_row(p, over), 13));
+    }
+    if let Some(row) = your_cards(v, over) {
+        out.push('\n');
+        out.push_str(&wrap(&row, 2));
+    }
+    out
+}
+
+/// The first line: how the game ended, or whom it waits for.
+fn headline(v: &View, stopped: Option<&str>, out: &mut String) {
     match (&v.result, stopped) {
         (Some(r), _) => {
             let _ = writeln!(
@@ -311,6 +326,12 @@ pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
             let _ = writeln!(out, "Turn {}: waiting for {}.", v.turn, awaited.join("; "));
         }
     }
+}
+
+/// The supply, the move's limit or the die, and the options, each a
+/// sentence of its own: "Supply: 91 tiles face down.  The first move
+/// goes 1 square" (without the last full stop).
+fn facts(v: &View, over: bool) -> String {
     let mut facts = vec![format!("Supply: {} tiles face down", v.supply_left)];
     match (v.roll, v.last_move) {
         (_, Some(m)) if over => facts.push(format!("last move {m}")),
@@ -330,85 +351,86 @@ pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
         facts.push(format!("last roll {r}"));
     }
     facts.push(format!("options: {}", v.options.join(", ")));
-    // Each fact a sentence of its own: "Supply: 91 tiles face down.  The
-    // first move goes 1 square."
     let facts: Vec<String> = facts.iter().map(|f| grammar::capitalised(f)).collect();
-    let _ = writeln!(out, "{}.", facts.join(".  "));
-    out.push('\n');
-    for p in &v.players {
-        let mut row = format!("{:<12} ", p.name);
-        if p.driving {
-            let cards = match (&p.line, &p.route_card, &p.stops) {
-                (Some(l), Some(c), Some(s)) => format!(
-                    "line {l}, card {c} ({})",
-                    s.iter().map(char::to_string).collect::<Vec<_>>().join(" ")
-                ),
-                _ => String::new(),
-            };
-            let trip = match &p.trip {
-                Some(t) => match &t.tram {
-                    Some(at) => format!(
-                        "tram on {at} ({} to {}), stopped at: {}",
-                        t.from,
-                        t.to,
-                        if t.stopped.is_empty() {
-                            "-".to_string()
-                        } else {
-                            t.stopped
-                                .iter()
-                                .map(char::to_string)
-                                .collect::<Vec<_>>()
-                                .join(" ")
-                        }
-                    ),
-                    None => "tram off the board, starts again".to_string(),
-                },
-                None => String::new(),
-            };
-            let _ = write!(
-                row,
-                "driving: {cards}; {trip}; open hand: {}",
-                hand(&p.hand)
-            );
-        } else {
-            let _ = write!(row, "hand: {}", hand(&p.hand));
-            // Once the game is over, every player's cards are turned up.
-            if over && let (Some(l), Some(c), Some(s)) = (&p.line, &p.route_card, &p.stops) {
-                let _ = write!(
-                    row,
-                    "; cards: line {l}, card {c} ({})",
-                    s.iter().map(char::to_string).collect::<Vec<_>>().join(" ")
-                );
-            }
-        }
-        out.push_str(&wrap(&row, 13));
-    }
-    if let Some(me) = v.viewer_seat.and_then(|s| v.players.get(usize::from(s)))
-        && !me.driving
-        && let (Some(l), Some(c), Some(s), Some(t)) =
-            (&me.line, &me.route_card, &me.stops, &me.terminals)
-    {
-        let ordered = v.options.iter().any(|o| o == "ordered_stops") && s.len() >= 3;
-        // Secret until the trip starts, while there is a trip to come.
-        let row = format!(
-            "Your cards{}: line {l}, route card {c}: stops {} ({}); terminals {}.",
-            if over {
-                ""
-            } else {
-                " (secret until you start your trip)"
-            },
-            s.iter().map(char::to_string).collect::<Vec<_>>().join(" "),
-            if ordered {
-                "in this order"
-            } else {
-                "any order"
-            },
-            t.join(" and ")
+    facts.join(".  ")
+}
+
+/// Stops by their letters: "A F K".
+fn stops(s: &[char]) -> String {
+    s.iter().map(char::to_string).collect::<Vec<_>>().join(" ")
+}
+
+/// One player's row: their hand, and their cards and trip once driving
+/// (or once the game is over, when every player's cards are turned up).
+fn player_row(p: &PlayerView, over: bool) -> String {
+    let mut row = format!("{:<12} ", p.name);
+    if p.driving {
+        let cards = match (&p.line, &p.route_card, &p.stops) {
+            (Some(l), Some(c), Some(s)) => format!("line {l}, card {c} ({})", stops(s)),
+            _ => String::new(),
+        };
+        let _ = write!(
+            row,
+            "driving: {cards}; {}; open hand: {}",
+            trip(p),
+            hand(&p.hand)
         );
-        out.push('\n');
-        out.push_str(&wrap(&row, 2));
+    } else {
+        let _ = write!(row, "hand: {}", hand(&p.hand));
+        if over && let (Some(l), Some(c), Some(s)) = (&p.line, &p.route_card, &p.stops) {
+            let _ = write!(row, "; cards: line {l}, card {c} ({})", stops(s));
+        }
     }
-    out
+    row
+}
+
+/// Where a driving player's tram is, and the stops it has made.
+fn trip(p: &PlayerView) -> String {
+    match &p.trip {
+        Some(t) => match &t.tram {
+            Some(at) => format!(
+                "tram on {at} ({} to {}), stopped at: {}",
+                t.from,
+                t.to,
+                if t.stopped.is_empty() {
+                    "-".to_string()
+                } else {
+                    stops(&t.stopped)
+                }
+            ),
+            None => "tram off the board, starts again".to_string(),
+        },
+        None => String::new(),
+    }
+}
+
+/// The reader's own cards, while they are not driving yet: secret until
+/// the trip starts, while there is a trip to come.
+fn your_cards(v: &View, over: bool) -> Option<String> {
+    let me = v.viewer_seat.and_then(|s| v.players.get(usize::from(s)))?;
+    if me.driving {
+        return None;
+    }
+    let (Some(l), Some(c), Some(s), Some(t)) = (&me.line, &me.route_card, &me.stops, &me.terminals)
+    else {
+        return None;
+    };
+    let ordered = v.options.iter().any(|o| o == "ordered_stops") && s.len() >= 3;
+    Some(format!(
+        "Your cards{}: line {l}, route card {c}: stops {} ({}); terminals {}.",
+        if over {
+            ""
+        } else {
+            " (secret until you start your trip)"
+        },
+        stops(s),
+        if ordered {
+            "in this order"
+        } else {
+            "any order"
+        },
+        t.join(" and ")
+    ))
 }
 
 fn hand(tiles: &[String]) -> String {

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use super::data::{BuildingId, Edge, Paths, Square, TerminalId, TileId};
+use super::data::{BuildingId, Components, Edge, Paths, Square, TerminalId, TileId};
 use super::event::Event;
 use super::order::Order;
 use super::{DieRule, HAND_SIZE, Laid, Linie1, Outcome, Phase, Place, TILES_PER_TURN, Tram, Trip};
@@ -30,6 +30,107 @@ struct Walk {
     mask: u8,
     /// True if it reached its destination with every stop: the win.
     finished: bool,
+}
+
+/// Orders as they are found, all of them or only the first.
+struct Found {
+    orders: Vec<Order>,
+    /// Only the first is wanted.
+    first: bool,
+}
+
+impl Found {
+    /// Adds `order`; true when the search may stop (only the first was
+    /// wanted).
+    #[inline]
+    fn add(&mut self, order: Order) -> bool {
+        self.orders.push(order);
+        self.first
+    }
+}
+
+/// A bit set of [`HandOptions::options`] not worked out yet.
+const UNKNOWN: u64 = u64::MAX;
+
+/// The orientations a hand's tiles may lie in, in the order they are
+/// listed, and for each demand and old tile met so far which of them fit,
+/// as bits: most empty squares demand the same as others.
+struct HandOptions {
+    options: Vec<Paths>,
+    /// The options fit in a `u64`'s bits (at most 64, which a hand of
+    /// HAND_SIZE tiles never exceeds). The bit sets below only skip
+    /// squares and pairs where the loops would list nothing.
+    small: bool,
+    /// The options that fit the demands `key` (filled as met; at most 256:
+    /// four bits of each).
+    fitting: [u64; 256],
+    /// The options that upgrade the paths `old` (likewise).
+    upgrading: [u64; 256],
+    /// The options with a track end at each edge.
+    touching: [u64; 4],
+}
+
+impl HandOptions {
+    /// The options of `hand`, each tile once.
+    fn new(d: &Components, hand: &[TileId]) -> HandOptions {
+        let options: Vec<Paths> = hand
+            .iter()
+            .flat_map(|t| d.tile(*t).orientations.iter().copied())
+            .collect();
+        let small = options.len() <= 64;
+        let mut touching = [0u64; 4];
+        if small {
+            for (k, p) in options.iter().enumerate() {
+                for e in Edge::ALL {
+                    if p.touches(e) {
+                        touching[e.index()] |= 1 << k;
+                    }
+                }
+            }
+        }
+        HandOptions {
+            options,
+            small,
+            fitting: [UNKNOWN; 256],
+            upgrading: [UNKNOWN; 256],
+            touching,
+        }
+    }
+
+    /// The options that fit a square's `demands`, as bits.
+    #[inline]
+    fn fit_bits(&mut self, demands: (u8, u8)) -> u64 {
+        let key = usize::from(demands.0 | demands.1 << 4);
+        if self.fitting[key] == UNKNOWN {
+            self.fitting[key] = self
+                .options
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| fits(**p, demands))
+                .fold(0, |bits, (k, _)| bits | 1 << k);
+        }
+        self.fitting[key]
+    }
+
+    /// The options that upgrade the paths `old`, as bits.
+    #[inline]
+    fn upgrade_bits(&mut self, old: Paths) -> u64 {
+        let key = usize::from(old.0);
+        if self.upgrading[key] == UNKNOWN {
+            self.upgrading[key] =
+                Linie1::upgrades_indexed(&self.options, old).fold(0, |bits, (k, _)| bits | 1 << k);
+        }
+        self.upgrading[key]
+    }
+}
+
+/// A tile fits a square when its track ends meet what the square's sides
+/// demand (the same test as `placement_problem`, read once per square
+/// instead of once per tile and orientation).
+#[inline]
+fn fits(paths: Paths, (must, must_not): (u8, u8)) -> bool {
+    let ends = paths.ends();
+    ends & must == must && ends & must_not == 0
 }
 
 impl Linie1 {
@@ -767,53 +868,9 @@ impl Linie1 {
 
     /// Checks a move of `seat`'s tram through `places` (rulings 6).
     fn check_walk(&self, seat: Seat, places: &[Place]) -> Result<Walk, RuleError> {
-        let p = &self.players[seat.index()];
-        let (Some(trip), true) = (&p.trip, p.driving) else {
-            return Err(RuleError::new(
-                "rulings 5",
-                "Your tram is not on its way: start your trip first.",
-            ));
-        };
-        let Some(mut tram) = trip.tram else {
-            return Err(RuleError::new(
-                "rulings 6",
-                "Your tram was taken off the board: start again from one of your terminals.",
-            ));
-        };
-        if self.options.die == DieRule::DieOrRepeat
-            && matches!(self.phase, Phase::Drive { roll: None })
-        {
-            return Err(RuleError::new(
-                "rulings 7",
-                "Roll the die first, or repeat the last result: write `roll` or `repeat`.",
-            ));
-        }
+        let (trip, mut tram) = self.tram_to_move(seat)?;
         let (max, limit) = self.move_limits();
-        if places.is_empty() {
-            return Err(RuleError::new(
-                "rulings 6",
-                "A move goes at least one square.",
-            ));
-        }
-        if places.len() > usize::from(max) {
-            return Err(RuleError::new(
-                "rulings 6",
-                match limit {
-                    Limit::AtMost => format!(
-                        "Your tram may move at most {max} square{} now: {} (rulings 6).",
-                        if max == 1 { "" } else { "s" },
-                        match self.last_move {
-                            Some(m) => format!("the last move was {m}, plus one"),
-                            None => "the first move of the game goes one square".to_string(),
-                        }
-                    ),
-                    _ => format!(
-                        "The die allows {max} square{} this move.",
-                        if max == 1 { "" } else { "s" }
-                    ),
-                },
-            ));
-        }
+        self.check_length(places.len(), max, limit)?;
         let mut mask = trip.stopped.iter().fold(0u8, |m, b| {
             let i = self
                 .required_stops(seat)
@@ -826,31 +883,7 @@ impl Linie1 {
         let mut finished = false;
         for (i, want) in places.iter().enumerate() {
             let last = i + 1 == places.len();
-            let next = self
-                .next_states(tram)
-                .into_iter()
-                .find(|t| t.at == *want)
-                .ok_or_else(|| {
-                    let ways: Vec<String> = self
-                        .next_states(tram)
-                        .iter()
-                        .map(|t| self.place_name(t.at))
-                        .collect();
-                    RuleError::new(
-                        "rulings 6",
-                        format!(
-                            "From {} your tram cannot go on to {}: the track leads only to {}.",
-                            self.place_name(tram.at),
-                            self.place_name(*want),
-                            if ways.is_empty() {
-                                "nowhere".to_string()
-                            } else {
-                                ways.join(" or ")
-                            }
-                        ),
-                    )
-                })?;
-            tram = next;
+            tram = self.step_to(tram, *want)?;
             mask = self.advance(seat, mask, tram.at);
             if tram.at == Place::Terminal(trip.to) && mask == full {
                 finished = true;
@@ -875,29 +908,119 @@ impl Linie1 {
         }
         let stopped_early = finished || self.has_sign(tram.at) || self.next_states(tram).is_empty();
         let n = places.len() as u8;
-        match limit {
-            Limit::Exactly if n < max && !stopped_early => {
-                return Err(RuleError::new(
-                    "Stationmaster ruling 2",
-                    format!(
-                        "The die says {max}: your tram must go {max} squares unless a stop sign, your terminal or the end of the track stops it first."
-                    ),
-                ));
-            }
-            Limit::ToStop if n < max && !stopped_early => {
-                return Err(RuleError::new(
-                    "rulings 7",
-                    "A 5 or 6 runs on to the next stop sign (or your terminal, or the end of the track).",
-                ));
-            }
-            _ => {}
-        }
+        Self::check_went_far_enough(n, max, limit, stopped_early)?;
         Ok(Walk {
             tram,
             distance: n,
             mask,
             finished,
         })
+    }
+
+    /// `seat`'s trip and its tram, if it may move now: the trip started,
+    /// the tram on the board and, with a die, the die rolled (rulings 5
+    /// to 7).
+    fn tram_to_move(&self, seat: Seat) -> Result<(&Trip, Tram), RuleError> {
+        let p = &self.players[seat.index()];
+        let (Some(trip), true) = (&p.trip, p.driving) else {
+            return Err(RuleError::new(
+                "rulings 5",
+                "Your tram is not on its way: start your trip first.",
+            ));
+        };
+        let Some(tram) = trip.tram else {
+            return Err(RuleError::new(
+                "rulings 6",
+                "Your tram was taken off the board: start again from one of your terminals.",
+            ));
+        };
+        if self.options.die == DieRule::DieOrRepeat
+            && matches!(self.phase, Phase::Drive { roll: None })
+        {
+            return Err(RuleError::new(
+                "rulings 7",
+                "Roll the die first, or repeat the last result: write `roll` or `repeat`.",
+            ));
+        }
+        Ok((trip, tram))
+    }
+
+    /// A move of `n` squares is at least one, and at most `max` (rulings 6,
+    /// or the die's).
+    fn check_length(&self, n: usize, max: u8, limit: Limit) -> Result<(), RuleError> {
+        if n == 0 {
+            return Err(RuleError::new(
+                "rulings 6",
+                "A move goes at least one square.",
+            ));
+        }
+        if n > usize::from(max) {
+            return Err(RuleError::new(
+                "rulings 6",
+                match limit {
+                    Limit::AtMost => format!(
+                        "Your tram may move at most {max} square{} now: {} (rulings 6).",
+                        if max == 1 { "" } else { "s" },
+                        match self.last_move {
+                            Some(m) => format!("the last move was {m}, plus one"),
+                            None => "the first move of the game goes one square".to_string(),
+                        }
+                    ),
+                    _ => format!(
+                        "The die allows {max} square{} this move.",
+                        if max == 1 { "" } else { "s" }
+                    ),
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// The tram at `tram` one step on, to the place `want`, where the
+    /// track leads there.
+    #[inline]
+    fn step_to(&self, tram: Tram, want: Place) -> Result<Tram, RuleError> {
+        let next = self.next_states(tram);
+        if let Some(t) = next.iter().find(|t| t.at == want) {
+            return Ok(*t);
+        }
+        let ways: Vec<String> = next.iter().map(|t| self.place_name(t.at)).collect();
+        Err(RuleError::new(
+            "rulings 6",
+            format!(
+                "From {} your tram cannot go on to {}: the track leads only to {}.",
+                self.place_name(tram.at),
+                self.place_name(want),
+                if ways.is_empty() {
+                    "nowhere".to_string()
+                } else {
+                    ways.join(" or ")
+                }
+            ),
+        ))
+    }
+
+    /// A move of `n` squares shorter than the die's `max` is one that a
+    /// stop sign, the terminal or the track's end stopped early.
+    fn check_went_far_enough(
+        n: u8,
+        max: u8,
+        limit: Limit,
+        stopped_early: bool,
+    ) -> Result<(), RuleError> {
+        match limit {
+            Limit::Exactly if n < max && !stopped_early => Err(RuleError::new(
+                "Stationmaster ruling 2",
+                format!(
+                    "The die says {max}: your tram must go {max} squares unless a stop sign, your terminal or the end of the track stops it first."
+                ),
+            )),
+            Limit::ToStop if n < max && !stopped_early => Err(RuleError::new(
+                "rulings 7",
+                "A 5 or 6 runs on to the next stop sign (or your terminal, or the end of the track).",
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// A place's name as players write it: a square, or a terminal like `1W`.
@@ -1519,185 +1642,196 @@ impl Linie1 {
     /// Lays and exchanges open to `seat` with `laid` tiles laid this turn;
     /// with `first`, stops at the first found.
     pub(super) fn lay_orders(&self, seat: Seat, laid: u8, first: bool) -> Vec<Order> {
-        let d = &self.data;
         // Up to several hundred orders (often more than 256): room for them
         // at once, so the list is not copied as it grows.
-        let mut out = Vec::with_capacity(if first { 1 } else { 1024 });
+        let mut found = Found {
+            orders: Vec::with_capacity(if first { 1 } else { 1024 }),
+            first,
+        };
         let mut hand: Vec<TileId> = self.players[seat.index()].hand.clone();
         hand.sort();
         hand.dedup();
         if hand.is_empty() || laid >= TILES_PER_TURN {
-            return out;
+            return found.orders;
         }
-        // A tile fits a square when its track ends meet what the square's
-        // sides demand (the same test as `placement_problem`, read once per
-        // square instead of once per tile and orientation).
-        let fits = |paths: Paths, (must, must_not): (u8, u8)| {
-            let ends = paths.ends();
-            ends & must == must && ends & must_not == 0
-        };
+        let mut hand = HandOptions::new(&self.data, &hand);
+        // Two neighbours together only as the turn's first tile (rulings 2).
+        if !self.single_lays(&mut hand, &mut found) && laid == 0 {
+            self.pair_exchanges(seat, &mut hand, &mut found);
+        }
+        found.orders
+    }
+
+    /// Lays on empty squares and exchanges of one tile, row by row, in
+    /// plain loops; true once `found` wants no more.
+    fn single_lays(&self, hand: &mut HandOptions, found: &mut Found) -> bool {
+        let d = &self.data;
         let all_demands = self.all_side_demands();
-        // The hand's orientations in the order they are listed, and for
-        // each demand met so far (at most 256: four bits of each), which of
-        // them fit, as bits: most empty squares demand the same as others.
-        let options: Vec<Paths> = hand
-            .iter()
-            .flat_map(|t| d.tile(*t).orientations.iter().copied())
-            .collect();
-        const UNKNOWN: u64 = u64::MAX;
-        let mut fitting = [UNKNOWN; 256];
-        // As bits too (while there are at most 64 of them, which a hand of
-        // HAND_SIZE tiles never exceeds): the options that fit the demands
-        // `key` (filled as met), that upgrade the paths `old` (likewise),
-        // and that have a track end at each edge. They only skip squares
-        // and pairs where the loops below would list nothing.
-        let small = options.len() <= 64;
-        let mut upgrading = [UNKNOWN; 256];
-        let mut fit_bits = |demands: (u8, u8)| {
-            let key = usize::from(demands.0 | demands.1 << 4);
-            if fitting[key] == UNKNOWN {
-                fitting[key] = options
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| fits(**p, demands))
-                    .fold(0, |bits, (k, _)| bits | 1 << k);
-            }
-            fitting[key]
-        };
-        let mut upgrade_bits = |old: Paths| {
-            let key = usize::from(old.0);
-            if upgrading[key] == UNKNOWN {
-                upgrading[key] =
-                    Self::upgrades_indexed(&options, old).fold(0, |bits, (k, _)| bits | 1 << k);
-            }
-            upgrading[key]
-        };
-        let mut touching = [0u64; 4];
-        if small {
-            for (k, p) in options.iter().enumerate() {
-                for e in Edge::ALL {
-                    if p.touches(e) {
-                        touching[e.index()] |= 1 << k;
-                    }
-                }
-            }
-        }
-        // Row by row, in plain loops.
         for row in 0..d.rows {
             for col in 0..d.columns {
                 let s = Square::new(row, col);
                 let i = d.index(s);
-                let cell = &self.cells[i];
                 if d.grid[i].is_some() {
                     continue;
                 }
                 let demands = all_demands[i];
                 debug_assert_eq!(demands, self.side_demands(s));
-                match cell {
-                    None if small => {
-                        let mut bits = fit_bits(demands);
-                        while bits != 0 {
-                            let paths = options[bits.trailing_zeros() as usize];
-                            bits &= bits - 1;
-                            debug_assert!(self.placement_problem(s, paths, &[]).is_none());
-                            out.push(Order::Lay { square: s, paths });
-                            if first {
-                                return out;
-                            }
-                        }
-                    }
-                    None => {
-                        for paths in &options {
-                            if fits(*paths, demands) {
-                                debug_assert!(self.placement_problem(s, *paths, &[]).is_none());
-                                out.push(Order::Lay {
-                                    square: s,
-                                    paths: *paths,
-                                });
-                                if first {
-                                    return out;
-                                }
-                            } else {
-                                debug_assert!(self.placement_problem(s, *paths, &[]).is_some());
-                            }
-                        }
-                    }
+                let done = match &self.cells[i] {
+                    None => self.lays_on(s, demands, hand, found),
                     Some(old) if !d.tile(old.tile).trees => {
-                        if small && upgrade_bits(old.paths) & fit_bits(demands) == 0 {
-                            continue;
-                        }
-                        for paths in Self::upgrades(&options, old.paths) {
-                            // The square's own tile is the one replaced; its
-                            // neighbours stay as they lie.
-                            let ok = fits(paths, demands);
-                            debug_assert_eq!(
-                                ok,
-                                self.placement_problem(s, paths, &[(s, paths)]).is_none()
-                            );
-                            if ok {
-                                out.push(Order::Exchange {
-                                    swaps: vec![(s, paths)],
-                                });
-                                if first {
-                                    return out;
-                                }
-                            }
-                        }
+                        self.exchanges_on(s, old.paths, demands, hand, found)
                     }
-                    Some(_) => {}
+                    Some(_) => false,
+                };
+                if done {
+                    return true;
                 }
             }
         }
-        if laid == 0 {
-            // Two neighbours together, to join them (rulings 2).
-            for (_, a) in d.squares() {
-                let Some(la) = self.laid(a).filter(|l| !d.tile(l.tile).trees) else {
+        false
+    }
+
+    /// The hand's tiles laid on the empty square `s`, which `demands`
+    /// what its sides need; true once `found` wants no more.
+    #[inline]
+    fn lays_on(
+        &self,
+        s: Square,
+        demands: (u8, u8),
+        hand: &mut HandOptions,
+        found: &mut Found,
+    ) -> bool {
+        if hand.small {
+            let mut bits = hand.fit_bits(demands);
+            while bits != 0 {
+                let paths = hand.options[bits.trailing_zeros() as usize];
+                bits &= bits - 1;
+                debug_assert!(self.placement_problem(s, paths, &[]).is_none());
+                if found.add(Order::Lay { square: s, paths }) {
+                    return true;
+                }
+            }
+        } else {
+            for paths in &hand.options {
+                if fits(*paths, demands) {
+                    debug_assert!(self.placement_problem(s, *paths, &[]).is_none());
+                    let order = Order::Lay {
+                        square: s,
+                        paths: *paths,
+                    };
+                    if found.add(order) {
+                        return true;
+                    }
+                } else {
+                    debug_assert!(self.placement_problem(s, *paths, &[]).is_some());
+                }
+            }
+        }
+        false
+    }
+
+    /// The tile lying as `old` on `s` exchanged for one of the hand's
+    /// (rulings 2); true once `found` wants no more.
+    #[inline]
+    fn exchanges_on(
+        &self,
+        s: Square,
+        old: Paths,
+        demands: (u8, u8),
+        hand: &mut HandOptions,
+        found: &mut Found,
+    ) -> bool {
+        if hand.small && hand.upgrade_bits(old) & hand.fit_bits(demands) == 0 {
+            return false;
+        }
+        for paths in Self::upgrades(&hand.options, old) {
+            // The square's own tile is the one replaced; its neighbours
+            // stay as they lie.
+            let ok = fits(paths, demands);
+            debug_assert_eq!(
+                ok,
+                self.placement_problem(s, paths, &[(s, paths)]).is_none()
+            );
+            if ok
+                && found.add(Order::Exchange {
+                    swaps: vec![(s, paths)],
+                })
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Two neighbouring tiles exchanged together, to join them (rulings
+    /// 2); true once `found` wants no more.
+    fn pair_exchanges(&self, seat: Seat, hand: &mut HandOptions, found: &mut Found) -> bool {
+        let d = &self.data;
+        for (_, a) in d.squares() {
+            let Some(la) = self.laid(a).filter(|l| !d.tile(l.tile).trees) else {
+                continue;
+            };
+            for e in [Edge::E, Edge::S] {
+                let Some(b) = d.step(a, e) else { continue };
+                let Some(lb) = self.laid(b).filter(|l| !d.tile(l.tile).trees) else {
                     continue;
                 };
-                for e in [Edge::E, Edge::S] {
-                    let Some(b) = d.step(a, e) else { continue };
-                    let Some(lb) = self.laid(b).filter(|l| !d.tile(l.tile).trees) else {
-                        continue;
-                    };
-                    if la.paths.touches(e) && lb.paths.touches(e.opposite()) {
-                        continue;
-                    }
-                    if small
-                        && (upgrade_bits(la.paths) & touching[e.index()] == 0
-                            || upgrade_bits(lb.paths) & touching[e.opposite().index()] == 0)
-                    {
-                        continue;
-                    }
-                    for pa in Self::upgrades(&options, la.paths) {
-                        if !pa.touches(e) {
-                            continue;
-                        }
-                        for pb in Self::upgrades(&options, lb.paths) {
-                            if !pb.touches(e.opposite()) {
-                                continue;
-                            }
-                            let swaps = [(a, pa), (b, pb)];
-                            // What `check_exchange` asks beyond what these
-                            // loops ensure: the hand holds both tiles, and
-                            // both fit with the other one in place.
-                            let ok = self.pair_tiles_in_hand(seat, pa, pb)
-                                && self.placement_block(a, pa, &swaps).is_none()
-                                && self.placement_block(b, pb, &swaps).is_none();
-                            debug_assert_eq!(ok, self.check_exchange(seat, &swaps).is_ok());
-                            if ok {
-                                out.push(Order::Exchange {
-                                    swaps: swaps.to_vec(),
-                                });
-                                if first {
-                                    return out;
-                                }
-                            }
-                        }
-                    }
+                if la.paths.touches(e) && lb.paths.touches(e.opposite()) {
+                    continue;
+                }
+                if hand.small
+                    && (hand.upgrade_bits(la.paths) & hand.touching[e.index()] == 0
+                        || hand.upgrade_bits(lb.paths) & hand.touching[e.opposite().index()] == 0)
+                {
+                    continue;
+                }
+                if self.pair_swaps(seat, (a, la.paths), (b, lb.paths), e, &hand.options, found) {
+                    return true;
                 }
             }
         }
-        out
+        false
+    }
+
+    /// The tiles lying as `old_a` on `a` and `old_b` on `b`, its neighbour
+    /// towards `e`, exchanged for two of the hand's `options` that join
+    /// them; true once `found` wants no more.
+    #[inline]
+    fn pair_swaps(
+        &self,
+        seat: Seat,
+        (a, old_a): (Square, Paths),
+        (b, old_b): (Square, Paths),
+        e: Edge,
+        options: &[Paths],
+        found: &mut Found,
+    ) -> bool {
+        for pa in Self::upgrades(options, old_a) {
+            if !pa.touches(e) {
+                continue;
+            }
+            for pb in Self::upgrades(options, old_b) {
+                if !pb.touches(e.opposite()) {
+                    continue;
+                }
+                let swaps = [(a, pa), (b, pb)];
+                // What `check_exchange` asks beyond what these loops
+                // ensure: the hand holds both tiles, and both fit with the
+                // other one in place.
+                let ok = self.pair_tiles_in_hand(seat, pa, pb)
+                    && self.placement_block(a, pa, &swaps).is_none()
+                    && self.placement_block(b, pb, &swaps).is_none();
+                debug_assert_eq!(ok, self.check_exchange(seat, &swaps).is_ok());
+                if ok
+                    && found.add(Order::Exchange {
+                        swaps: swaps.to_vec(),
+                    })
+                {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Whether `seat`'s hand holds the tiles showing `pa` and `pb` (two of

@@ -389,12 +389,48 @@ fn build(src: &Source<'_>, raw: RawBoard) -> Result<Board, BoardError> {
     if !(2..=99).contains(&rows) {
         return Err(src.at(raw.rows.span(), "rows must be from 2 to 99"));
     }
-
     // Places first: the grid refers to them by kind and key.
+    let ReadPlaces {
+        mut places,
+        place_lines,
+        goods_total,
+    } = read_places(src, &raw.place)?;
+    let terrain = read_grid(src, &raw.grid, (columns, rows), &mut places)?;
+    for (p, line) in places.iter().zip(&place_lines) {
+        if p.hex.col == u8::MAX {
+            return Err(src.at_line(*line, format!("{} is not on the grid", p.name)));
+        }
+    }
+    let lines = read_lines(src, &raw.line, &mut places)?;
+    let board = Board {
+        name: raw.name,
+        reconstruction: raw.reconstruction,
+        columns,
+        rows,
+        terrain,
+        places,
+        lines,
+    };
+    check_components(src, &board, &place_lines, goods_total)?;
+    Ok(board)
+}
+
+/// The places as `[[place]]` gives them, before the grid puts them on
+/// their hexes.
+struct ReadPlaces {
+    places: Vec<Place>,
+    /// The line of the file each place stands on.
+    place_lines: Vec<usize>,
+    /// The goods tokens of every city together, by good.
+    goods_total: [u8; 4],
+}
+
+/// The places, each not yet on the grid.
+fn read_places(src: &Source<'_>, raw: &[RawPlace]) -> Result<ReadPlaces, BoardError> {
     let mut places: Vec<Place> = Vec::new();
     let mut place_lines: Vec<usize> = Vec::new();
     let mut goods_total = [0u8; 4];
-    for rp in &raw.place {
+    for rp in raw {
         let line = src.line_of(rp.key.span().start);
         let key = rp.key.get_ref().trim().to_string();
         if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric()) {
@@ -426,43 +462,12 @@ fn build(src: &Source<'_>, raw: RawBoard) -> Result<Board, BoardError> {
                 format!("abbreviation \"{abbr}\" is used twice"),
             ));
         }
-        let kind = match rp.kind.get_ref().as_str() {
-            "start" => PlaceKind::Start(LineId(u8::MAX)),
-            "town" => PlaceKind::Town,
-            "city" => {
-                let Some(goods) = &rp.goods else {
-                    return Err(src.at(rp.kind.span(), format!("city {name} has no goods")));
-                };
-                let mut count = [0u8; 4];
-                for (g, n) in goods.get_ref() {
-                    let Some(good) = Good::ALL.iter().find(|x| x.name() == g.as_str()) else {
-                        return Err(src.at(
-                            goods.span(),
-                            format!("{name}: unknown good \"{g}\"; goods are steel, textiles, brewing, leather"),
-                        ));
-                    };
-                    count[good.index()] += n;
-                }
-                let mut sorted = count;
-                sorted.sort_unstable();
-                if sorted != [0, 0, 1, 2] {
-                    return Err(src.at(
-                        goods.span(),
-                        format!("city {name} must have 3 goods tokens, two of one kind and one of another"),
-                    ));
-                }
-                for g in Good::ALL {
-                    goods_total[g.index()] += count[g.index()];
-                }
-                PlaceKind::City(count)
+        let kind = place_kind(src, rp, &name)?;
+        if let PlaceKind::City(count) = kind {
+            for g in Good::ALL {
+                goods_total[g.index()] += count[g.index()];
             }
-            other => {
-                return Err(src.at(
-                    rp.kind.span(),
-                    format!("place kind \"{other}\" must be start, city or town"),
-                ));
-            }
-        };
+        }
         if rp.goods.is_some() && !matches!(kind, PlaceKind::City(_)) {
             return Err(src.at_line(line, format!("{name} has goods but is not a city")));
         }
@@ -475,12 +480,65 @@ fn build(src: &Source<'_>, raw: RawBoard) -> Result<Board, BoardError> {
         });
         place_lines.push(line);
     }
+    Ok(ReadPlaces {
+        places,
+        place_lines,
+        goods_total,
+    })
+}
 
-    // The grid.
-    let grid_line0 = src.line_of(raw.grid.span().start) + 1;
+/// The kind of the place `name`: a starting town (its line not known
+/// yet), a railway town, or a city with its goods tokens.
+fn place_kind(src: &Source<'_>, rp: &RawPlace, name: &str) -> Result<PlaceKind, BoardError> {
+    match rp.kind.get_ref().as_str() {
+        "start" => Ok(PlaceKind::Start(LineId(u8::MAX))),
+        "town" => Ok(PlaceKind::Town),
+        "city" => {
+            let Some(goods) = &rp.goods else {
+                return Err(src.at(rp.kind.span(), format!("city {name} has no goods")));
+            };
+            let mut count = [0u8; 4];
+            for (g, n) in goods.get_ref() {
+                let Some(good) = Good::ALL.iter().find(|x| x.name() == g.as_str()) else {
+                    return Err(src.at(
+                        goods.span(),
+                        format!("{name}: unknown good \"{g}\"; goods are steel, textiles, brewing, leather"),
+                    ));
+                };
+                count[good.index()] += n;
+            }
+            let mut sorted = count;
+            sorted.sort_unstable();
+            if sorted != [0, 0, 1, 2] {
+                return Err(src.at(
+                    goods.span(),
+                    format!(
+                        "city {name} must have 3 goods tokens, two of one kind and one of another"
+                    ),
+                ));
+            }
+            Ok(PlaceKind::City(count))
+        }
+        other => Err(src.at(
+            rp.kind.span(),
+            format!("place kind \"{other}\" must be start, city or town"),
+        )),
+    }
+}
+
+/// The grid of a board `size` (columns, rows): a header of column letters,
+/// then one line a row; the terrain of each hex, and each place's hex
+/// set in `places`.
+fn read_grid(
+    src: &Source<'_>,
+    raw: &Spanned<String>,
+    (columns, rows): (u8, u8),
+    places: &mut [Place],
+) -> Result<Vec<Terrain>, BoardError> {
+    let grid_line0 = src.line_of(raw.span().start) + 1;
     let mut terrain = vec![Terrain::Sea; usize::from(columns) * usize::from(rows)];
     let mut seen_rows = 0u8;
-    for (i, text) in raw.grid.get_ref().lines().enumerate() {
+    for (i, text) in raw.get_ref().lines().enumerate() {
         let line = grid_line0 + i;
         let tokens: Vec<&str> = text.split_whitespace().collect();
         if tokens.is_empty() {
@@ -535,57 +593,67 @@ fn build(src: &Source<'_>, raw: RawBoard) -> Result<Board, BoardError> {
         let row = row_no - 1;
         for (col, token) in cells.iter().enumerate() {
             let hex = Hex::new(col as u8, row);
-            let t = match *token {
-                "." => Terrain::Land,
-                "~" => Terrain::Sea,
-                "##" => Terrain::Wales,
-                other => {
-                    let kind = other.chars().next().unwrap_or(' ');
-                    let Some(pi) = places.iter().position(|p| p.key == other) else {
-                        return Err(src.at_line(line, format!("{hex}: \"{other}\" is not a hex token (., ~, ##) nor a place key in [[place]]")));
-                    };
-                    let p = &mut places[pi];
-                    let ok = matches!(
-                        (kind, p.kind),
-                        ('S', PlaceKind::Start(_))
-                            | ('C', PlaceKind::City(_))
-                            | ('T', PlaceKind::Town)
-                    );
-                    if !ok {
-                        return Err(src.at_line(
-                            line,
-                            format!("{hex}: \"{other}\" does not match the kind of {}", p.name),
-                        ));
-                    }
-                    if p.hex.col != u8::MAX {
-                        return Err(
-                            src.at_line(line, format!("{hex}: {} is already at {}", p.name, p.hex))
-                        );
-                    }
-                    p.hex = hex;
-                    Terrain::Place(PlaceId(pi as u8))
-                }
-            };
-            terrain[usize::from(row) * usize::from(columns) + col] = t;
+            terrain[usize::from(row) * usize::from(columns) + col] =
+                hex_terrain(src, line, hex, token, places)?;
         }
         seen_rows = row_no;
     }
     if seen_rows != rows {
         return Err(src.at(
-            raw.grid.span(),
+            raw.span(),
             format!("the grid has {seen_rows} rows; the board declares {rows}"),
         ));
     }
-    for (p, line) in places.iter().zip(&place_lines) {
-        if p.hex.col == u8::MAX {
-            return Err(src.at_line(*line, format!("{} is not on the grid", p.name)));
+    Ok(terrain)
+}
+
+/// The terrain of `hex`, written `token` on the grid's `line`: land, sea,
+/// Wales, or the place of that key, whose hex is set.
+fn hex_terrain(
+    src: &Source<'_>,
+    line: usize,
+    hex: Hex,
+    token: &str,
+    places: &mut [Place],
+) -> Result<Terrain, BoardError> {
+    match token {
+        "." => Ok(Terrain::Land),
+        "~" => Ok(Terrain::Sea),
+        "##" => Ok(Terrain::Wales),
+        other => {
+            let kind = other.chars().next().unwrap_or(' ');
+            let Some(pi) = places.iter().position(|p| p.key == other) else {
+                return Err(src.at_line(line, format!("{hex}: \"{other}\" is not a hex token (., ~, ##) nor a place key in [[place]]")));
+            };
+            let p = &mut places[pi];
+            let ok = matches!(
+                (kind, p.kind),
+                ('S', PlaceKind::Start(_)) | ('C', PlaceKind::City(_)) | ('T', PlaceKind::Town)
+            );
+            if !ok {
+                return Err(src.at_line(
+                    line,
+                    format!("{hex}: \"{other}\" does not match the kind of {}", p.name),
+                ));
+            }
+            if p.hex.col != u8::MAX {
+                return Err(src.at_line(line, format!("{hex}: {} is already at {}", p.name, p.hex)));
+            }
+            p.hex = hex;
+            Ok(Terrain::Place(PlaceId(pi as u8)))
         }
     }
+}
 
-    // Lines and their starting towns.
+/// The lines, each on its own starting town, whose kind is set to it.
+fn read_lines(
+    src: &Source<'_>,
+    raw: &[RawLine],
+    places: &mut [Place],
+) -> Result<Vec<LineInfo>, BoardError> {
     let mut lines: Vec<LineInfo> = Vec::new();
     let mut names_taken: BTreeSet<String> = BTreeSet::new();
-    for rl in &raw.line {
+    for rl in raw {
         let id = rl.id.get_ref().trim().to_string();
         for n in std::iter::once(&id).chain(rl.aliases.iter()) {
             if !names_taken.insert(n.to_ascii_uppercase()) {
@@ -627,18 +695,7 @@ fn build(src: &Source<'_>, raw: RawBoard) -> Result<Board, BoardError> {
             start: PlaceId(pi as u8),
         });
     }
-
-    let board = Board {
-        name: raw.name,
-        reconstruction: raw.reconstruction,
-        columns,
-        rows,
-        terrain,
-        places,
-        lines,
-    };
-    check_components(src, &board, &place_lines, goods_total)?;
-    Ok(board)
+    Ok(lines)
 }
 
 /// The rule book's components and the rulings' conditions on the map.

@@ -426,9 +426,20 @@ fn draw_fixed(b: &super::board::Board) -> Fixed {
     let mut out = String::with_capacity(24 * 1024);
     // No background: white where rendered to PNG, the page's colour in a
     // browser (a full-size rectangle more was a sixth of a PNG's time).
+    draw_terrain(b, &mut out);
+    name_wales(b, &mut out);
+    draw_coordinates(b, &mut out);
+    let stations_top = legend_symbols(b, &codes, grid_bottom(b) + 12.0, &mut out);
+    Fixed {
+        ground: out,
+        places: draw_places(b),
+        stations_top,
+    }
+}
 
-    // The hexes: land, sea and Wales, one path each (few elements render
-    // fast), then the sea's waves and Wales's hatching.
+/// The hexes: land, sea and Wales, one path each (few elements render
+/// fast), then the sea's waves and Wales's hatching.
+fn draw_terrain(b: &super::board::Board, out: &mut String) {
     let mut paths = [String::new(), String::new(), String::new()];
     let mut marks = [String::new(), String::new()];
     for i in 0..b.hex_count() {
@@ -473,7 +484,10 @@ fn draw_fixed(b: &super::board::Board) -> Fixed {
         "<path d=\"{}\" fill=\"none\" stroke=\"{WALES}\" stroke-width=\"1.2\"/>",
         marks[1]
     );
-    // Wales's name, once, over its hexes.
+}
+
+/// Wales's name, once, over its hexes.
+fn name_wales(b: &super::board::Board, out: &mut String) {
     let wales: Vec<(f64, f64)> = (0..b.hex_count())
         .map(|i| b.hex_at(i))
         .filter(|h| b.terrain(*h) == Terrain::Wales)
@@ -484,10 +498,12 @@ fn draw_fixed(b: &super::board::Board) -> Fixed {
         let (x, y) = wales
             .iter()
             .fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
-        label(&mut out, x, y, 10.0, "#424242", "Wales");
+        label(out, x, y, 10.0, "#424242", "Wales");
     }
+}
 
-    // Coordinates: column letters above, row numbers to the west.
+/// Coordinates: column letters above, row numbers to the west.
+fn draw_coordinates(b: &super::board::Board, out: &mut String) {
     for c in 0..b.columns {
         let (x, _) = centre(Hex::new(c, 0));
         let _ = writeln!(
@@ -507,11 +523,12 @@ fn draw_fixed(b: &super::board::Board) -> Fixed {
             r + 1
         );
     }
+}
 
-    let stations_top = legend_symbols(b, &codes, grid_bottom(b) + 12.0, &mut out);
-    // The places over the track: starting towns (their rings are drawn
-    // with the track while the locomotive has not left), cities as
-    // squares, railway towns as small rings, and all their names.
+/// The places, drawn over the track: starting towns (their rings are
+/// drawn with the track while the locomotive has not left), cities as
+/// squares, railway towns as small rings, and all their names.
+fn draw_places(b: &super::board::Board) -> String {
     let mut places = String::with_capacity(8 * 1024);
     for p in &b.places {
         let (x, y) = centre(p.hex);
@@ -541,11 +558,7 @@ fn draw_fixed(b: &super::board::Board) -> Fixed {
             }
         }
     }
-    Fixed {
-        ground: out,
-        places,
-        stations_top,
-    }
+    places
 }
 
 /// The legend's column `k` (four items a row).

@@ -185,96 +185,150 @@ impl View {
 pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
     let b = g.board();
     let name = |s: Seat| g.player(s).name.clone();
-    let line_id = |l: super::LineId| b.line(l).id.clone();
     // Rulings 13: money is private, unless open_money or the game is over.
     let money_public = over || g.money_public();
-    let money_visible = |s: Seat| money_public || viewer == Some(s);
     let money: Vec<Option<Money>> = (0..g.players().len())
         .map(|i| {
             let seat = Seat(i as u8);
-            money_visible(seat).then_some(g.player(seat).money)
+            (money_public || viewer == Some(seat)).then_some(g.player(seat).money)
         })
         .collect();
-
     let players = (0..g.players().len())
-        .map(|i| {
-            let seat = Seat(i as u8);
-            let p = g.player(seat);
-            let shares = b
-                .line_ids()
-                .filter(|l| p.shares[l.index()] > 0)
-                .map(|l| (line_id(l), p.shares[l.index()]))
-                .collect();
-            let supplementary = b
-                .line_ids()
-                .filter(|l| p.supplementary[l.index()] > 0)
-                .map(|l| (line_id(l), p.supplementary[l.index()]))
-                .collect();
-            let tokens = Good::ALL
+        .map(|i| player_view(g, Seat(i as u8), money[i]))
+        .collect();
+    let (stations, track) = stations_and_track(g);
+    View {
+        seat: viewer,
+        money,
+        money_public,
+        game: None,
+        kind: "rocket",
+        board: BoardView {
+            name: b.name.clone(),
+            reconstruction: b.reconstruction,
+            columns: b.columns,
+            rows: b.rows,
+        },
+        options: option_names(g),
+        phase: phase_name(g.phase()),
+        finished: g.result().is_some(),
+        viewer: viewer.map(name),
+        players,
+        lines: b.line_ids().map(|l| line_view(g, l)).collect(),
+        cities: city_views(g),
+        stations,
+        track,
+        tiles_left: super::TRACK_TILES - g.tiles_laid(),
+        tiles_laid: g.tiles_laid(),
+        supplementary_shares_left: g.supplementary_pool(),
+        passengers_left: g.passengers_left(),
+        turn: TurnView {
+            number: g.turn().number,
+            active_player: name(g.turn().active),
+            actions_left: g.turn().actions_left,
+            extended: g
+                .turn()
+                .extended
                 .iter()
-                .map(|good| (good.name(), p.goods(*good)))
-                .collect();
-            let tokens_by_city = b
-                .cities()
-                .filter(|c| p.tokens[c.index()].iter().any(|n| *n > 0))
-                .map(|c| {
-                    let held = p.tokens[c.index()];
-                    let goods = Good::ALL
-                        .iter()
-                        .filter(|g| held[g.index()] > 0)
-                        .map(|g| (g.name(), held[g.index()]))
-                        .collect();
-                    (b.place(c).name.clone(), goods)
-                })
-                .collect();
-            PlayerView {
-                public: PublicPlayer {
-                    name: p.name.clone(),
-                    seat: seat.0 + 1,
-                    shares,
-                    supplementary_shares: supplementary,
-                    tokens,
-                    tokens_by_city,
-                    passengers: p.passengers,
-                    stations_on_board: super::STATIONS_PER_PLAYER - p.stations_in_supply,
-                    stations_in_supply: p.stations_in_supply,
-                },
-                money: money[i].map(Money::pounds),
-            }
-        })
-        .collect();
+                .map(|l| b.line(*l).id.clone())
+                .collect(),
+        },
+        awaiting: g
+            .awaited()
+            .into_iter()
+            .map(|a| AwaitedView {
+                player: name(a.seat),
+                what: a.what,
+                deadline: None,
+            })
+            .collect(),
+        veto: veto_view(g),
+        result: result_view(g),
+    }
+}
 
-    let lines = b
+/// What the reader sees of the player in `seat`: everything but money,
+/// and `money` where they may see it.
+fn player_view(g: &Rocket, seat: Seat, money: Option<Money>) -> PlayerView {
+    let b = g.board();
+    let line_id = |l: super::LineId| b.line(l).id.clone();
+    let p = g.player(seat);
+    let shares = b
         .line_ids()
-        .map(|l| {
-            let line = g.line(l);
-            let info = b.line(l);
-            let (status, merged_into) = match line.status {
-                LineStatus::Active => ("active", None),
-                LineStatus::Isolated => ("isolated", None),
-                LineStatus::Dissolved { into } => ("dissolved", Some(line_id(into))),
-            };
-            LineView {
-                id: info.id.clone(),
-                name: info.name.clone(),
-                colour: info.colour.clone(),
-                status,
-                merged_into,
-                locomotive: line.locomotive.map(|h| h.to_string()),
-                facing: line.facing.map(|d| d.name()),
-                on_starting_town: line.locomotive == Some(b.place(info.start).hex),
-                board_shares: line.board_shares,
-                connected: line
-                    .connected
-                    .iter()
-                    .map(|p| b.place(*p).name.clone())
-                    .collect(),
-                value: g.value(l),
-            }
+        .filter(|l| p.shares[l.index()] > 0)
+        .map(|l| (line_id(l), p.shares[l.index()]))
+        .collect();
+    let supplementary = b
+        .line_ids()
+        .filter(|l| p.supplementary[l.index()] > 0)
+        .map(|l| (line_id(l), p.supplementary[l.index()]))
+        .collect();
+    let tokens = Good::ALL
+        .iter()
+        .map(|good| (good.name(), p.goods(*good)))
+        .collect();
+    let tokens_by_city = b
+        .cities()
+        .filter(|c| p.tokens[c.index()].iter().any(|n| *n > 0))
+        .map(|c| {
+            let held = p.tokens[c.index()];
+            let goods = Good::ALL
+                .iter()
+                .filter(|g| held[g.index()] > 0)
+                .map(|g| (g.name(), held[g.index()]))
+                .collect();
+            (b.place(c).name.clone(), goods)
         })
         .collect();
+    PlayerView {
+        public: PublicPlayer {
+            name: p.name.clone(),
+            seat: seat.0 + 1,
+            shares,
+            supplementary_shares: supplementary,
+            tokens,
+            tokens_by_city,
+            passengers: p.passengers,
+            stations_on_board: super::STATIONS_PER_PLAYER - p.stations_in_supply,
+            stations_in_supply: p.stations_in_supply,
+        },
+        money: money.map(Money::pounds),
+    }
+}
 
-    let cities = b
+/// The line `l`: where its locomotive stands, its status and what it
+/// connects.
+fn line_view(g: &Rocket, l: super::LineId) -> LineView {
+    let b = g.board();
+    let line = g.line(l);
+    let info = b.line(l);
+    let (status, merged_into) = match line.status {
+        LineStatus::Active => ("active", None),
+        LineStatus::Isolated => ("isolated", None),
+        LineStatus::Dissolved { into } => ("dissolved", Some(b.line(into).id.clone())),
+    };
+    LineView {
+        id: info.id.clone(),
+        name: info.name.clone(),
+        colour: info.colour.clone(),
+        status,
+        merged_into,
+        locomotive: line.locomotive.map(|h| h.to_string()),
+        facing: line.facing.map(|d| d.name()),
+        on_starting_town: line.locomotive == Some(b.place(info.start).hex),
+        board_shares: line.board_shares,
+        connected: line
+            .connected
+            .iter()
+            .map(|p| b.place(*p).name.clone())
+            .collect(),
+        value: g.value(l),
+    }
+}
+
+/// The cities, in the board's order, with the goods tokens left on each.
+fn city_views(g: &Rocket) -> Vec<CityView> {
+    g.board()
         .places
         .iter()
         .enumerate()
@@ -290,8 +344,13 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
                     .collect(),
             }
         })
-        .collect();
+        .collect()
+}
 
+/// The stations and the track on the board, hex by hex.
+fn stations_and_track(g: &Rocket) -> (Vec<StationView>, Vec<TrackView>) {
+    let b = g.board();
+    let line_id = |l: super::LineId| b.line(l).id.clone();
     let mut stations = Vec::new();
     let mut track = Vec::new();
     for i in 0..b.hex_count() {
@@ -303,7 +362,7 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
         if let Some(s) = c.station {
             stations.push(StationView {
                 hex: hex.to_string(),
-                player: name(s),
+                player: g.player(s).name.clone(),
                 line: c.track.or(c.locomotive).map(line_id),
             });
         }
@@ -314,39 +373,50 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
             });
         }
     }
+    (stations, track)
+}
 
-    let veto = match g.phase() {
-        Phase::VetoQuestion { extension, .. } | Phase::VetoRound { extension, .. } => {
-            Some(VetoView {
-                line: line_id(extension.line),
-                from: extension.from.to_string(),
-                chosen: extension.chosen.to_string(),
-                options: extension.options.iter().map(|h| h.to_string()).collect(),
-                called_by: match g.phase() {
-                    Phase::VetoRound { called_by, .. } => Some(name(*called_by)),
-                    _ => None,
-                },
-                high_bid: match g.phase() {
-                    Phase::VetoRound {
-                        high: Some(bid), ..
-                    } => Some(BidView {
-                        player: name(bid.seat),
-                        shares: bid.shares,
-                        hex: bid.hex.to_string(),
-                    }),
-                    _ => None,
-                },
-            })
-        }
-        _ => None,
+/// The move in question while the veto question or round is open.
+fn veto_view(g: &Rocket) -> Option<VetoView> {
+    let name = |s: Seat| g.player(s).name.clone();
+    let (Phase::VetoQuestion { extension, .. } | Phase::VetoRound { extension, .. }) = g.phase()
+    else {
+        return None;
     };
+    Some(VetoView {
+        line: g.board().line(extension.line).id.clone(),
+        from: extension.from.to_string(),
+        chosen: extension.chosen.to_string(),
+        options: extension.options.iter().map(|h| h.to_string()).collect(),
+        called_by: match g.phase() {
+            Phase::VetoRound { called_by, .. } => Some(name(*called_by)),
+            _ => None,
+        },
+        high_bid: match g.phase() {
+            Phase::VetoRound {
+                high: Some(bid), ..
+            } => Some(BidView {
+                player: name(bid.seat),
+                shares: bid.shares,
+                hex: bid.hex.to_string(),
+            }),
+            _ => None,
+        },
+    })
+}
 
-    let phase = match g.phase() {
+/// The phase's name in the JSON view.
+fn phase_name(phase: &Phase) -> &'static str {
+    match phase {
         Phase::Actions => "actions",
         Phase::VetoQuestion { .. } => "veto_question",
         Phase::VetoRound { .. } => "veto_round",
         Phase::Finished => "finished",
-    };
+    }
+}
+
+/// The options switched on, by name.
+fn option_names(g: &Rocket) -> Vec<&'static str> {
     let mut options = Vec::new();
     if g.options().veto_defend_only {
         options.push("veto_defend_only");
@@ -354,7 +424,12 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
     if g.options().open_money {
         options.push("open_money");
     }
-    let result = g.result().map(|r| ResultView {
+    options
+}
+
+/// The end, once the game is over: why, and the placings with the scores.
+fn result_view(g: &Rocket) -> Option<ResultView> {
+    g.result().map(|r| ResultView {
         reason: r.reason.clone(),
         placings: r
             .placings
@@ -362,7 +437,7 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
             .map(|p| {
                 let s = &r.scores[p.seat.index()];
                 PlacingView {
-                    player: name(p.seat),
+                    player: g.player(p.seat).name.clone(),
                     place: p.place,
                     money: s.total.pounds(),
                     during_game: s.during_game.pounds(),
@@ -370,49 +445,5 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
                 }
             })
             .collect(),
-    });
-
-    View {
-        seat: viewer,
-        money,
-        money_public,
-        game: None,
-        kind: "rocket",
-        board: BoardView {
-            name: b.name.clone(),
-            reconstruction: b.reconstruction,
-            columns: b.columns,
-            rows: b.rows,
-        },
-        options,
-        phase,
-        finished: g.result().is_some(),
-        viewer: viewer.map(name),
-        players,
-        lines,
-        cities,
-        stations,
-        track,
-        tiles_left: super::TRACK_TILES - g.tiles_laid(),
-        tiles_laid: g.tiles_laid(),
-        supplementary_shares_left: g.supplementary_pool(),
-        passengers_left: g.passengers_left(),
-        turn: TurnView {
-            number: g.turn().number,
-            active_player: name(g.turn().active),
-            actions_left: g.turn().actions_left,
-            extended: g.turn().extended.iter().map(|l| line_id(*l)).collect(),
-        },
-        awaiting: g
-            .awaited()
-            .into_iter()
-            .map(|a| AwaitedView {
-                player: name(a.seat),
-                what: a.what,
-                deadline: None,
-            })
-            .collect(),
-        veto,
-        result,
-    }
+    })
 }

@@ -194,6 +194,11 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     type Event: Clone + fmt::Debug + Serialize + DeserializeOwned;
     /// What one reader may see; see [`Game::view`].
     type View: Serialize;
+    /// What every reader may know and play never changes: the printed
+    /// board and pieces (Rocket's map, places and lines; Linie 1's board,
+    /// tiles and cards), which the sentences of events and the status
+    /// block read beside the view ([`Game::describe_to`]).
+    type Board;
 
     /// The game's kind as used in `Setup::kind`, e.g. `rocket`.
     const KIND: &'static str;
@@ -204,6 +209,9 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
 
     /// The players' names in seat order.
     fn player_names(&self) -> Vec<String>;
+
+    /// The game's [`Game::Board`].
+    fn board(&self) -> &Self::Board;
 
     /// Reads one order line as `seat` would mean it now.
     fn parse_order(&self, seat: Seat, line: &str) -> Result<Self::Order, OrderError>;
@@ -270,9 +278,9 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// what a spectator sees; see [`Viewer`]): the one
     /// place where hidden information is decided. Every output is drawn
     /// from it: the JSON view is this value serialized (see
-    /// `docs/state-json.md`), and the status block, the board and the
-    /// sentences of events take what is private from it, never from the
-    /// game.
+    /// `docs/state-json.md`), the status block and the sentences of events
+    /// are drawn from it and the [`Game::Board`] alone, never from the
+    /// game, and the map and the picture from the spectator's.
     fn view(&self, viewer: Viewer) -> Self::View;
 
     /// [`Game::view`] of a game that is over, above all one stopped before
@@ -294,12 +302,14 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
         serde_json::to_value(self.view_over(viewer)).unwrap_or(serde_json::Value::Null)
     }
 
-    /// An event as a sentence for the reader of `view`.
-    fn describe_to(&self, event: &Self::Event, view: &Self::View) -> String;
+    /// An event as a sentence for the reader of `view`, drawn from that
+    /// view and the `board` alone: without the game (no `self`), a secret
+    /// can reach a sentence only through the view (issue 37).
+    fn describe_to(board: &Self::Board, view: &Self::View, event: &Self::Event) -> String;
 
     /// An event as a sentence for `viewer`: [`Game::describe_to`] their view.
     fn describe(&self, event: &Self::Event, viewer: Viewer) -> String {
-        self.describe_to(event, &self.view(viewer))
+        Self::describe_to(self.board(), &self.view(viewer), event)
     }
 
     /// The board, as text and as HTML, drawn on the engine's
@@ -331,12 +341,13 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
         None
     }
 
-    /// The status block below the map for the reader of `view`.
-    fn status_to(&self, view: &Self::View) -> String;
+    /// The status block below the map for the reader of `view`, drawn
+    /// from that view and the `board` alone, as [`Game::describe_to`].
+    fn status_to(board: &Self::Board, view: &Self::View) -> String;
 
     /// The status block for `viewer`: [`Game::status_to`] their view.
     fn render_status(&self, viewer: Viewer) -> String {
-        self.status_to(&self.view(viewer))
+        Self::status_to(self.board(), &self.view(viewer))
     }
 
     /// The status block for the reader of `view` of a game stopped before
@@ -345,7 +356,7 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// where [`Game::status_to`] says whose turn it is, and asks nothing of
     /// anyone. The game itself is not told: the abort is the daemon's, in
     /// the game's bookkeeping, never an event of its rules.
-    fn stopped_status_to(&self, view: &Self::View, how: &str) -> String;
+    fn stopped_status_to(board: &Self::Board, view: &Self::View, how: &str) -> String;
 
     /// Internal consistency (conservation of pieces and the like). A failure
     /// is a bug in the engine, never a player's fault.
@@ -580,7 +591,7 @@ impl<G: Game> AnyGame for G {
         for events in entries {
             let mut out = Vec::new();
             for event in read_events::<G>(events)? {
-                let sentence = self.describe_to(&event, &view);
+                let sentence = G::describe_to(self.board(), &view, &event);
                 if !sentence.is_empty() {
                     out.push(sentence);
                 }
@@ -589,7 +600,7 @@ impl<G: Game> AnyGame for G {
         }
         Ok(ReportText {
             sentences,
-            status: status.then(|| self.status_to(&view)),
+            status: status.then(|| G::status_to(self.board(), &view)),
         })
     }
 
@@ -615,7 +626,7 @@ impl<G: Game> AnyGame for G {
     }
 
     fn render_stopped_status(&self, viewer: Viewer, how: &str) -> String {
-        self.stopped_status_to(&self.view_over(viewer), how)
+        G::stopped_status_to(self.board(), &self.view_over(viewer), how)
     }
 
     fn view_json(&self, viewer: Viewer) -> serde_json::Value {

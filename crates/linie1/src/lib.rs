@@ -530,11 +530,16 @@ impl Game for Linie1 {
     type Order = Order;
     type Event = Event;
     type View = View;
+    type Board = Components;
     const KIND: &'static str = "linie1";
     const STATE_VERSION: u32 = 1;
 
     fn player_names(&self) -> Vec<String> {
         self.players.iter().map(|p| p.name.clone()).collect()
+    }
+
+    fn board(&self) -> &Components {
+        &self.data
     }
 
     fn parse_order(&self, _seat: Seat, line: &str) -> Result<Order, OrderError> {
@@ -602,8 +607,8 @@ impl Game for Linie1 {
         self.view_revealed(viewer.seat(), true)
     }
 
-    fn describe_to(&self, event: &Event, view: &View) -> String {
-        event::describe(&self.data, view, event)
+    fn describe_to(board: &Components, view: &View, event: &Event) -> String {
+        event::describe(board, view, event)
     }
 
     fn draw_map(&self, _spectator: &View) -> engine::Map {
@@ -623,11 +628,11 @@ impl Game for Linie1 {
         Some(picture::board_picture(spectator, self.data(), stopped))
     }
 
-    fn status_to(&self, view: &View) -> String {
+    fn status_to(_board: &Components, view: &View) -> String {
         render::status(view, None)
     }
 
-    fn stopped_status_to(&self, view: &View, how: &str) -> String {
+    fn stopped_status_to(_board: &Components, view: &View, how: &str) -> String {
         render::status(view, Some(how))
     }
 

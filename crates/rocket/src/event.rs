@@ -3,8 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Rocket;
-use super::board::{Good, LineId, PlaceId};
+use super::board::{Board, Good, LineId, PlaceId};
 use super::hex::Hex;
 use super::scoring::Money;
 use super::view::View;
@@ -184,8 +183,7 @@ pub enum Event {
     Winner { players: Vec<Seat> },
 }
 
-fn cause_text(g: &Rocket, cause: &PaymentCause) -> String {
-    let b = g.board();
+fn cause_text(b: &Board, cause: &PaymentCause) -> String {
     let line = |l: &LineId| b.line(*l).id.clone();
     match cause {
         PaymentCause::City { city, line: l } => {
@@ -240,10 +238,10 @@ fn plural(n: u8, one: &str, many: &str) -> String {
 }
 
 /// The event as a sentence for the reader of `view`; empty for events not
-/// worth telling. Amounts of money come from the view.
-pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
-    let b = g.board();
-    let who = |s: &Seat| g.player(*s).name.clone();
+/// worth telling. Names and amounts of money come from the view, the
+/// names of lines and places from the board.
+pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
+    let who = |s: &Seat| view.name(*s);
     let line = |l: &LineId| b.line(*l).id.clone();
     let place = |p: &PlaceId| b.place(*p).name.clone();
     match event {
@@ -404,7 +402,7 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
             amount,
             cause,
         } => {
-            let cause = cause_text(g, cause);
+            let cause = cause_text(b, cause);
             if view.seat() == Some(*player) {
                 format!("You receive {amount} for {cause}.")
             } else if view.money(*player).is_some() {
@@ -414,7 +412,7 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
             }
         }
         Event::PaidNothing { player, cause } => {
-            let cause = cause_text(g, cause);
+            let cause = cause_text(b, cause);
             if view.seat() == Some(*player) {
                 format!(
                     "You receive nothing for {cause}: your part of the payment is under £1,000, \
@@ -428,7 +426,7 @@ pub(super) fn describe(g: &Rocket, event: &Event, view: &View) -> String {
                 )
             }
         }
-        Event::NobodyPaid { cause } => format!("Nobody is paid for {}.", cause_text(g, cause)),
+        Event::NobodyPaid { cause } => format!("Nobody is paid for {}.", cause_text(b, cause)),
         Event::Merged {
             dissolved,
             survivor,

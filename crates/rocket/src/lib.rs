@@ -497,11 +497,16 @@ impl Game for Rocket {
     type Order = Order;
     type Event = Event;
     type View = view::View;
+    type Board = Board;
     const KIND: &'static str = "rocket";
     const STATE_VERSION: u32 = 1;
 
     fn player_names(&self) -> Vec<String> {
         self.players.iter().map(|p| p.name.clone()).collect()
+    }
+
+    fn board(&self) -> &Board {
+        &self.board
     }
 
     fn parse_order(&self, _seat: Seat, line: &str) -> Result<Order, OrderError> {
@@ -566,8 +571,8 @@ impl Game for Rocket {
         view::view(self, viewer.seat(), true)
     }
 
-    fn describe_to(&self, event: &Event, view: &view::View) -> String {
-        event::describe(self, event, view)
+    fn describe_to(board: &Board, view: &view::View, event: &Event) -> String {
+        event::describe(board, view, event)
     }
 
     fn draw_map(&self, _spectator: &view::View) -> engine::Map {
@@ -587,12 +592,12 @@ impl Game for Rocket {
         Some(picture::board_picture(self, last))
     }
 
-    fn status_to(&self, view: &view::View) -> String {
-        render::status(self, view, None)
+    fn status_to(_board: &Board, view: &view::View) -> String {
+        render::status(view, None)
     }
 
-    fn stopped_status_to(&self, view: &view::View, how: &str) -> String {
-        render::status(self, view, Some(how))
+    fn stopped_status_to(_board: &Board, view: &view::View, how: &str) -> String {
+        render::status(view, Some(how))
     }
 
     fn check_invariants(&self) -> Result<(), String> {

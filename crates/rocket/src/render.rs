@@ -9,9 +9,9 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use super::Rocket;
 use super::board::{Good, LineId, PlaceKind, Terrain};
-use super::view::View;
-use super::{LineStatus, Phase, Rocket};
+use super::view::{PublicPlayer, VetoView, View};
 use engine::canvas::{self, Seg, css_colour};
 use engine::{Map, Seat};
 
@@ -203,15 +203,29 @@ fn key(g: &Rocket, codes: &[String], out: &mut String) {
     out.push_str("  (city tokens left: st steel, te textiles, br brewing, le leather)\n");
 }
 
-/// The status block for the reader of `view`; money comes from the view.
-/// The status block for the reader of `view`; `stopped`: the game was
+/// The status block for the reader of `v`, drawn from the view alone
+/// (money as the reader may see it, rulings 13); `stopped`: the game was
 /// stopped before its end (a moderator's abort), and how, said where the
 /// turn would be.
-pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
-    let b = g.board();
-    let name = |s: Seat| g.player(s).name.clone();
+pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
     let mut out = String::new();
-    match (g.result(), stopped) {
+    headline(v, stopped, &mut out);
+    // A veto left open when a moderator stopped the game is never settled.
+    if let (Some(veto), None) = (&v.veto, stopped) {
+        veto_line(v, veto, &mut out);
+    }
+    supply_line(v, &mut out);
+    lines_table(v, &mut out);
+    players_table(v, &mut out);
+    city_tokens_held(v, &mut out);
+    money(v, &mut out);
+    final_scores(v, &mut out);
+    out
+}
+
+/// How the game ended, or whose turn it is and whom it waits for.
+fn headline(v: &View, stopped: Option<&str>, out: &mut String) {
+    match (&v.result, stopped) {
         (Some(r), _) => {
             let _ = writeln!(out, "The game is over: {}.", r.reason);
         }
@@ -219,168 +233,127 @@ pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
             let _ = writeln!(out, "The game is over: {how}.");
         }
         (None, None) => {
-            let t = g.turn();
-            let extended: Vec<String> = t.extended.iter().map(|l| b.line(*l).id.clone()).collect();
+            let t = &v.turn;
             let _ = write!(
                 out,
                 "Turn {}: {} to play, {} action{} left",
                 t.number,
-                name(t.active),
+                t.active_player,
                 t.actions_left,
                 if t.actions_left == 1 { "" } else { "s" }
             );
-            if !extended.is_empty() {
-                let _ = write!(out, " (already extended: {})", extended.join(", "));
+            if !t.extended.is_empty() {
+                let _ = write!(out, " (already extended: {})", t.extended.join(", "));
             }
             out.push('\n');
-            let awaited: Vec<String> = g
-                .awaited()
+            let awaited: Vec<String> = v
+                .awaiting
                 .iter()
-                .map(|a| format!("{} ({})", name(a.seat), a.what))
+                .map(|a| format!("{} ({})", a.player, a.what))
                 .collect();
             let _ = writeln!(out, "Waiting for: {}", awaited.join("; "));
         }
     }
-    // A veto left open when a moderator stopped the game is never settled.
-    if let (Phase::VetoQuestion { extension, .. } | Phase::VetoRound { extension, .. }, None) =
-        (g.phase(), stopped)
-    {
-        // The move is the active player's (rulings 7): named, so that
-        // everyone can tell whose move is in question.
-        let _ = write!(
-            out,
-            "Veto: {} moved {} from {} to {}; it could stand on {}",
-            name(g.turn().active),
-            b.line(extension.line).id,
-            extension.from,
-            extension.chosen,
-            super::rules::join_hexes(&extension.options)
-        );
-        if let Phase::VetoRound {
-            high, called_by, ..
-        } = g.phase()
-        {
-            let _ = write!(out, "; round called by {}", name(*called_by));
-            match high {
-                Some(bid) => {
-                    let _ = write!(
-                        out,
-                        "; high bid {} share{} for {} by {}",
-                        bid.shares,
-                        if bid.shares == 1 { "" } else { "s" },
-                        bid.hex,
-                        name(bid.seat)
-                    );
-                }
-                None => out.push_str("; no bid yet"),
+}
+
+/// The move in question in a veto question or round, and the round's
+/// state.
+fn veto_line(v: &View, veto: &VetoView, out: &mut String) {
+    // The move is the active player's (rulings 7): named, so that
+    // everyone can tell whose move is in question.
+    let _ = write!(
+        out,
+        "Veto: {} moved {} from {} to {}; it could stand on {}",
+        v.turn.active_player,
+        veto.line,
+        veto.from,
+        veto.chosen,
+        super::rules::join_hexes(&veto.options)
+    );
+    // Someone called the round: a veto round is under way.
+    if let Some(called_by) = &veto.called_by {
+        let _ = write!(out, "; round called by {called_by}");
+        match &veto.high_bid {
+            Some(bid) => {
+                let _ = write!(
+                    out,
+                    "; high bid {} share{} for {} by {}",
+                    bid.shares,
+                    if bid.shares == 1 { "" } else { "s" },
+                    bid.hex,
+                    bid.player
+                );
             }
+            None => out.push_str("; no bid yet"),
         }
-        out.push_str(".\n");
     }
-    let mut options = Vec::new();
-    if g.options().veto_defend_only {
-        options.push("veto_defend_only");
-    }
-    if g.options().open_money {
-        options.push("open_money");
-    }
+    out.push_str(".\n");
+}
+
+/// What is left in the supply, and the options.
+fn supply_line(v: &View, out: &mut String) {
     let _ = writeln!(
         out,
         "Track tiles: {} laid, {} left.  Supplementary shares left: {}.  Passenger tokens left: {}.{}",
-        g.tiles_laid(),
-        super::TRACK_TILES - g.tiles_laid(),
-        g.supplementary_pool(),
-        g.passengers_left(),
-        if options.is_empty() {
+        v.tiles_laid,
+        v.tiles_left,
+        v.supplementary_shares_left,
+        v.passengers_left,
+        if v.options.is_empty() {
             String::new()
         } else {
-            format!("  Options: {}.", options.join(", "))
+            format!("  Options: {}.", v.options.join(", "))
         }
     );
+}
 
+/// A row for each line: its locomotive, status, shares, value and the
+/// places it connects.
+fn lines_table(v: &View, out: &mut String) {
     out.push_str("\nLine   Locomotive         Status              Shares  Value  Connected\n");
-    for l in b.line_ids() {
-        let line = g.line(l);
-        let loco = match (line.locomotive, line.facing) {
+    for line in &v.lines {
+        let loco = match (&line.locomotive, line.facing) {
             (Some(h), Some(f)) => format!("{h} facing {f}"),
             (Some(h), None) => format!("{h} (at start)"),
             (None, _) => "-".to_string(),
         };
-        let status = match line.status {
-            LineStatus::Active => "active".to_string(),
-            LineStatus::Isolated => "isolated".to_string(),
-            LineStatus::Dissolved { into } => format!("merged into {}", b.line(into).id),
+        let status = match &line.merged_into {
+            Some(into) => format!("merged into {into}"),
+            None => line.status.to_string(),
         };
-        let connected: Vec<&str> = line
-            .connected
-            .iter()
-            .map(|p| b.place(*p).name.as_str())
-            .collect();
         let row = format!(
             "{:<6} {:<18} {:<19} {:>6}  {:>5}  {}",
-            b.line(l).id,
+            line.id,
             loco,
             status,
             line.board_shares,
-            g.value(l),
-            connected.join(", ")
+            line.value,
+            line.connected.join(", ")
         );
         out.push_str(&wrap(&row, 61));
     }
+}
 
+/// A row for each player: shares, goods tokens, passengers and stations.
+fn players_table(v: &View, out: &mut String) {
     out.push_str(
         "\nPlayer         Shares (+supplementary)     Tokens st/te/br/le  Pass  Stations\n",
     );
-    for s in 0..g.players().len() {
-        let seat = Seat(s as u8);
-        let p = g.player(seat);
-        let shares: Vec<String> = b
-            .line_ids()
-            .filter(|l| p.shares_of(*l) > 0)
-            .map(|l: LineId| {
-                let sup = p.supplementary[l.index()];
-                if sup > 0 {
-                    format!("{} {}+{}", b.line(l).id, p.shares[l.index()], sup)
-                } else {
-                    format!("{} {}", b.line(l).id, p.shares[l.index()])
-                }
-            })
-            .collect();
+    for (s, p) in v.players.iter().enumerate() {
+        let p = &p.public;
+        let share_lines = share_lines(&shares_held(v, p));
         let tokens: Vec<String> = Good::ALL
             .iter()
-            .map(|good| p.goods(*good).to_string())
+            .map(|good| p.tokens.get(good.name()).copied().unwrap_or(0).to_string())
             .collect();
-        let on_board = super::STATIONS_PER_PLAYER - p.stations_in_supply;
-        // Shares of many lines run onto lines of their own under the column,
-        // never into the tokens beside it.
-        let mut share_lines: Vec<String> = vec![String::new()];
-        for (k, one) in shares.iter().enumerate() {
-            let last = share_lines.len() - 1;
-            let piece = if k + 1 < shares.len() {
-                format!("{one},")
-            } else {
-                one.clone()
-            };
-            if !share_lines[last].is_empty() && share_lines[last].len() + 1 + piece.len() > 27 {
-                share_lines.push(piece);
-            } else {
-                if !share_lines[last].is_empty() {
-                    share_lines[last].push(' ');
-                }
-                share_lines[last].push_str(&piece);
-            }
-        }
-        if shares.is_empty() {
-            share_lines[0] = "-".to_string();
-        }
         let row = format!(
             "{} {:<12} {:<27} {:<19} {:>4}  {} on board, {} left",
-            station_letter(seat),
+            station_letter(Seat(s as u8)),
             p.name,
             share_lines[0],
             tokens.join("/"),
             p.passengers,
-            on_board,
+            p.stations_on_board,
             p.stations_in_supply
         );
         out.push_str(&row);
@@ -389,16 +362,70 @@ pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
             let _ = writeln!(out, "{:15}{more}", "");
         }
     }
-    let held: Vec<String> = b
-        .cities()
+}
+
+/// A player's shares, line by line in the board's order: `GWR 3`, or
+/// `GWR 3+1` with supplementary ones (rulings 6).
+fn shares_held(v: &View, p: &PublicPlayer) -> Vec<String> {
+    v.lines
+        .iter()
+        .filter_map(|line| {
+            let real = p.shares.get(&line.id).copied().unwrap_or(0);
+            let sup = p.supplementary_shares.get(&line.id).copied().unwrap_or(0);
+            match (real, sup) {
+                (0, 0) => None,
+                (_, 0) => Some(format!("{} {real}", line.id)),
+                _ => Some(format!("{} {real}+{sup}", line.id)),
+            }
+        })
+        .collect()
+}
+
+/// Shares of many lines run onto lines of their own under the column,
+/// never into the tokens beside it: the column's lines, `-` for none.
+fn share_lines(shares: &[String]) -> Vec<String> {
+    let mut share_lines: Vec<String> = vec![String::new()];
+    for (k, one) in shares.iter().enumerate() {
+        let last = share_lines.len() - 1;
+        let piece = if k + 1 < shares.len() {
+            format!("{one},")
+        } else {
+            one.clone()
+        };
+        if !share_lines[last].is_empty() && share_lines[last].len() + 1 + piece.len() > 27 {
+            share_lines.push(piece);
+        } else {
+            if !share_lines[last].is_empty() {
+                share_lines[last].push(' ');
+            }
+            share_lines[last].push_str(&piece);
+        }
+    }
+    if shares.is_empty() {
+        share_lines[0] = "-".to_string();
+    }
+    share_lines
+}
+
+/// Who holds goods tokens from which city, city by city.
+fn city_tokens_held(v: &View, out: &mut String) {
+    let held: Vec<String> = v
+        .cities
+        .iter()
         .filter_map(|c| {
-            let holders: Vec<String> = (0..g.players().len())
-                .filter_map(|s| {
-                    let n: u8 = g.players()[s].tokens[c.index()].iter().sum();
-                    (n > 0).then(|| format!("{} {n}", g.players()[s].name))
+            let holders: Vec<String> = v
+                .players
+                .iter()
+                .filter_map(|p| {
+                    let n: u8 = p
+                        .public
+                        .tokens_by_city
+                        .get(&c.name)
+                        .map_or(0, |goods| goods.values().sum());
+                    (n > 0).then(|| format!("{} {n}", p.public.name))
                 })
                 .collect();
-            (!holders.is_empty()).then(|| format!("{} {}", b.place(c).name, holders.join(", ")))
+            (!holders.is_empty()).then(|| format!("{} {}", c.name, holders.join(", ")))
         })
         .collect();
     if !held.is_empty() {
@@ -406,35 +433,41 @@ pub(super) fn status(g: &Rocket, view: &View, stopped: Option<&str>) -> String {
         out.push_str(&engine::grammar::hint("City tokens held:", &held, "; "));
         out.push('\n');
     }
-    if view.money_public() {
+}
+
+/// Everyone's money where it is public, else the reader's own (rulings
+/// 13).
+fn money(v: &View, out: &mut String) {
+    if v.money_public() {
         out.push_str("\nMoney: ");
-        let all: Vec<String> = (0..g.players().len())
+        let all: Vec<String> = (0..v.players.len())
             .filter_map(|i| {
                 let seat = Seat(i as u8);
-                view.money(seat).map(|m| format!("{} {m}", name(seat)))
+                v.money(seat).map(|m| format!("{} {m}", v.name(seat)))
             })
             .collect();
         out.push_str(&all.join(", "));
         out.push('\n');
-    } else if let Some(m) = view.seat().and_then(|v| view.money(v)) {
+    } else if let Some(m) = v.seat().and_then(|s| v.money(s)) {
         let _ = writeln!(out, "\nYour money: {m} (private)");
     }
-    if let Some(r) = g.result() {
-        out.push_str("\nFinal scores   during the game   end of game     total   place\n");
-        for p in &r.placings {
-            let s = &r.scores[p.seat.index()];
-            let _ = writeln!(
-                out,
-                "{:<14} {:>15}   {:>11}  {:>8}   {}",
-                name(p.seat),
-                s.during_game.to_string(),
-                s.end_game.to_string(),
-                s.total.to_string(),
-                p.place
-            );
-        }
+}
+
+/// The final scores, once the game is over, best first.
+fn final_scores(v: &View, out: &mut String) {
+    let Some(r) = &v.result else { return };
+    out.push_str("\nFinal scores   during the game   end of game     total   place\n");
+    for p in &r.placings {
+        let _ = writeln!(
+            out,
+            "{:<14} {:>15}   {:>11}  {:>8}   {}",
+            p.player,
+            p.during_game.to_string(),
+            p.end_game.to_string(),
+            p.money.to_string(),
+            p.place
+        );
     }
-    out
 }
 
 /// A table row, with a long last column continued on indented lines.

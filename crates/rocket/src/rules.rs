@@ -1743,7 +1743,7 @@ impl Rocket {
 }
 
 /// Hexes as `C14, D14 or E15`.
-pub(super) fn join_hexes(hexes: &[Hex]) -> String {
+pub(super) fn join_hexes(hexes: &[impl ToString]) -> String {
     let names: Vec<String> = hexes.iter().map(|h| h.to_string()).collect();
     match names.as_slice() {
         [] => String::new(),

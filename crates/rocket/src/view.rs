@@ -1,7 +1,7 @@
 //! What one reader may see of a Rocket game: the per-player [`View`] that
 //! every output is drawn from (the JSON view of `docs/state-json.md` is
-//! this type serialized; the status block and the sentences of events read
-//! their private amounts from it).
+//! this type serialized; the status block is drawn from it alone, and the
+//! sentences of events from it and the board's names).
 //!
 //! The one thing hidden in Rocket is money (rulings 13). Whose money a
 //! reader sees is decided once, in [`view`]: the viewer's own, or everyone's
@@ -27,139 +27,139 @@ pub struct View {
     /// Everyone's money is shown to everyone.
     #[serde(skip)]
     money_public: bool,
-    game: Option<String>,
-    kind: &'static str,
-    board: BoardView,
-    options: Vec<&'static str>,
-    phase: &'static str,
-    finished: bool,
-    viewer: Option<String>,
-    players: Vec<PlayerView>,
-    lines: Vec<LineView>,
-    cities: Vec<CityView>,
-    stations: Vec<StationView>,
-    track: Vec<TrackView>,
-    tiles_left: u8,
-    tiles_laid: u8,
-    supplementary_shares_left: u8,
-    passengers_left: u8,
-    turn: TurnView,
-    awaiting: Vec<AwaitedView>,
-    veto: Option<VetoView>,
-    result: Option<ResultView>,
+    pub(super) game: Option<String>,
+    pub(super) kind: &'static str,
+    pub(super) board: BoardView,
+    pub(super) options: Vec<&'static str>,
+    pub(super) phase: &'static str,
+    pub(super) finished: bool,
+    pub(super) viewer: Option<String>,
+    pub(super) players: Vec<PlayerView>,
+    pub(super) lines: Vec<LineView>,
+    pub(super) cities: Vec<CityView>,
+    pub(super) stations: Vec<StationView>,
+    pub(super) track: Vec<TrackView>,
+    pub(super) tiles_left: u8,
+    pub(super) tiles_laid: u8,
+    pub(super) supplementary_shares_left: u8,
+    pub(super) passengers_left: u8,
+    pub(super) turn: TurnView,
+    pub(super) awaiting: Vec<AwaitedView>,
+    pub(super) veto: Option<VetoView>,
+    pub(super) result: Option<ResultView>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct BoardView {
-    name: String,
-    reconstruction: bool,
-    columns: u8,
-    rows: u8,
+pub(super) struct BoardView {
+    pub(super) name: String,
+    pub(super) reconstruction: bool,
+    pub(super) columns: u8,
+    pub(super) rows: u8,
 }
 
 /// What everyone may see of a player.
 #[derive(Clone, Debug, Serialize)]
-struct PublicPlayer {
-    name: String,
-    seat: u8,
-    shares: std::collections::BTreeMap<String, u8>,
-    supplementary_shares: std::collections::BTreeMap<String, u8>,
-    tokens: std::collections::BTreeMap<&'static str, u8>,
-    tokens_by_city:
+pub(super) struct PublicPlayer {
+    pub(super) name: String,
+    pub(super) seat: u8,
+    pub(super) shares: std::collections::BTreeMap<String, u8>,
+    pub(super) supplementary_shares: std::collections::BTreeMap<String, u8>,
+    pub(super) tokens: std::collections::BTreeMap<&'static str, u8>,
+    pub(super) tokens_by_city:
         std::collections::BTreeMap<String, std::collections::BTreeMap<&'static str, u8>>,
-    passengers: u8,
-    stations_on_board: u8,
-    stations_in_supply: u8,
+    pub(super) passengers: u8,
+    pub(super) stations_on_board: u8,
+    pub(super) stations_in_supply: u8,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct PlayerView {
+pub(super) struct PlayerView {
     #[serde(flatten)]
-    public: PublicPlayer,
+    pub(super) public: PublicPlayer,
     #[serde(skip_serializing_if = "Option::is_none")]
-    money: Option<u32>,
+    pub(super) money: Option<u32>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct LineView {
-    id: String,
-    name: String,
-    colour: String,
-    status: &'static str,
-    merged_into: Option<String>,
-    locomotive: Option<String>,
-    facing: Option<&'static str>,
-    on_starting_town: bool,
-    board_shares: u8,
-    connected: Vec<String>,
-    value: usize,
+pub(super) struct LineView {
+    pub(super) id: String,
+    pub(super) name: String,
+    pub(super) colour: String,
+    pub(super) status: &'static str,
+    pub(super) merged_into: Option<String>,
+    pub(super) locomotive: Option<String>,
+    pub(super) facing: Option<&'static str>,
+    pub(super) on_starting_town: bool,
+    pub(super) board_shares: u8,
+    pub(super) connected: Vec<String>,
+    pub(super) value: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct CityView {
-    name: String,
-    hex: String,
-    tokens_left: std::collections::BTreeMap<&'static str, u8>,
+pub(super) struct CityView {
+    pub(super) name: String,
+    pub(super) hex: String,
+    pub(super) tokens_left: std::collections::BTreeMap<&'static str, u8>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct StationView {
-    hex: String,
-    player: String,
-    line: Option<String>,
+pub(super) struct StationView {
+    pub(super) hex: String,
+    pub(super) player: String,
+    pub(super) line: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct TrackView {
-    hex: String,
-    line: String,
+pub(super) struct TrackView {
+    pub(super) hex: String,
+    pub(super) line: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct TurnView {
-    number: u32,
-    active_player: String,
-    actions_left: u8,
-    extended: Vec<String>,
+pub(super) struct TurnView {
+    pub(super) number: u32,
+    pub(super) active_player: String,
+    pub(super) actions_left: u8,
+    pub(super) extended: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct AwaitedView {
-    player: String,
-    what: String,
-    deadline: Option<String>,
+pub(super) struct AwaitedView {
+    pub(super) player: String,
+    pub(super) what: String,
+    pub(super) deadline: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct VetoView {
-    line: String,
-    from: String,
-    chosen: String,
-    options: Vec<String>,
-    called_by: Option<String>,
-    high_bid: Option<BidView>,
+pub(super) struct VetoView {
+    pub(super) line: String,
+    pub(super) from: String,
+    pub(super) chosen: String,
+    pub(super) options: Vec<String>,
+    pub(super) called_by: Option<String>,
+    pub(super) high_bid: Option<BidView>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct BidView {
-    player: String,
-    shares: u8,
-    hex: String,
+pub(super) struct BidView {
+    pub(super) player: String,
+    pub(super) shares: u8,
+    pub(super) hex: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct ResultView {
-    reason: String,
-    placings: Vec<PlacingView>,
+pub(super) struct ResultView {
+    pub(super) reason: String,
+    pub(super) placings: Vec<PlacingView>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-struct PlacingView {
-    player: String,
-    place: u8,
-    money: u32,
-    during_game: u32,
-    end_game: u32,
+pub(super) struct PlacingView {
+    pub(super) player: String,
+    pub(super) place: u8,
+    pub(super) money: Money,
+    pub(super) during_game: Money,
+    pub(super) end_game: Money,
 }
 
 impl View {
@@ -176,6 +176,13 @@ impl View {
     /// True if everyone's money is shown to everyone.
     pub fn money_public(&self) -> bool {
         self.money_public
+    }
+
+    /// The name of the player in `seat`, as everyone sees it.
+    pub fn name(&self, seat: Seat) -> String {
+        self.players
+            .get(seat.index())
+            .map_or_else(|| seat.to_string(), |p| p.public.name.clone())
     }
 }
 
@@ -439,9 +446,9 @@ fn result_view(g: &Rocket) -> Option<ResultView> {
                 PlacingView {
                     player: g.player(p.seat).name.clone(),
                     place: p.place,
-                    money: s.total.pounds(),
-                    during_game: s.during_game.pounds(),
-                    end_game: s.end_game.pounds(),
+                    money: s.total,
+                    during_game: s.during_game,
+                    end_game: s.end_game,
                 }
             })
             .collect(),

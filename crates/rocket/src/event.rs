@@ -265,38 +265,13 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
         Event::ShareTaken { player, line: l } => {
             format!("{} takes {} share.", who(player), a_or_an(&line(l)))
         }
-        Event::NoShareLeft { player, line: l } => {
-            format!(
-                "{} gets no share: none of {} is left on the board.",
-                who(player),
-                line(l)
-            )
-        }
+        Event::NoShareLeft { player, line: l } => no_share_left(&who(player), &line(l)),
         Event::VetoAsked {
             line: l,
             hex,
             players,
             mover,
-        } => {
-            let names: Vec<String> = players.iter().map(&who).collect();
-            match mover {
-                Some(m) => format!(
-                    "{} may call a veto round on {} move of {} to {hex}.",
-                    names.join(", "),
-                    if view.seat() == Some(*m) {
-                        "your".to_string()
-                    } else {
-                        format!("{}'s", who(m))
-                    },
-                    line(l)
-                ),
-                None => format!(
-                    "{} may call a veto round on {}'s move to {hex}.",
-                    names.join(", "),
-                    line(l)
-                ),
-            }
-        }
+        } => veto_asked(view, &line(l), *hex, players, *mover),
         Event::VetoDeclined { player } => format!("{}: no veto.", who(player)),
         Event::VetoCalled { player, line: l } => {
             format!("{} calls a veto round on {}.", who(player), line(l))
@@ -307,42 +282,7 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             held,
             supplementary,
             needed,
-        } => {
-            let you = view.seat() == Some(*player);
-            let (name, holds) = if you {
-                ("You".to_string(), "hold")
-            } else {
-                (who(player), "holds")
-            };
-            let id = line(l);
-            match (held, supplementary) {
-                (0, 0) => format!(
-                    "{name} {holds} no {id} share, so cannot bid, and {} passed over.",
-                    if you { "are" } else { "is" }
-                ),
-                (0, _) => format!(
-                    "{name} {holds} only supplementary {id} shares, which cannot be bid, \
-                     and {} passed over.",
-                    if you { "are" } else { "is" }
-                ),
-                (n, s) => format!(
-                    "{name} cannot bid: a bid must now be at least {}, and {} {holds} only {}{}; \
-                     passed over.",
-                    plural(*needed, "share", "shares"),
-                    if you { "you".to_string() } else { who(player) },
-                    plural(
-                        *n,
-                        &format!("real {id} share"),
-                        &format!("real {id} shares")
-                    ),
-                    if *s > 0 {
-                        " (supplementary shares cannot be bid)"
-                    } else {
-                        ""
-                    }
-                ),
-            }
-        }
+        } => cannot_bid(view, *player, &line(l), (*held, *supplementary), *needed),
         Event::CannotBid { player, .. } => format!(
             "{} cannot bid (not enough real shares) and passes.",
             who(player)
@@ -351,13 +291,7 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             player,
             shares,
             hex,
-        } => {
-            format!(
-                "{} bids {} for {hex}.",
-                who(player),
-                plural(*shares, "share", "shares")
-            )
-        }
+        } => bid_made(&who(player), *shares, *hex),
         Event::BidPassed { player } => format!("{} passes.", who(player)),
         Event::VetoWon {
             player,
@@ -365,35 +299,13 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             shares,
             hex,
             discarded,
-        } => format!(
-            "{} wins the veto round with {} and puts {} on {hex}; the shares are {}.",
-            who(player),
-            plural(*shares, "share", "shares"),
-            line(l),
-            if *discarded {
-                "discarded (the line is isolated)"
-            } else {
-                "back on the board"
-            }
-        ),
+        } => veto_won(&who(player), &line(l), *shares, *hex, *discarded),
         Event::PassengerTaken {
             player,
             hex,
             station_of,
-        } => format!(
-            "{} takes a passenger token ({}'s station on {hex}).",
-            who(player),
-            who(station_of)
-        ),
-        Event::TrackLaid { line: l, hex } => {
-            // "a" or "an": ASCII, so its first byte is a whole letter.
-            let named = a_or_an(&line(l));
-            format!(
-                "{}{} track tile is laid on {hex}.",
-                named[..1].to_uppercase(),
-                &named[1..]
-            )
-        }
+        } => passenger_taken(&who(player), *hex, &who(station_of)),
+        Event::TrackLaid { line: l, hex } => track_laid(&line(l), *hex),
         Event::Connected { line: l, place: p } => {
             format!("{} is connected to {}.", place(p), line(l))
         }
@@ -401,162 +313,28 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             player,
             amount,
             cause,
-        } => {
-            let cause = cause_text(b, cause);
-            if view.seat() == Some(*player) {
-                format!("You receive {amount} for {cause}.")
-            } else if view.money(*player).is_some() {
-                format!("{} receives {amount} for {cause}.", who(player))
-            } else {
-                format!("{} is paid for {cause}.", who(player))
-            }
-        }
-        Event::PaidNothing { player, cause } => {
-            let cause = cause_text(b, cause);
-            if view.seat() == Some(*player) {
-                format!(
-                    "You receive nothing for {cause}: your part of the payment is under £1,000, \
-                     and payments are whole £1,000 notes."
-                )
-            } else {
-                format!(
-                    "{} receives nothing for {cause}: their part of the payment is under £1,000, \
-                     and payments are whole £1,000 notes.",
-                    who(player)
-                )
-            }
-        }
+        } => paid(view, *player, *amount, &cause_text(b, cause)),
+        Event::PaidNothing { player, cause } => paid_nothing(view, *player, &cause_text(b, cause)),
         Event::NobodyPaid { cause } => format!("Nobody is paid for {}.", cause_text(b, cause)),
         Event::Merged {
             dissolved,
             survivor,
             hex,
-            board_shares: Some(left),
-        } => {
-            let (d, s) = (line(dissolved), line(survivor));
-            format!(
-                "{d} merges into {s} at {hex} and is dissolved: its shareholders return their {d} \
-                 shares and get one {s} share for every two (a single share is worth nothing); {}.",
-                match left {
-                    0 => format!("no {d} share was left on the board"),
-                    n => format!(
-                        "the {} left on the board {} the game",
-                        plural(*n, &format!("{d} share"), &format!("{d} shares")),
-                        if *n == 1 { "leaves" } else { "leave" }
-                    ),
-                }
-            )
-        }
-        Event::Merged {
+            board_shares,
+        } => merged(&line(dissolved), &line(survivor), *hex, *board_shares),
+        Event::SharesExchanged {
+            player,
+            returned,
             dissolved,
-            survivor,
-            hex,
-            ..
-        } => format!(
-            "{} merges into {} at {hex} and is dissolved.",
-            line(dissolved),
-            line(survivor)
-        ),
-        Event::SharesExchanged {
-            player,
-            returned,
-            dissolved: Some(d),
             line: l,
             received,
             received_supplementary,
         } => {
-            let (d, s) = (line(d), line(l));
-            let gave = plural(*returned, &format!("{d} share"), &format!("{d} shares"));
-            let mut got = Vec::new();
-            if *received > 0 {
-                got.push(plural(
-                    *received,
-                    &format!("{s} share"),
-                    &format!("{s} shares"),
-                ));
-            }
-            if *received_supplementary > 0 {
-                got.push(format!(
-                    "{} standing for {s}",
-                    plural(
-                        *received_supplementary,
-                        "supplementary share",
-                        "supplementary shares"
-                    )
-                ));
-            }
-            let due = returned / 2;
-            let short = received + received_supplementary < due;
-            let mut why = Vec::new();
-            if returned % 2 == 1 {
-                why.push(if *returned == 1 {
-                    "a single share is worth nothing".to_string()
-                } else {
-                    "the odd share is worth nothing".to_string()
-                });
-            }
-            if short {
-                why.push(format!(
-                    "no more {s} shares, supplementary ones included, were left"
-                ));
-            }
-            let got = if got.is_empty() {
-                "nothing".to_string()
-            } else {
-                got.join(" and ")
-            };
-            let sep = if got == "nothing" { ": " } else { "; " };
-            if why.is_empty() {
-                format!("{} returns {gave} and receives {got}.", who(player))
-            } else {
-                format!(
-                    "{} returns {gave} and receives {got}{sep}{}.",
-                    who(player),
-                    why.join("; ")
-                )
-            }
+            let (d, s) = (dissolved.as_ref().map(line), line(l));
+            let received = (*received, *received_supplementary);
+            shares_exchanged(&who(player), *returned, d.as_deref(), &s, received)
         }
-        Event::SharesExchanged {
-            player,
-            returned,
-            line: l,
-            received,
-            received_supplementary,
-            ..
-        } => {
-            let mut got = plural(
-                *received,
-                &format!("{} share", line(l)),
-                &format!("{} shares", line(l)),
-            );
-            if *received_supplementary > 0 {
-                got.push_str(&format!(
-                    " and {} standing for {}",
-                    plural(
-                        *received_supplementary,
-                        "supplementary share",
-                        "supplementary shares"
-                    ),
-                    line(l)
-                ));
-            }
-            format!(
-                "{} returns {} and receives {got}.",
-                who(player),
-                plural(*returned, "share", "shares")
-            )
-        }
-        Event::Isolated { line: l, discarded } => format!(
-            "{} is isolated: it can reach no new place nor another line; {}.",
-            line(l),
-            match discarded {
-                0 => "it has no board shares left to discard".to_string(),
-                n => format!(
-                    "{} discarded",
-                    plural(*n, "board share is", "board shares are")
-                ),
-            }
-        ),
+        Event::Isolated { line: l, discarded } => isolated(&line(l), *discarded),
         Event::TurnBegan { player, number } => format!("Turn {number}: {} to play.", who(player)),
         Event::TurnSkipped { player } => {
             format!("{} has no legal action and is skipped.", who(player))
@@ -565,18 +343,277 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             format!("{} loses the rest of the turn.", who(player))
         }
         Event::GameEnded { reason } => format!("The game ends: {reason}."),
-        Event::TokensDiscarded { player, count } => format!(
-            "{} discards {} of cities connected to no line.",
-            who(player),
-            plural(*count, "goods token", "goods tokens")
-        ),
-        Event::Winner { players } => {
-            let names: Vec<String> = players.iter().map(&who).collect();
-            if names.len() == 1 {
-                format!("{} wins.", names[0])
-            } else {
-                format!("{} share the win.", names.join(" and "))
-            }
-        }
+        Event::TokensDiscarded { player, count } => tokens_discarded(&who(player), *count),
+        Event::Winner { players } => winners(&players.iter().map(&who).collect::<Vec<_>>()),
     }
+}
+
+/// No share of `line` left on the board for `name`, who moved it.
+fn no_share_left(name: &str, line: &str) -> String {
+    format!("{name} gets no share: none of {line} is left on the board.")
+}
+
+/// A bid in the veto round.
+fn bid_made(name: &str, shares: u8, hex: Hex) -> String {
+    format!(
+        "{name} bids {} for {hex}.",
+        plural(shares, "share", "shares")
+    )
+}
+
+/// A passenger token taken by `name` from `owner`'s station on `hex`.
+fn passenger_taken(name: &str, hex: Hex, owner: &str) -> String {
+    format!("{name} takes a passenger token ({owner}'s station on {hex}).")
+}
+
+/// Goods tokens of cities connected to no line, discarded at the end.
+fn tokens_discarded(name: &str, count: u8) -> String {
+    format!(
+        "{name} discards {} of cities connected to no line.",
+        plural(count, "goods token", "goods tokens")
+    )
+}
+
+/// The winner, or those who share the win.
+fn winners(names: &[String]) -> String {
+    match names {
+        [one] => format!("{one} wins."),
+        _ => format!("{} share the win.", names.join(" and ")),
+    }
+}
+
+/// The veto question put to `players` on the move of `line` to `hex` by
+/// `mover` (unknown in older logs).
+fn veto_asked(view: &View, line: &str, hex: Hex, players: &[Seat], mover: Option<Seat>) -> String {
+    let names: Vec<String> = players.iter().map(|s| view.name(*s)).collect();
+    match mover {
+        Some(m) => format!(
+            "{} may call a veto round on {} move of {line} to {hex}.",
+            names.join(", "),
+            if view.seat() == Some(m) {
+                "your".to_string()
+            } else {
+                format!("{}'s", view.name(m))
+            },
+        ),
+        None => format!(
+            "{} may call a veto round on {line}'s move to {hex}.",
+            names.join(", "),
+        ),
+    }
+}
+
+/// `player` passed over in the veto round on `line`: too few real shares
+/// of it (they hold `real` and `supplementary` ones) for the least bid,
+/// `needed` (rulings 7: bids are paid in real shares).
+fn cannot_bid(
+    view: &View,
+    player: Seat,
+    line: &str,
+    (real, supplementary): (u8, u8),
+    needed: u8,
+) -> String {
+    let you = view.seat() == Some(player);
+    let (name, holds) = if you {
+        ("You".to_string(), "hold")
+    } else {
+        (view.name(player), "holds")
+    };
+    match (real, supplementary) {
+        (0, 0) => format!(
+            "{name} {holds} no {line} share, so cannot bid, and {} passed over.",
+            if you { "are" } else { "is" }
+        ),
+        (0, _) => format!(
+            "{name} {holds} only supplementary {line} shares, which cannot be bid, \
+             and {} passed over.",
+            if you { "are" } else { "is" }
+        ),
+        (n, s) => format!(
+            "{name} cannot bid: a bid must now be at least {}, and {} {holds} only {}{}; \
+             passed over.",
+            plural(needed, "share", "shares"),
+            if you {
+                "you".to_string()
+            } else {
+                view.name(player)
+            },
+            plural(
+                n,
+                &format!("real {line} share"),
+                &format!("real {line} shares")
+            ),
+            if s > 0 {
+                " (supplementary shares cannot be bid)"
+            } else {
+                ""
+            }
+        ),
+    }
+}
+
+/// The veto round won by `name` with `shares`, paid back to the board or
+/// `discarded` where the line is isolated.
+fn veto_won(name: &str, line: &str, shares: u8, hex: Hex, discarded: bool) -> String {
+    format!(
+        "{name} wins the veto round with {} and puts {line} on {hex}; the shares are {}.",
+        plural(shares, "share", "shares"),
+        if discarded {
+            "discarded (the line is isolated)"
+        } else {
+            "back on the board"
+        }
+    )
+}
+
+/// A track tile of `line` laid on `hex`.
+fn track_laid(line: &str, hex: Hex) -> String {
+    // "a" or "an": ASCII, so its first byte is a whole letter.
+    let named = a_or_an(line);
+    format!(
+        "{}{} track tile is laid on {hex}.",
+        named[..1].to_uppercase(),
+        &named[1..]
+    )
+}
+
+/// A payment: its amount only to the payee, or to everyone where money is
+/// open (rulings 13).
+fn paid(view: &View, player: Seat, amount: Money, cause: &str) -> String {
+    if view.seat() == Some(player) {
+        format!("You receive {amount} for {cause}.")
+    } else if view.money(player).is_some() {
+        format!("{} receives {amount} for {cause}.", view.name(player))
+    } else {
+        format!("{} is paid for {cause}.", view.name(player))
+    }
+}
+
+/// A placing whose part of the payment rounded down to nothing (rulings
+/// 1).
+fn paid_nothing(view: &View, player: Seat, cause: &str) -> String {
+    if view.seat() == Some(player) {
+        format!(
+            "You receive nothing for {cause}: your part of the payment is under £1,000, \
+             and payments are whole £1,000 notes."
+        )
+    } else {
+        format!(
+            "{} receives nothing for {cause}: their part of the payment is under £1,000, \
+             and payments are whole £1,000 notes.",
+            view.name(player)
+        )
+    }
+}
+
+/// The line `d` merged into `s` at `hex`, with its shares left on the
+/// board (unknown in older logs), which leave the game (rulings 6).
+fn merged(d: &str, s: &str, hex: Hex, board_shares: Option<u8>) -> String {
+    let Some(left) = board_shares else {
+        return format!("{d} merges into {s} at {hex} and is dissolved.");
+    };
+    format!(
+        "{d} merges into {s} at {hex} and is dissolved: its shareholders return their {d} \
+         shares and get one {s} share for every two (a single share is worth nothing); {}.",
+        match left {
+            0 => format!("no {d} share was left on the board"),
+            n => format!(
+                "the {} left on the board {} the game",
+                plural(n, &format!("{d} share"), &format!("{d} shares")),
+                if n == 1 { "leaves" } else { "leave" }
+            ),
+        }
+    )
+}
+
+/// `name`'s shares of the dissolved line `d` (unknown in older logs)
+/// exchanged 2 for 1: `returned` of them for `received` shares of the
+/// survivor `s`, real and supplementary (rulings 6).
+fn shares_exchanged(
+    name: &str,
+    returned: u8,
+    d: Option<&str>,
+    s: &str,
+    received: (u8, u8),
+) -> String {
+    let Some(d) = d else {
+        return older_shares_exchanged(name, returned, s, received);
+    };
+    let (real, supplementary) = received;
+    let gave = plural(returned, &format!("{d} share"), &format!("{d} shares"));
+    let mut got = Vec::new();
+    if real > 0 {
+        got.push(plural(real, &format!("{s} share"), &format!("{s} shares")));
+    }
+    if supplementary > 0 {
+        got.push(format!(
+            "{} standing for {s}",
+            plural(supplementary, "supplementary share", "supplementary shares")
+        ));
+    }
+    let due = returned / 2;
+    let short = real + supplementary < due;
+    let mut why = Vec::new();
+    if returned % 2 == 1 {
+        why.push(if returned == 1 {
+            "a single share is worth nothing".to_string()
+        } else {
+            "the odd share is worth nothing".to_string()
+        });
+    }
+    if short {
+        why.push(format!(
+            "no more {s} shares, supplementary ones included, were left"
+        ));
+    }
+    let got = if got.is_empty() {
+        "nothing".to_string()
+    } else {
+        got.join(" and ")
+    };
+    let sep = if got == "nothing" { ": " } else { "; " };
+    if why.is_empty() {
+        format!("{name} returns {gave} and receives {got}.")
+    } else {
+        format!(
+            "{name} returns {gave} and receives {got}{sep}{}.",
+            why.join("; ")
+        )
+    }
+}
+
+/// [`shares_exchanged`] as logs written before the dissolved line was
+/// kept tell it.
+fn older_shares_exchanged(
+    name: &str,
+    returned: u8,
+    s: &str,
+    (real, supplementary): (u8, u8),
+) -> String {
+    let mut got = plural(real, &format!("{s} share"), &format!("{s} shares"));
+    if supplementary > 0 {
+        got.push_str(&format!(
+            " and {} standing for {s}",
+            plural(supplementary, "supplementary share", "supplementary shares"),
+        ));
+    }
+    format!(
+        "{name} returns {} and receives {got}.",
+        plural(returned, "share", "shares")
+    )
+}
+
+/// `line` isolated (rulings 9), its `discarded` board shares out of the
+/// game.
+fn isolated(line: &str, discarded: u8) -> String {
+    format!(
+        "{line} is isolated: it can reach no new place nor another line; {}.",
+        match discarded {
+            0 => "it has no board shares left to discard".to_string(),
+            n => format!(
+                "{} discarded",
+                plural(n, "board share is", "board shares are")
+            ),
+        }
+    )
 }

@@ -246,3 +246,184 @@ fn no_import_cycle_between_modules_at_any_depth() {
     }
     assert!(loops.is_empty(), "import loops:\n{}", loops.join("\n"));
 }
+
+/// `text` with its comments, strings and character literals blanked out
+/// (each replaced by spaces, line ends kept), so that braces and `fn` are
+/// only those of the code.
+fn code_only(text: &str) -> String {
+    let b: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let blank = |out: &mut String, c: char| out.push(if c == '\n' { '\n' } else { ' ' });
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < b.len() && b[i] != '\n' {
+                blank(&mut out, b[i]);
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i] == '/' && b.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if b[i] == '*' && b.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+            }
+        } else if c == 'r' && (next == Some('"') || next == Some('#')) && {
+            // A raw string: r"…", r#"…"#; not an identifier ending in r.
+            let prev = i.checked_sub(1).map(|p| b[p]);
+            !prev.is_some_and(|p| p.is_alphanumeric() || p == '_')
+                && b[i + 1..].iter().find(|&&h| h != '#') == Some(&'"')
+        } {
+            let hashes = b[i + 1..].iter().take_while(|&&h| h == '#').count();
+            let close: String = std::iter::once('"')
+                .chain("#".repeat(hashes).chars())
+                .collect();
+            let start = i + 2 + hashes;
+            let rest: String = b[start..].iter().collect();
+            let end = rest
+                .find(&close)
+                .map(|e| start + rest[..e].chars().count() + close.len());
+            let end = end.unwrap_or(b.len());
+            while i < end {
+                blank(&mut out, b[i]);
+                i += 1;
+            }
+        } else if c == '"' {
+            blank(&mut out, c);
+            i += 1;
+            while i < b.len() && b[i] != '"' {
+                if b[i] == '\\' {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+                if i < b.len() {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+            }
+            if i < b.len() {
+                blank(&mut out, b[i]);
+                i += 1;
+            }
+        } else if c == '\''
+            && (b.get(i + 2) == Some(&'\'') || (next == Some('\\') && b[i + 1..].contains(&'\'')))
+        {
+            // A character literal ('x', '\n', '\u{7f}'), not a lifetime.
+            let end = b[i + 1..]
+                .iter()
+                .skip(1)
+                .position(|&q| q == '\'')
+                .map_or(b.len(), |p| i + 3 + p);
+            while i < end {
+                blank(&mut out, b[i]);
+                i += 1;
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The longest a function may be, from its `fn` line to its closing brace.
+const LONGEST_FUNCTION: usize = 120;
+
+/// Issue 37, point 4: no function over 120 lines in src/ or crates/ (unit
+/// tests aside): a long one is split into functions that each do one named
+/// thing. Lists every offender with its length.
+#[test]
+fn no_function_is_longer_than_120_lines() {
+    let mut long = Vec::new();
+    let mut functions = 0;
+    for (file, _) in all_sources() {
+        let text = fs::read_to_string(&file).unwrap();
+        let code = code_only(&text);
+        let code = match code.find("#[cfg(test)]") {
+            Some(i) => &code[..i],
+            None => &code[..],
+        };
+        let lines: Vec<&str> = code.lines().collect();
+        for (start, line) in lines.iter().enumerate() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let Some(at) = words.iter().position(|w| *w == "fn") else {
+                continue;
+            };
+            // `fn name` after nothing but qualifiers: a function's head.
+            let qualifiers = [
+                "pub",
+                "pub(crate)",
+                "pub(super)",
+                "const",
+                "async",
+                "unsafe",
+            ];
+            if !words[..at].iter().all(|w| qualifiers.contains(w)) || words.len() == at + 1 {
+                continue;
+            }
+            let name: String = words[at + 1]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let (mut depth, mut nest) = (0i32, 0i32);
+            let mut opened = false;
+            let mut end = None;
+            'lines: for (k, l) in lines.iter().enumerate().skip(start) {
+                for c in l.chars() {
+                    match c {
+                        '{' => {
+                            depth += 1;
+                            opened = true;
+                        }
+                        '}' => depth -= 1,
+                        '(' | '[' => nest += 1,
+                        ')' | ']' => nest -= 1,
+                        // A declaration without a body (in a trait), not
+                        // the `;` of `[u8; 4]` in its signature.
+                        ';' if !opened && nest == 0 => break 'lines,
+                        _ => {}
+                    }
+                    if opened && depth == 0 {
+                        end = Some(k);
+                        break 'lines;
+                    }
+                }
+            }
+            let Some(end) = end else { continue };
+            functions += 1;
+            let length = end - start + 1;
+            if length > LONGEST_FUNCTION {
+                let rel = file.strip_prefix(root()).unwrap_or(&file);
+                long.push(format!(
+                    "{}:{}: {name}, {length} lines",
+                    rel.display(),
+                    start + 1
+                ));
+            }
+        }
+    }
+    assert!(
+        functions > 1000,
+        "the reader found only {functions} functions"
+    );
+    assert!(
+        long.is_empty(),
+        "{} functions over {LONGEST_FUNCTION} lines:\n{}",
+        long.len(),
+        long.join("\n")
+    );
+}

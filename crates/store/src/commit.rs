@@ -1,7 +1,18 @@
 //! A [`Change`]: everything one event changes, committed in one sled
 //! transaction ([`Store::commit`]) and made durable by [`Store::flush`].
 
-use super::*;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use mail::OutMail;
+use serde::Serialize;
+use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
+
+use crate::{
+    Abort, Contact, FLUSH_PATIENCE, Forming, GameId, GameMeta, GameRecord, Head, LogEntry,
+    OutboxItem, PartRef, Receipt, Store, StoreError, clock_key, log_key, meta_key, pack,
+    part_files, part_value, player_key, recovery, ser, site, transaction_error, tx,
+};
 
 /// A game created with its first bookkeeping.
 #[derive(Clone, Debug)]
@@ -262,7 +273,7 @@ impl Store {
         change: &Change,
         u: &GameUpdate,
     ) -> Result<(Vec<u8>, u64), StoreError> {
-        use tx::*;
+        use super::tx::*;
         // The chain goes on from the last entry's hash (the guard makes
         // sure nobody wrote in between).
         let mut prev = self.head(&u.id)?.last_hash;
@@ -352,7 +363,7 @@ impl Store {
     /// The writes of the lobby's part of `change`: a game forming by mail
     /// (and its expiry in the clock index), and what is known of addresses.
     fn write_site(&self, w: &mut Writes<'_>, change: &Change) -> Result<(), StoreError> {
-        use tx::*;
+        use super::tx::*;
         if let Some((id, forming)) = &change.forming {
             if let Some(old) = self.forming(id)? {
                 w.removes.push((CLOCK, clock_key(old.expires, id)));
@@ -379,7 +390,7 @@ impl Store {
         guard: Option<&(Vec<u8>, u64)>,
         tally: &[(String, DateTime<Utc>)],
     ) -> Result<(), TransactionError<Abort>> {
-        use tx::*;
+        use super::tx::*;
         let trees = self.transaction_trees();
         trees[..].transaction(|t| {
             if let Some((key, base)) = guard {
@@ -453,7 +464,7 @@ impl<'a> Writes<'a> {
     /// A new game: its record, initial state and snapshot, head,
     /// bookkeeping, players and clock.
     fn new_game(&mut self, n: &NewGame) -> Result<(), StoreError> {
-        use tx::*;
+        use super::tx::*;
         let id = &n.record.id;
         let key = id.0.clone().into_bytes();
         self.put(GAMES, key.clone(), &n.record)?;

@@ -1,6 +1,9 @@
 //! What can go wrong with the store, in words an operator can act on.
 
-use super::*;
+use engine::SetupError;
+use sled::transaction::TransactionError;
+
+use crate::{BatchRejected, GameId, pack};
 
 /// What can go wrong with the store.
 #[derive(Debug, thiserror::Error)]

@@ -2,7 +2,11 @@
 //! private bookkeeping ([`GameMeta`], with the orders [`Held`] for later),
 //! where its log ends, and the game as read back.
 
-use super::*;
+use chrono::{DateTime, Utc};
+use engine::{AnyGame, OrderRejected, Seat, Setup};
+use serde::{Deserialize, Serialize};
+
+use crate::{Observer, ReportMode};
 
 /// A game's id, e.g. `rocket-3`: what players write in a subject tag.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

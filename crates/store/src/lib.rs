@@ -36,14 +36,12 @@
 #![warn(missing_docs)]
 
 use std::path::Path;
-use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
+use sled::transaction::{ConflictableTransactionError, Transactional};
 
-use engine::{AnyGame, OrderRejected, Seat, Setup, SetupError};
-use mail::OutMail;
+use engine::{AnyGame, Setup};
 use registry::{self, BoardSource};
 
 mod commit;
@@ -717,6 +715,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::Seat;
 
     fn item() -> OutboxItem {
         OutboxItem {

@@ -1,7 +1,9 @@
 //! The order log: one [`LogEntry`] per accepted order or act, with
 //! who made it and its hash chained to the one before.
 
-use super::*;
+use chrono::{DateTime, Utc};
+use engine::Seat;
+use serde::{Deserialize, Serialize};
 
 /// One accepted order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

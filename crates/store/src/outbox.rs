@@ -2,7 +2,11 @@
 //! part that several mails of one change share (a report's picture) kept
 //! once.
 
-use super::*;
+use chrono::{DateTime, Utc};
+use mail::OutMail;
+use serde::{Deserialize, Serialize};
+
+use crate::{Store, StoreError, pack, part_files};
 
 /// A mail waiting to be sent.
 ///

@@ -2,7 +2,10 @@
 //! receipt of a mail handled, its failed tries and quarantine, and the
 //! hourly counts of help replies and alerts.
 
-use super::*;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::{Store, StoreError, ser, tally_key, unreadable};
 
 /// The failed tries of one inbound mail, by its transport handle.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,7 +1,9 @@
 //! A game read again from its log: rebuilt, replayed to a point, and
 //! verified entry by entry against its snapshot.
 
-use super::*;
+use engine::AnyGame;
+
+use crate::{GameId, GameRecord, Head, LogEntry, Store, StoreError, corrupt, effective_orders};
 
 /// What `verify` found.
 #[derive(Clone, Debug, PartialEq, Eq)]

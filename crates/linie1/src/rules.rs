@@ -646,6 +646,16 @@ impl Linie1 {
         ((1u16 << self.required_stops(seat).len()) - 1) as u8
     }
 
+    /// The stops `trip` has made, as bits of `full_mask`'s: one for
+    /// each of `seat`'s required stops, in the order of their route card.
+    fn stopped_mask(&self, seat: Seat, trip: &Trip) -> u8 {
+        let stops = self.required_stops(seat);
+        trip.stopped.iter().fold(0u8, |m, b| {
+            let i = stops.iter().position(|x| x == b).unwrap_or(7);
+            m | (1 << i)
+        })
+    }
+
     fn has_sign(&self, place: Place) -> bool {
         matches!(place, Place::Square(s) if self.stop_signs.contains(&Some(s)))
     }
@@ -871,14 +881,7 @@ impl Linie1 {
         let (trip, mut tram) = self.tram_to_move(seat)?;
         let (max, limit) = self.move_limits();
         self.check_length(places.len(), max, limit)?;
-        let mut mask = trip.stopped.iter().fold(0u8, |m, b| {
-            let i = self
-                .required_stops(seat)
-                .iter()
-                .position(|x| x == b)
-                .unwrap_or(7);
-            m | (1 << i)
-        });
+        let mut mask = self.stopped_mask(seat, trip);
         let full = self.full_mask(seat);
         let mut finished = false;
         for (i, want) in places.iter().enumerate() {
@@ -1045,14 +1048,7 @@ impl Linie1 {
         if max == 0 {
             return Vec::new();
         }
-        let mask = trip.stopped.iter().fold(0u8, |m, b| {
-            let i = self
-                .required_stops(seat)
-                .iter()
-                .position(|x| x == b)
-                .unwrap_or(7);
-            m | (1 << i)
-        });
+        let mask = self.stopped_mask(seat, trip);
         let mut out = Vec::new();
         let mut path = Vec::new();
         self.dfs(seat, trip.to, tram, mask, max, limit, &mut path, &mut out);
@@ -1451,14 +1447,7 @@ impl Linie1 {
         // The trip ends on entering the far terminal with every stop made,
         // however many squares were asked for (rulings 6: no exact count).
         let full = self.full_mask(seat);
-        let mut mask = trip.stopped.iter().fold(0u8, |m, b| {
-            let i = self
-                .required_stops(seat)
-                .iter()
-                .position(|x| x == b)
-                .unwrap_or(7);
-            m | (1 << i)
-        });
+        let mut mask = self.stopped_mask(seat, trip);
         let mut out = Vec::new();
         for _ in 0..squares {
             let next = self.next_states(tram);

@@ -16,7 +16,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SNAP=.ci/advisory-db
-crates() { grep '^name = ' Cargo.lock | sed 's/name = "\(.*\)"/\1/' | sort -u; }
+# The crates that come from a registry: the workspace's own crates (no
+# `source` line in Cargo.lock) have no advisories to look up.
+crates() {
+    awk '/^\[\[package\]\]/ { name = "" }
+         /^name = / { gsub(/"/, "", $3); name = $3 }
+         /^source = "registry\+/ { print name }' Cargo.lock | sort -u
+}
 
 case "${1:-check}" in
 refresh)

@@ -435,7 +435,7 @@ fn rulings_06_shares_are_exchanged_two_for_one() {
     );
     assert_eq!(
         g.describe(&bela, Viewer::Player(BELA)),
-        "Béla returns 1 LSWR share and receives nothing: a single share is worth nothing."
+        "You return 1 LSWR share and receive nothing: a single share is worth nothing."
     );
     assert_eq!(
         [
@@ -2141,11 +2141,11 @@ fn rules_c2_the_veto_question_goes_to_the_other_shareholders() {
     // Whose move may be vetoed is said: the question, and the status.
     assert_eq!(
         g.describe(&asked, Viewer::Player(ANDI)),
-        "Andi, Béla may call a veto round on Cecil's move of GWR to F12."
+        "You and Béla may call a veto round on Cecil's move of GWR to F12."
     );
     assert_eq!(
         g.describe(&asked, Viewer::Player(CECIL)),
-        "Andi, Béla may call a veto round on your move of GWR to F12."
+        "Andi and Béla may call a veto round on your move of GWR to F12."
     );
     let status = g.render_status(Viewer::Player(BELA));
     assert!(

@@ -19,6 +19,7 @@ pub mod canvas;
 pub mod chatter;
 pub mod entry;
 pub mod grammar;
+pub mod person;
 pub mod picture;
 pub mod rng;
 pub mod viewer;
@@ -34,6 +35,7 @@ pub use entry::{
     BoardSource, GameEntry, GameOption, Options, SetupError, WaitWords, check_players, read_options,
 };
 pub use grammar::{OrderError, OrderForm};
+pub use person::Person;
 pub use viewer::Viewer;
 
 /// A seat at the table: 0 for the first player given at set-up, 1 for the next,

@@ -86,7 +86,7 @@ pub enum Event {
 
 /// `event` as a sentence for the reader of `view`.
 pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
-    let who = |s: &Seat| view.who(*s);
+    let who = |s: &Seat| view.who(*s).subject().to_string();
     match event {
         Event::Laid {
             player,
@@ -125,15 +125,17 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
         Event::Passed { player, .. } => {
             format!("{} could lay no second tile and passed.", who(player))
         }
-        Event::TurnSkipped { player } => format!("{}'s turn was skipped.", who(player)),
-        // Named, never "You", as Rocket's log says it: the log reads alike
-        // for everyone.
-        Event::TurnBegan { player, number } => format!(
-            "Turn {number}: {} to play.",
-            view.players
-                .get(player.index())
-                .map_or_else(|| player.to_string(), |p| p.name.clone())
-        ),
+        Event::TurnSkipped { player } => {
+            format!("{} turn was skipped.", view.who(*player).possessive())
+        }
+        Event::TurnBegan { player, number } => {
+            let p = view.who(*player);
+            if p.is_reader() {
+                format!("Turn {number}: your turn.")
+            } else {
+                format!("Turn {number}: {} to play.", p.subject())
+            }
+        }
         Event::TripStarted {
             player,
             line,
@@ -171,8 +173,8 @@ pub(super) fn describe(d: &Components, view: &View, event: &Event) -> String {
         // Stationmaster ruling 5: a tram may still reach its terminal and
         // yet have no way on through the stops it has still to make.
         Event::TramOff { player } => format!(
-            "{}'s tram cannot finish its trip from there (no way on reaches its terminal through the stops still to make): it is taken off and starts again from a terminal next turn.",
-            who(player)
+            "{} tram cannot finish its trip from there (no way on reaches its terminal through the stops still to make): it is taken off and starts again from a terminal next turn.",
+            view.who(*player).possessive()
         ),
         Event::Won { player, terminal } => format!(
             "{} reached terminal {} and won the game!",
@@ -219,16 +221,16 @@ fn drew(d: &Components, view: &View, player: Seat, tile: TileId, from: Option<Se
         // The paths as printed, as the player writes the tile.
         None => format!(
             "{} drew a {} ({}) from the supply.",
-            view.who(player),
+            view.who(player).subject(),
             tile_name(d, tile),
             d.tile(tile).paths
         ),
         Some(giver) => format!(
-            "{} took a {} ({}) from {}'s open hand.",
-            view.who(player),
+            "{} took a {} ({}) from {} open hand.",
+            view.who(player).subject(),
             tile_name(d, tile),
             d.tile(tile).paths,
-            view.who(giver)
+            view.who(giver).possessive_within()
         ),
     }
 }
@@ -249,7 +251,7 @@ fn moved(
     };
     let mut s = format!(
         "{} moved {distance} square{}: {}.",
-        view.who(player),
+        view.who(player).subject(),
         if distance == 1 { "" } else { "s" },
         places.iter().map(place).collect::<Vec<_>>().join(" ")
     );
@@ -269,4 +271,144 @@ fn moved(
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every kind of event, read by its actor, by another player, by a
+    //! spectator and by a moderator: second person where the reader is
+    //! meant, a name everywhere else (issue 38).
+    use super::*;
+    use crate::Linie1;
+    use engine::{Game, PlayerSetup, Setup, person::slips_for_every_reader};
+
+    const NAMES: [&str; 3] = ["anna", "ben", "cara"];
+
+    fn game() -> Linie1 {
+        let setup = Setup {
+            kind: "linie1".into(),
+            players: NAMES
+                .iter()
+                .map(|n| PlayerSetup {
+                    name: n.to_string(),
+                    email: format!("{n}@example.org"),
+                })
+                .collect(),
+            options: Vec::new(),
+            seed: 1,
+        };
+        Linie1::new(Components::embedded().unwrap(), &setup).unwrap()
+    }
+
+    /// One event of every kind: `kind` below numbers them, and its match
+    /// has no wildcard, so a new kind fails to compile until it is named
+    /// there, and then this test until an example of it is here.
+    fn every_kind() -> Vec<Event> {
+        let (a, b) = (Seat(0), Seat(1));
+        let square = Square::new(2, 3);
+        let paths = Paths::parse("NS").unwrap();
+        let (tile, building) = (TileId(0), BuildingId(0));
+        vec![
+            Event::Laid {
+                player: a,
+                square,
+                tile,
+                paths,
+            },
+            Event::StopSign { building, square },
+            Event::Exchanged {
+                player: a,
+                square,
+                old_tile: tile,
+                old_paths: paths,
+                tile: TileId(1),
+                paths,
+            },
+            Event::Drew {
+                player: a,
+                tile,
+                from: None,
+            },
+            Event::Drew {
+                player: a,
+                tile,
+                from: Some(b),
+            },
+            Event::Drew {
+                player: b,
+                tile,
+                from: Some(a),
+            },
+            Event::Passed { player: a, laid: 0 },
+            Event::Passed { player: a, laid: 1 },
+            Event::TurnSkipped { player: a },
+            Event::TurnBegan {
+                player: a,
+                number: 3,
+            },
+            Event::TripStarted {
+                player: a,
+                line: LineId(0),
+                route: RouteCardId(0),
+                stops: vec![building, BuildingId(1)],
+                terminal: TerminalId(0),
+            },
+            Event::Rolled {
+                player: a,
+                value: 3,
+                repeated: false,
+            },
+            Event::Rolled {
+                player: a,
+                value: 3,
+                repeated: true,
+            },
+            Event::Moved {
+                player: a,
+                places: vec![Place::Terminal(TerminalId(0)), Place::Square(square)],
+                distance: 1,
+                counted: vec![building],
+            },
+            Event::TramOff { player: a },
+            Event::Won {
+                player: a,
+                terminal: TerminalId(1),
+            },
+            Event::Blocked,
+        ]
+    }
+
+    fn kind(e: &Event) -> usize {
+        match e {
+            Event::Laid { .. } => 0,
+            Event::StopSign { .. } => 1,
+            Event::Exchanged { .. } => 2,
+            Event::Drew { .. } => 3,
+            Event::Passed { .. } => 4,
+            Event::TurnSkipped { .. } => 5,
+            Event::TurnBegan { .. } => 6,
+            Event::TripStarted { .. } => 7,
+            Event::Rolled { .. } => 8,
+            Event::Moved { .. } => 9,
+            Event::TramOff { .. } => 10,
+            Event::Won { .. } => 11,
+            Event::Blocked => 12,
+        }
+    }
+
+    #[test]
+    fn every_event_reads_right_to_every_reader() {
+        let g = game();
+        let events = every_kind();
+        let mut seen: Vec<usize> = events.iter().map(kind).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(
+            seen,
+            (0..13).collect::<Vec<_>>(),
+            "an event kind has no example"
+        );
+        let wrong = slips_for_every_reader(&events, &NAMES, |e, v| g.describe(e, v));
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
 }

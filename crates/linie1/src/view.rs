@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DieRule, Linie1, Phase, Place};
-use engine::Seat;
+use engine::{Person, Seat};
 
 /// A game as one reader may see it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,14 +136,14 @@ pub struct ResultView {
 }
 
 impl View {
-    /// A player's name for this reader: "you" for themselves.
-    pub fn who(&self, s: Seat) -> String {
-        if self.viewer_seat == Some(s.0) {
-            return "You".to_string();
-        }
-        self.players
+    /// A player as this reader reads them: in the second person for
+    /// themselves, by name for anyone else (issue 38).
+    pub fn who(&self, s: Seat) -> Person {
+        let name = self
+            .players
             .get(s.index())
-            .map_or_else(|| s.to_string(), |p| p.name.clone())
+            .map_or_else(|| s.to_string(), |p| p.name.clone());
+        Person::new(name, self.viewer_seat == Some(s.0))
     }
 }
 

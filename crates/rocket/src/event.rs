@@ -7,7 +7,7 @@ use super::board::{Board, Good, LineId, PlaceId};
 use super::hex::Hex;
 use super::scoring::Money;
 use super::view::View;
-use engine::Seat;
+use engine::{Person, Seat};
 
 /// Why someone was paid.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -241,18 +241,27 @@ fn plural(n: u8, one: &str, many: &str) -> String {
 /// worth telling. Names and amounts of money come from the view, the
 /// names of lines and places from the board.
 pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
-    let who = |s: &Seat| view.name(*s);
+    let who = |s: &Seat| view.who(*s);
     let line = |l: &LineId| b.line(*l).id.clone();
     let place = |p: &PlaceId| b.place(*p).name.clone();
     match event {
         Event::TokenTaken { player, city, good } => {
-            format!("{} takes a {good} token from {}.", who(player), place(city))
+            let p = who(player);
+            format!(
+                "{} a {good} token from {}.",
+                p.does("take", "takes"),
+                place(city)
+            )
         }
         Event::StationPlaced { player, hex } => {
-            format!("{} places a station on {hex}.", who(player))
+            format!(
+                "{} a station on {hex}.",
+                who(player).does("place", "places")
+            )
         }
         Event::StationMoved { player, from, to } => {
-            format!("{} moves a station from {from} to {to}.", who(player))
+            let p = who(player);
+            format!("{} a station from {from} to {to}.", p.does("move", "moves"))
         }
         Event::LocomotiveMoved {
             player,
@@ -260,10 +269,16 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             from,
             to,
         } => {
-            format!("{} moves {} from {from} to {to}.", who(player), line(l))
+            let p = who(player);
+            format!(
+                "{} {} from {from} to {to}.",
+                p.does("move", "moves"),
+                line(l)
+            )
         }
         Event::ShareTaken { player, line: l } => {
-            format!("{} takes {} share.", who(player), a_or_an(&line(l)))
+            let p = who(player);
+            format!("{} {} share.", p.does("take", "takes"), a_or_an(&line(l)))
         }
         Event::NoShareLeft { player, line: l } => no_share_left(&who(player), &line(l)),
         Event::VetoAsked {
@@ -272,9 +287,10 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             players,
             mover,
         } => veto_asked(view, &line(l), *hex, players, *mover),
-        Event::VetoDeclined { player } => format!("{}: no veto.", who(player)),
+        Event::VetoDeclined { player } => veto_declined(&who(player)),
         Event::VetoCalled { player, line: l } => {
-            format!("{} calls a veto round on {}.", who(player), line(l))
+            let p = who(player);
+            format!("{} a veto round on {}.", p.does("call", "calls"), line(l))
         }
         Event::CannotBid {
             player,
@@ -283,16 +299,20 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             supplementary,
             needed,
         } => cannot_bid(view, *player, &line(l), (*held, *supplementary), *needed),
-        Event::CannotBid { player, .. } => format!(
-            "{} cannot bid (not enough real shares) and passes.",
-            who(player)
-        ),
+        Event::CannotBid { player, .. } => {
+            let p = who(player);
+            format!(
+                "{} cannot bid (not enough real shares) and {}.",
+                p.subject(),
+                p.verb("pass", "passes")
+            )
+        }
         Event::BidMade {
             player,
             shares,
             hex,
         } => bid_made(&who(player), *shares, *hex),
-        Event::BidPassed { player } => format!("{} passes.", who(player)),
+        Event::BidPassed { player } => format!("{}.", who(player).does("pass", "passes")),
         Event::VetoWon {
             player,
             line: l,
@@ -335,71 +355,114 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             shares_exchanged(&who(player), *returned, d.as_deref(), &s, received)
         }
         Event::Isolated { line: l, discarded } => isolated(&line(l), *discarded),
-        Event::TurnBegan { player, number } => format!("Turn {number}: {} to play.", who(player)),
-        Event::TurnSkipped { player } => {
-            format!("{} has no legal action and is skipped.", who(player))
-        }
+        Event::TurnBegan { player, number } => turn_began(&who(player), *number),
+        Event::TurnSkipped { player } => turn_skipped(&who(player)),
         Event::TurnLost { player } => {
-            format!("{} loses the rest of the turn.", who(player))
+            format!(
+                "{} the rest of the turn.",
+                who(player).does("lose", "loses")
+            )
         }
         Event::GameEnded { reason } => format!("The game ends: {reason}."),
         Event::TokensDiscarded { player, count } => tokens_discarded(&who(player), *count),
-        Event::Winner { players } => winners(&players.iter().map(&who).collect::<Vec<_>>()),
+        Event::Winner { players } => winners(&players.iter().map(who).collect::<Vec<_>>()),
     }
 }
 
-/// No share of `line` left on the board for `name`, who moved it.
-fn no_share_left(name: &str, line: &str) -> String {
-    format!("{name} gets no share: none of {line} is left on the board.")
+/// `p` answered the veto question `no veto`.
+fn veto_declined(p: &Person) -> String {
+    if p.is_reader() {
+        "You answer no veto.".to_string()
+    } else {
+        format!("{}: no veto.", p.subject())
+    }
+}
+
+/// Turn `number` began, `p`'s.
+fn turn_began(p: &Person, number: u32) -> String {
+    if p.is_reader() {
+        format!("Turn {number}: your turn.")
+    } else {
+        format!("Turn {number}: {} to play.", p.subject())
+    }
+}
+
+/// `p` had no legal action.
+fn turn_skipped(p: &Person) -> String {
+    format!(
+        "{} no legal action and {} skipped.",
+        p.does("have", "has"),
+        p.verb("are", "is")
+    )
+}
+
+/// No share of `line` left on the board for `p`, who moved it.
+fn no_share_left(p: &Person, line: &str) -> String {
+    format!(
+        "{} no share: none of {line} is left on the board.",
+        p.does("get", "gets")
+    )
 }
 
 /// A bid in the veto round.
-fn bid_made(name: &str, shares: u8, hex: Hex) -> String {
+fn bid_made(p: &Person, shares: u8, hex: Hex) -> String {
     format!(
-        "{name} bids {} for {hex}.",
+        "{} {} for {hex}.",
+        p.does("bid", "bids"),
         plural(shares, "share", "shares")
     )
 }
 
-/// A passenger token taken by `name` from `owner`'s station on `hex`.
-fn passenger_taken(name: &str, hex: Hex, owner: &str) -> String {
-    format!("{name} takes a passenger token ({owner}'s station on {hex}).")
+/// A passenger token taken by `p` from `owner`'s station on `hex`.
+fn passenger_taken(p: &Person, hex: Hex, owner: &Person) -> String {
+    format!(
+        "{} a passenger token ({} station on {hex}).",
+        p.does("take", "takes"),
+        owner.possessive_within()
+    )
 }
 
 /// Goods tokens of cities connected to no line, discarded at the end.
-fn tokens_discarded(name: &str, count: u8) -> String {
+fn tokens_discarded(p: &Person, count: u8) -> String {
     format!(
-        "{name} discards {} of cities connected to no line.",
+        "{} {} of cities connected to no line.",
+        p.does("discard", "discards"),
         plural(count, "goods token", "goods tokens")
     )
 }
 
 /// The winner, or those who share the win.
-fn winners(names: &[String]) -> String {
-    match names {
-        [one] => format!("{one} wins."),
-        _ => format!("{} share the win.", names.join(" and ")),
+fn winners(players: &[Person]) -> String {
+    match players {
+        [one] => format!("{}.", one.does("win", "wins")),
+        _ => format!("{} share the win.", people(players)),
+    }
+}
+
+/// Several players as the subject of a sentence: "You and ben", "ben,
+/// cara".
+fn people(players: &[Person]) -> String {
+    let names = players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| if i == 0 { p.subject() } else { p.object() })
+        .collect::<Vec<_>>();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
     }
 }
 
 /// The veto question put to `players` on the move of `line` to `hex` by
 /// `mover` (unknown in older logs).
 fn veto_asked(view: &View, line: &str, hex: Hex, players: &[Seat], mover: Option<Seat>) -> String {
-    let names: Vec<String> = players.iter().map(|s| view.name(*s)).collect();
+    let names = people(&players.iter().map(|s| view.who(*s)).collect::<Vec<_>>());
     match mover {
         Some(m) => format!(
-            "{} may call a veto round on {} move of {line} to {hex}.",
-            names.join(", "),
-            if view.seat() == Some(m) {
-                "your".to_string()
-            } else {
-                format!("{}'s", view.name(m))
-            },
+            "{names} may call a veto round on {} move of {line} to {hex}.",
+            view.who(m).possessive_within(),
         ),
-        None => format!(
-            "{} may call a veto round on {line}'s move to {hex}.",
-            names.join(", "),
-        ),
+        None => format!("{names} may call a veto round on {line}'s move to {hex}."),
     }
 }
 
@@ -413,31 +476,19 @@ fn cannot_bid(
     (real, supplementary): (u8, u8),
     needed: u8,
 ) -> String {
-    let you = view.seat() == Some(player);
-    let (name, holds) = if you {
-        ("You".to_string(), "hold")
-    } else {
-        (view.name(player), "holds")
-    };
+    let p = view.who(player);
+    let (name, holds, is) = (p.subject(), p.verb("hold", "holds"), p.verb("are", "is"));
     match (real, supplementary) {
-        (0, 0) => format!(
-            "{name} {holds} no {line} share, so cannot bid, and {} passed over.",
-            if you { "are" } else { "is" }
-        ),
+        (0, 0) => format!("{name} {holds} no {line} share, so cannot bid, and {is} passed over."),
         (0, _) => format!(
             "{name} {holds} only supplementary {line} shares, which cannot be bid, \
-             and {} passed over.",
-            if you { "are" } else { "is" }
+             and {is} passed over."
         ),
         (n, s) => format!(
             "{name} cannot bid: a bid must now be at least {}, and {} {holds} only {}{}; \
              passed over.",
             plural(needed, "share", "shares"),
-            if you {
-                "you".to_string()
-            } else {
-                view.name(player)
-            },
+            p.object(),
             plural(
                 n,
                 &format!("real {line} share"),
@@ -452,12 +503,14 @@ fn cannot_bid(
     }
 }
 
-/// The veto round won by `name` with `shares`, paid back to the board or
+/// The veto round won by `p` with `shares`, paid back to the board or
 /// `discarded` where the line is isolated.
-fn veto_won(name: &str, line: &str, shares: u8, hex: Hex, discarded: bool) -> String {
+fn veto_won(p: &Person, line: &str, shares: u8, hex: Hex, discarded: bool) -> String {
     format!(
-        "{name} wins the veto round with {} and puts {line} on {hex}; the shares are {}.",
+        "{} the veto round with {} and {} {line} on {hex}; the shares are {}.",
+        p.does("win", "wins"),
         plural(shares, "share", "shares"),
+        p.verb("put", "puts"),
         if discarded {
             "discarded (the line is isolated)"
         } else {
@@ -480,30 +533,24 @@ fn track_laid(line: &str, hex: Hex) -> String {
 /// A payment: its amount only to the payee, or to everyone where money is
 /// open (rulings 13).
 fn paid(view: &View, player: Seat, amount: Money, cause: &str) -> String {
-    if view.seat() == Some(player) {
-        format!("You receive {amount} for {cause}.")
-    } else if view.money(player).is_some() {
-        format!("{} receives {amount} for {cause}.", view.name(player))
+    let p = view.who(player);
+    if view.money(player).is_some() {
+        format!("{} {amount} for {cause}.", p.does("receive", "receives"))
     } else {
-        format!("{} is paid for {cause}.", view.name(player))
+        format!("{} paid for {cause}.", p.does("are", "is"))
     }
 }
 
 /// A placing whose part of the payment rounded down to nothing (rulings
 /// 1).
 fn paid_nothing(view: &View, player: Seat, cause: &str) -> String {
-    if view.seat() == Some(player) {
-        format!(
-            "You receive nothing for {cause}: your part of the payment is under £1,000, \
-             and payments are whole £1,000 notes."
-        )
-    } else {
-        format!(
-            "{} receives nothing for {cause}: their part of the payment is under £1,000, \
-             and payments are whole £1,000 notes.",
-            view.name(player)
-        )
-    }
+    let p = view.who(player);
+    format!(
+        "{} nothing for {cause}: {} part of the payment is under £1,000, \
+         and payments are whole £1,000 notes.",
+        p.does("receive", "receives"),
+        p.verb("your", "their")
+    )
 }
 
 /// The line `d` merged into `s` at `hex`, with its shares left on the
@@ -530,14 +577,14 @@ fn merged(d: &str, s: &str, hex: Hex, board_shares: Option<u8>) -> String {
 /// exchanged 2 for 1: `returned` of them for `received` shares of the
 /// survivor `s`, real and supplementary (rulings 6).
 fn shares_exchanged(
-    name: &str,
+    p: &Person,
     returned: u8,
     d: Option<&str>,
     s: &str,
     received: (u8, u8),
 ) -> String {
     let Some(d) = d else {
-        return older_shares_exchanged(name, returned, s, received);
+        return older_shares_exchanged(p, returned, s, received);
     };
     let (real, supplementary) = received;
     let gave = plural(returned, &format!("{d} share"), &format!("{d} shares"));
@@ -572,11 +619,12 @@ fn shares_exchanged(
         got.join(" and ")
     };
     let sep = if got == "nothing" { ": " } else { "; " };
+    let (returns, receives) = (p.does("return", "returns"), p.verb("receive", "receives"));
     if why.is_empty() {
-        format!("{name} returns {gave} and receives {got}.")
+        format!("{returns} {gave} and {receives} {got}.")
     } else {
         format!(
-            "{name} returns {gave} and receives {got}{sep}{}.",
+            "{returns} {gave} and {receives} {got}{sep}{}.",
             why.join("; ")
         )
     }
@@ -585,7 +633,7 @@ fn shares_exchanged(
 /// [`shares_exchanged`] as logs written before the dissolved line was
 /// kept tell it.
 fn older_shares_exchanged(
-    name: &str,
+    p: &Person,
     returned: u8,
     s: &str,
     (real, supplementary): (u8, u8),
@@ -598,8 +646,10 @@ fn older_shares_exchanged(
         ));
     }
     format!(
-        "{name} returns {} and receives {got}.",
-        plural(returned, "share", "shares")
+        "{} {} and {} {got}.",
+        p.does("return", "returns"),
+        plural(returned, "share", "shares"),
+        p.verb("receive", "receives")
     )
 }
 
@@ -616,4 +666,231 @@ fn isolated(line: &str, discarded: u8) -> String {
             ),
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every kind of event, read by its actor, by another player, by a
+    //! spectator and by a moderator: second person where the reader is
+    //! meant, a name everywhere else (issue 38).
+    use super::*;
+    use crate::Rocket;
+    use engine::{Game, PlayerSetup, Setup, person::slips_for_every_reader};
+
+    const NAMES: [&str; 3] = ["anna", "ben", "cara"];
+
+    fn game() -> Rocket {
+        let setup = Setup {
+            kind: "rocket".into(),
+            players: NAMES
+                .iter()
+                .map(|n| PlayerSetup {
+                    name: n.to_string(),
+                    email: format!("{n}@example.org"),
+                })
+                .collect(),
+            options: Vec::new(),
+            seed: 1,
+        };
+        Rocket::new(Board::embedded().unwrap(), &setup).unwrap()
+    }
+
+    /// One event of every kind: `kind` below numbers them, and its match
+    /// has no wildcard, so a new kind fails to compile until it is named
+    /// there, and then this test until an example of it is here.
+    fn every_kind() -> Vec<Event> {
+        let (a, b) = (Seat(0), Seat(1));
+        let hex = Hex::parse("C5").unwrap();
+        let to = Hex::parse("D5").unwrap();
+        let (l, m) = (LineId(0), LineId(1));
+        let city = PlaceId(0);
+        let cause = PaymentCause::City { city, line: l };
+        vec![
+            Event::TokenTaken {
+                player: a,
+                city,
+                good: Good::ALL[0],
+            },
+            Event::StationPlaced { player: a, hex },
+            Event::StationMoved {
+                player: a,
+                from: hex,
+                to,
+            },
+            Event::LocomotiveMoved {
+                player: a,
+                line: l,
+                from: hex,
+                to,
+            },
+            Event::ShareTaken { player: a, line: l },
+            Event::NoShareLeft { player: a, line: l },
+            Event::VetoAsked {
+                line: l,
+                hex,
+                players: vec![a, b],
+                mover: Some(Seat(2)),
+            },
+            Event::VetoDeclined { player: a },
+            Event::VetoCalled { player: a, line: l },
+            Event::CannotBid {
+                player: a,
+                line: Some(l),
+                held: 0,
+                supplementary: 0,
+                needed: 1,
+            },
+            Event::CannotBid {
+                player: a,
+                line: Some(l),
+                held: 0,
+                supplementary: 1,
+                needed: 1,
+            },
+            Event::CannotBid {
+                player: a,
+                line: Some(l),
+                held: 1,
+                supplementary: 1,
+                needed: 2,
+            },
+            Event::CannotBid {
+                player: a,
+                line: None,
+                held: 0,
+                supplementary: 0,
+                needed: 0,
+            },
+            Event::BidMade {
+                player: a,
+                shares: 2,
+                hex,
+            },
+            Event::BidPassed { player: a },
+            Event::VetoWon {
+                player: a,
+                line: l,
+                shares: 2,
+                hex,
+                discarded: false,
+            },
+            Event::PassengerTaken {
+                player: a,
+                hex,
+                station_of: b,
+            },
+            Event::PassengerTaken {
+                player: b,
+                hex,
+                station_of: a,
+            },
+            Event::TrackLaid { line: l, hex },
+            Event::Connected {
+                line: l,
+                place: city,
+            },
+            Event::Paid {
+                player: a,
+                amount: Money::thousands(3),
+                cause: cause.clone(),
+            },
+            Event::PaidNothing {
+                player: a,
+                cause: cause.clone(),
+            },
+            Event::NobodyPaid { cause },
+            Event::Merged {
+                dissolved: m,
+                survivor: l,
+                hex,
+                board_shares: Some(1),
+            },
+            Event::SharesExchanged {
+                player: a,
+                returned: 3,
+                dissolved: Some(m),
+                line: l,
+                received: 1,
+                received_supplementary: 0,
+            },
+            Event::SharesExchanged {
+                player: a,
+                returned: 2,
+                dissolved: None,
+                line: l,
+                received: 1,
+                received_supplementary: 1,
+            },
+            Event::Isolated {
+                line: l,
+                discarded: 1,
+            },
+            Event::TurnBegan {
+                player: a,
+                number: 3,
+            },
+            Event::TurnSkipped { player: a },
+            Event::TurnLost { player: a },
+            Event::GameEnded {
+                reason: "the last track tile is laid".into(),
+            },
+            Event::TokensDiscarded {
+                player: a,
+                count: 2,
+            },
+            Event::Winner { players: vec![a] },
+            Event::Winner {
+                players: vec![b, a],
+            },
+        ]
+    }
+
+    fn kind(e: &Event) -> usize {
+        match e {
+            Event::TokenTaken { .. } => 0,
+            Event::StationPlaced { .. } => 1,
+            Event::StationMoved { .. } => 2,
+            Event::LocomotiveMoved { .. } => 3,
+            Event::ShareTaken { .. } => 4,
+            Event::NoShareLeft { .. } => 5,
+            Event::VetoAsked { .. } => 6,
+            Event::VetoDeclined { .. } => 7,
+            Event::VetoCalled { .. } => 8,
+            Event::CannotBid { .. } => 9,
+            Event::BidMade { .. } => 10,
+            Event::BidPassed { .. } => 11,
+            Event::VetoWon { .. } => 12,
+            Event::PassengerTaken { .. } => 13,
+            Event::TrackLaid { .. } => 14,
+            Event::Connected { .. } => 15,
+            Event::Paid { .. } => 16,
+            Event::PaidNothing { .. } => 17,
+            Event::NobodyPaid { .. } => 18,
+            Event::Merged { .. } => 19,
+            Event::SharesExchanged { .. } => 20,
+            Event::Isolated { .. } => 21,
+            Event::TurnBegan { .. } => 22,
+            Event::TurnSkipped { .. } => 23,
+            Event::TurnLost { .. } => 24,
+            Event::GameEnded { .. } => 25,
+            Event::TokensDiscarded { .. } => 26,
+            Event::Winner { .. } => 27,
+        }
+    }
+
+    #[test]
+    fn every_event_reads_right_to_every_reader() {
+        let g = game();
+        let events = every_kind();
+        let mut seen: Vec<usize> = events.iter().map(kind).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(
+            seen,
+            (0..28).collect::<Vec<_>>(),
+            "an event kind has no example"
+        );
+        let wrong = slips_for_every_reader(&events, &NAMES, |e, v| g.describe(e, v));
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::board::{Good, PlaceKind, Terrain};
 use super::scoring::Money;
 use super::{LineStatus, Phase, Rocket};
-use engine::Seat;
+use engine::{Person, Seat};
 
 /// A Rocket game as one reader (a player, or a spectator) may see it.
 #[derive(Clone, Debug, Serialize)]
@@ -183,6 +183,12 @@ impl View {
         self.players
             .get(seat.index())
             .map_or_else(|| seat.to_string(), |p| p.public.name.clone())
+    }
+
+    /// `seat` as this reader reads them: in the second person for
+    /// themselves, by name for anyone else (issue 38).
+    pub fn who(&self, seat: Seat) -> Person {
+        Person::new(self.name(seat), self.seat == Some(seat))
     }
 }
 

@@ -489,15 +489,18 @@ pub fn event_lines_and_status(
     viewer: Viewer,
     status: bool,
 ) -> Result<(Vec<String>, Option<String>), SetupError> {
-    // Table talk went out in mails of its own when it was sent.
+    // Table talk went out in mails of its own when it was sent, and a
+    // reminder to the player it reminded.
     let shown = entries
         .iter()
-        .filter(|e| !matches!(e.kind, crate::store::EntryKind::Message { .. }));
+        .filter(|e| !matches!(e.kind, crate::store::EntryKind::Message { .. }) && !e.is_reminder());
     let (read, status) = sentences(game, shown, viewer, status)?;
     let mut out = Vec::new();
+    let mut prev = None;
     for (e, sentences) in read {
-        out.push(entry_text(e));
+        out.push(entry_text_after(e, prev));
         out.extend(sentences.into_iter().map(|s| format!("   {s}")));
+        prev = Some(e);
     }
     Ok((out, status))
 }
@@ -564,6 +567,20 @@ pub fn entry_text(e: &LogEntry) -> String {
     }
 }
 
+/// [`entry_text`] of `e` read after `prev`: the orders a policy gave for
+/// one player in one go (two actions under `default`) say why once, on
+/// the first of them, not after every order (issue 38).
+pub fn entry_text_after(e: &LogEntry, prev: Option<&LogEntry>) -> String {
+    let same_why = prev.is_some_and(|p| {
+        p.seat == e.seat && p.why == e.why && p.kind == e.kind && p.source == e.source
+    });
+    let order = e.kind == crate::store::EntryKind::Order && e.order != crate::engine::SKIP_ORDER;
+    if same_why && e.why.is_some() && order {
+        return format!("{}: {}", e.player, e.order);
+    }
+    entry_text(e)
+}
+
 /// `text` without the relative times that entries written before they
 /// were kept out of the log carry (`… 01:00 UTC (60 minutes ago))`): true
 /// only at the moment it was written.
@@ -606,13 +623,15 @@ pub fn history_lines(
         false,
     )?;
     let mut out = Vec::new();
+    let mut prev = None;
     for (e, sentences) in read {
         out.push(format!(
             "#{} {} {}",
             e.seq,
             e.at.format("%Y-%m-%d %H:%M"),
-            entry_text(e)
+            entry_text_after(e, prev)
         ));
+        prev = Some(e);
         out.extend(sentences.into_iter().map(|s| format!("    {s}")));
     }
     if out.is_empty() {

@@ -428,7 +428,11 @@ impl<'a, 'c> Look<'a, 'c> {
                 seat,
                 // Kept in the log, read later: the time alone, not "in 22
                 // hours" (the reminder mail itself says how long is left).
-                format!("reminder sent: deadline {}", self.settings.when(due)),
+                format!(
+                    "{}: deadline {}",
+                    crate::store::REMINDER_SENT,
+                    self.settings.when(due)
+                ),
             ));
             if self.batch.applied.is_empty() {
                 let note = format!(

@@ -296,6 +296,29 @@ fn a_game_whose_player_never_answers_ends_under_the_default_policy() {
             ))),
         "each default order says why"
     );
+    // A report says it once for the orders given in one go, not after
+    // every order (issue 38).
+    let policy = "`default` policy";
+    for (_, _, text) in g.mails_to("alice") {
+        let entries: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with("   ") && !l.trim().is_empty())
+            .collect();
+        for pair in entries.windows(2) {
+            assert!(
+                !(pair[0].contains(policy) && pair[1].contains(policy)),
+                "said twice in a row:\n{}\n{}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+    assert!(
+        g.mails_to("alice").iter().any(|(_, _, t)| t
+            .lines()
+            .any(|l| l.trim().starts_with("cecil: token ") && !l.contains("("))),
+        "the second default order of a turn reads bare"
+    );
 }
 
 #[test]
@@ -487,6 +510,22 @@ fn reminders_go_only_to_players_who_owe_input_and_deadlines_show_in_reports() {
     g.now += Duration::hours(1);
     let r = g.cycle();
     assert_eq!(r.scheduled, 0, "nothing due: no game looked at");
+    // bob acts: the reports of his order are not news of his reminders,
+    // which the log keeps (issue 38: everyone read them, twice).
+    let sent = g.mails.len();
+    let mut rng = SplitMix64::new(3);
+    g.play(Seat(1), &mut rng);
+    g.cycle();
+    let reports = &g.mails[sent..];
+    assert!(!reports.is_empty());
+    for (to, _, text) in reports {
+        assert!(!text.contains("reminder sent"), "{to} reads:\n{text}");
+    }
+    assert_eq!(
+        g.log().iter().filter(|e| e.is_reminder()).count(),
+        2,
+        "the log keeps both"
+    );
 }
 
 /// The daemon was down while both reminders of a deadline came (12h and

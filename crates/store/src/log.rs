@@ -41,6 +41,10 @@ pub struct LogEntry {
     pub hash: String,
 }
 
+/// How the clock's log entry for a reminder begins:
+/// `reminder sent: deadline Wed 25 Nov 2026 09:00 UTC`.
+pub const REMINDER_SENT: &str = "reminder sent";
+
 /// What a log entry records.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
@@ -92,6 +96,15 @@ impl LogEntry {
             prev: String::new(),
             hash: String::new(),
         }
+    }
+
+    /// True for the clock's note that `seat` was reminded of a deadline
+    /// ([`REMINDER_SENT`]): kept in the log, but news to nobody in a
+    /// report (the player got the reminder itself; issue 38).
+    pub fn is_reminder(&self) -> bool {
+        self.kind == EntryKind::Act
+            && self.source == Some(engine::Actor::Deadline)
+            && self.order.starts_with(REMINDER_SENT)
     }
 
     /// True if `viewer` may see this entry: a private message only to its

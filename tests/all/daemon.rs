@@ -1080,11 +1080,12 @@ fn a_standing_bid_lapses_when_no_round_is_called_and_the_player_is_told() {
     let mails = w.send("bob", "no veto");
     let cecil = to(&mails, "cecil")[0];
     assert!(
-        cecil.text.contains(
-            "Your standing answer `bid 1 c5` was dropped: `bid` is for a veto round, and none is under way (rules, C2)."
-        ) && cecil
+        cecil
             .text
-            .contains("Your waiting orders were applied: station F8."),
+            .contains("Your `bid 1 C5` was not needed: no veto round is under way.")
+            && cecil
+                .text
+                .contains("Your waiting orders were applied: station F8."),
         "{}",
         cecil.text
     );
@@ -1094,6 +1095,55 @@ fn a_standing_bid_lapses_when_no_round_is_called_and_the_player_is_told() {
         to(&mails, "bob")[0].text
     );
     assert!(w.daemon.store().meta(&w.id).unwrap().queued[2].is_empty());
+}
+
+/// Issue 38, point 2: the only shareholder asked answers `no veto` and,
+/// in the same mail, `pass` for a round that might have come. The
+/// `no veto` settles the question, so no round comes: the `pass` lapses,
+/// and the player is told so as news, not as a refusal; the mail is not
+/// refused, and the game does not wait for them.
+#[test]
+fn a_lapsed_answer_is_dropped_and_the_rest_of_the_mail_applies() {
+    let mut w = World::new();
+    cecil_moves_ly(&mut w);
+    let before = w.log_len();
+    let mails = w.send("bob", "no veto\npass");
+    let bob = crate::common::flat(&to(&mails, "bob")[0].text);
+    assert!(
+        bob.contains("Your `pass` was not needed: no veto round is under way."),
+        "{bob}"
+    );
+    assert!(
+        !bob.contains("Nothing was applied") && !bob.contains("refused"),
+        "{bob}"
+    );
+    assert_eq!(w.log_len(), before + 1, "`no veto` applied");
+    let v = w.json();
+    assert_eq!(v["phase"], "actions");
+    let awaited: Vec<&serde_json::Value> = v["awaiting"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["player"])
+        .collect();
+    assert!(
+        !awaited.iter().any(|p| *p == "bob"),
+        "the game waits for bob no more: {awaited:?}"
+    );
+    // Only bob hears of it: the others read the move settled.
+    for other in ["alice", "cecil"] {
+        for m in to(&mails, other) {
+            assert!(!m.text.contains("not needed"), "{}", m.text);
+        }
+    }
+    // An answer sent when no move is waiting for a veto lapses the same way.
+    let mails = w.send("alice", "no veto");
+    let alice = crate::common::flat(&to(&mails, "alice")[0].text);
+    assert!(
+        alice.contains("Your `no veto` was not needed: no veto question is under way."),
+        "{alice}"
+    );
+    assert!(!alice.contains("Nothing was applied"), "{alice}");
 }
 
 #[test]

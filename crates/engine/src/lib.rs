@@ -262,6 +262,20 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// is awaited for is normally `Now`.
     fn timing(&self, seat: Seat, order: &Self::Order) -> Timing;
 
+    /// When `order` of `seat` is an answer sent ahead for an interruption
+    /// that is not, or no longer, under way (Rocket: `no veto` with no veto
+    /// question open, a bid or pass with no veto round under way), the
+    /// sentence that tells the player so, as information and not as a
+    /// refusal (`Your \`pass\` was not needed: no veto round is under
+    /// way.`). Such an answer lapses: it is dropped with this sentence, and
+    /// the rest of the mail applies (docs/players.md, "Playing by mail").
+    /// None for every other order, which [`Game::timing`] and
+    /// [`Game::apply`] judge.
+    fn lapsed(&self, seat: Seat, order: &Self::Order) -> Option<String> {
+        let _ = (seat, order);
+        None
+    }
+
     /// Still going, or finished with placings.
     fn status(&self) -> Status;
 
@@ -418,6 +432,9 @@ pub trait AnyGame: Send + Sync {
     /// Parses one order line of `seat` and says when it could apply; see
     /// [`Game::timing`].
     fn timing_line(&self, seat: Seat, line: &str) -> Result<Timing, OrderRejected>;
+    /// See [`Game::lapsed`]: the sentence for a line of `seat` that lapses,
+    /// or None (also for a line that cannot be read).
+    fn lapsed_line(&self, seat: Seat, line: &str) -> Option<String>;
     /// See [`Game::turn_number`].
     fn turn_number(&self) -> u32;
     /// Still going, or finished.
@@ -536,6 +553,11 @@ impl<G: Game> AnyGame for G {
     fn timing_line(&self, seat: Seat, line: &str) -> Result<Timing, OrderRejected> {
         let order = self.parse_order(seat, line)?;
         Ok(self.timing(seat, &order))
+    }
+
+    fn lapsed_line(&self, seat: Seat, line: &str) -> Option<String> {
+        let order = self.parse_order(seat, line).ok()?;
+        self.lapsed(seat, &order)
     }
 
     fn turn_number(&self) -> u32 {

@@ -548,6 +548,10 @@ impl Game for Rocket {
         self.timing_of(seat, order)
     }
 
+    fn lapsed(&self, _seat: Seat, order: &Order) -> Option<String> {
+        self.lapse_of(order)
+    }
+
     fn status(&self) -> Status {
         match &self.result {
             Some(r) => Status::Finished(r.placings.clone()),

@@ -2085,3 +2085,33 @@ fn issue_11_the_game_over_mail_asks_for_nothing_and_reaches_the_moderators() {
         .message_id;
     assert_eq!(moderator.references, vec![mod_root.clone()]);
 }
+
+/// Issue 38, point 3, for the orders that wait behind a veto question: the
+/// mover's next action is logged under the mover's own mail, whether
+/// another player's mail or the clock (a missed deadline) brings its
+/// moment, and never under the one that released it.
+#[test]
+fn a_waiting_order_is_logged_under_its_own_mail_whatever_releases_it() {
+    use stationmaster::engine::Actor;
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    w.send("cecil", "extend ly c5\nstation f8");
+    let cecils_mail = Actor::Mail(format!("t{}@example.org", w.n));
+    w.send("bob", "no veto");
+    let log = w.daemon.store().log(&w.id).unwrap();
+    let station = log.iter().find(|e| e.order == "station F8").unwrap();
+    assert_eq!(station.source.as_ref(), Some(&cecils_mail), "{log:#?}");
+
+    // The same, released by the clock: bob misses his veto question.
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    w.send("cecil", "extend ly c5\nstation f8");
+    let cecils_mail = Actor::Mail(format!("t{}@example.org", w.n));
+    w.now += Duration::hours(13);
+    w.process();
+    let log = w.daemon.store().log(&w.id).unwrap();
+    let no_veto = log.iter().find(|e| e.order == "no veto").unwrap();
+    assert_eq!(no_veto.source, Some(Actor::Deadline), "{log:#?}");
+    let station = log.iter().find(|e| e.order == "station F8").unwrap();
+    assert_eq!(station.source.as_ref(), Some(&cecils_mail), "{log:#?}");
+}

@@ -605,10 +605,15 @@ pub fn history_lines(
         viewer,
         false,
     )?;
+    // An order a moderator's `undo` took back stays in the log, marked.
+    let undone = crate::store::undone_orders(entries);
     let mut out = Vec::new();
     for (e, sentences) in read {
+        let mark = undone
+            .binary_search_by_key(&e.seq, |(seq, _)| *seq)
+            .map_or(String::new(), |i| format!(" [undone by #{}]", undone[i].1));
         out.push(format!(
-            "#{} {} {}",
+            "#{} {} {}{mark}",
             e.seq,
             e.at.format("%Y-%m-%d %H:%M"),
             entry_text(e)

@@ -2115,3 +2115,77 @@ fn a_waiting_order_is_logged_under_its_own_mail_whatever_releases_it() {
     let station = log.iter().find(|e| e.order == "station F8").unwrap();
     assert_eq!(station.source.as_ref(), Some(&cecils_mail), "{log:#?}");
 }
+
+/// Issue 38, deliver 5: `takeback` undoes the sender's last mail's orders
+/// while nobody else has acted since and they showed nothing secret
+/// (rulings 13: a payment's amount is private); everyone is told in one
+/// line, the log keeps the orders and the takeback; a mail may take back
+/// and give the orders meant instead; refused with the reason otherwise,
+/// and then nothing of the mail applies.
+#[test]
+fn takeback_undoes_the_last_mail_while_nobody_else_has_acted() {
+    use crate::common::flat;
+    let mut w = World::new();
+    let start = w.json();
+    w.send("bob", "token manchester steel");
+    let mails = w.send("bob", "takeback");
+    assert_eq!(w.json(), start, "the game stands as before the mail");
+    for p in PLAYERS {
+        let text = flat(&to(&mails, p)[0].text);
+        assert!(
+            text.contains("bob took back their last orders (token Manchester steel)"),
+            "{p}: {text}"
+        );
+    }
+    let log = w.daemon.store().log(&w.id).unwrap();
+    let orders: Vec<&str> = log.iter().map(|e| e.order.as_str()).collect();
+    assert_eq!(
+        orders,
+        [
+            "token Manchester steel",
+            "takeback (token Manchester steel)"
+        ]
+    );
+
+    // Taken back, and the orders meant instead, in one mail.
+    w.send("bob", "token manchester steel");
+    w.send("bob", "takeback\ntoken manchester textiles\nextend ly b4");
+    let v = w.json();
+    assert_eq!(v["turn"]["active_player"], "cecil", "{v}");
+    let tokens = &v["players"][1]["tokens"];
+    assert_eq!(
+        (&tokens["textiles"], &tokens["steel"]),
+        (&1.into(), &0.into()),
+        "{v}"
+    );
+
+    // The extension paid bob for Manchester: private money is not taken
+    // back, and the mail's other orders wait with it.
+    let before = w.json();
+    let mails = w.send("bob", "takeback");
+    let text = flat(&to(&mails, "bob")[0].text);
+    assert!(
+        text.contains(
+            "`takeback` was not done: your orders showed a payment in private money, \
+             and what was seen cannot be unseen."
+        ),
+        "{text}"
+    );
+    assert_eq!(w.json(), before);
+    assert_eq!(to(&mails, "cecil").len(), 0, "nobody else hears of it");
+
+    // Once someone else has acted, nothing of the mail applies.
+    w.send("cecil", "token london steel");
+    let before = w.json();
+    let mails = w.send("bob", "takeback\ntoken london textiles");
+    let text = flat(&to(&mails, "bob")[0].text);
+    assert!(
+        text.contains(
+            "`takeback` was not done: cecil has acted since. Nothing else in your mail was applied either."
+        ),
+        "{text}"
+    );
+    assert_eq!(w.json(), before);
+    let verified = stationmaster::local::verify(w.daemon.store(), &w.id).unwrap();
+    assert!(verified.contains("intact"), "{verified}");
+}

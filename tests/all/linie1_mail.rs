@@ -1209,3 +1209,55 @@ fn undo_takes_a_players_whole_mail_back_and_the_log_marks_it() {
         "{text}"
     );
 }
+
+/// Issue 38, deliver 5, in Linie 1: a tile laid and nothing drawn yet is
+/// taken back with `takeback` (everyone reads it); once tiles were drawn
+/// from the supply, the draw cannot be unseen and `takeback` is refused
+/// with that reason. `help` lists it.
+#[test]
+fn takeback_is_refused_once_tiles_were_drawn_from_the_supply() {
+    let mut w = World::new();
+    let before = w.game();
+    let seat = w.active();
+    let name = PLAYERS[seat];
+    let orders = w.turn_orders(Seat(seat as u8)).expect("a turn to play");
+    w.send(seat, &orders[0]);
+    assert_ne!(w.game(), before);
+    let got = w.send(seat, "takeback");
+    assert_eq!(w.game(), before, "the game stands as before the mail");
+    for p in PLAYERS {
+        let m = got
+            .iter()
+            .find(|m| m.to == format!("{p}@example.org"))
+            .unwrap_or_else(|| panic!("{p} is told"));
+        assert!(
+            flat(&m.text).contains(&format!(
+                "{name} took back their last orders ({})",
+                orders[0]
+            )),
+            "{}",
+            m.text
+        );
+    }
+
+    // The whole turn: its last tile drew from the supply.
+    w.play_turn();
+    let after = w.game();
+    let got = w.send(seat, "takeback");
+    let reply = flat(&got[0].text);
+    assert!(
+        reply.contains(
+            "`takeback` was not done: your orders showed a tile drawn from the supply, \
+             and what was seen cannot be unseen."
+        ),
+        "{reply}"
+    );
+    assert_eq!(w.game(), after);
+
+    let got = w.send(seat, "help");
+    assert!(
+        flat(&got[0].text).contains("takeback undo your last mail's orders"),
+        "{}",
+        got[0].text
+    );
+}

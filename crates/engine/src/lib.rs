@@ -276,6 +276,18 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
         None
     }
 
+    /// What `event` showed a player that was random or hidden until then,
+    /// in a few words that follow "showed" (Linie 1: `a tile drawn from the
+    /// supply`; Rocket: `a payment in private money`), or None if it showed
+    /// nothing new. A player's `takeback` undoes their last mail's orders
+    /// only where none of their events showed anything: what was seen
+    /// cannot be unseen. A game that does not answer lets nothing be taken
+    /// back.
+    fn revealed(&self, event: &Self::Event) -> Option<String> {
+        let _ = event;
+        Some("something this game does not let anyone take back".to_string())
+    }
+
     /// Still going, or finished with placings.
     fn status(&self) -> Status;
 
@@ -437,6 +449,10 @@ pub trait AnyGame: Send + Sync {
     fn lapsed_line(&self, seat: Seat, line: &str) -> Option<String>;
     /// See [`Game::turn_number`].
     fn turn_number(&self) -> u32;
+    /// The first of `events` (as stored in [`Applied::events`]) that
+    /// showed something, as [`Game::revealed`] words it; an event this
+    /// version cannot read is an error.
+    fn revealed(&self, events: &[serde_json::Value]) -> Result<Option<String>, SetupError>;
     /// Still going, or finished.
     fn status(&self) -> Status;
     /// See [`Game::default_order`], in canonical text.
@@ -562,6 +578,12 @@ impl<G: Game> AnyGame for G {
 
     fn turn_number(&self) -> u32 {
         Game::turn_number(self)
+    }
+
+    fn revealed(&self, events: &[serde_json::Value]) -> Result<Option<String>, SetupError> {
+        Ok(read_events::<G>(events)?
+            .iter()
+            .find_map(|e| Game::revealed(self, e)))
     }
 
     fn status(&self) -> Status {

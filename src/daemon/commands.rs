@@ -29,6 +29,9 @@ pub enum Command {
     /// `leave`: before the start a site command; after it, the player is
     /// told how a seat is left in a running game.
     Leave,
+    /// `takeback`: the player's last mail's orders taken back, while
+    /// nobody else has acted and they showed nothing random or secret.
+    Takeback,
 }
 
 /// The mail commands a player may give besides orders, each on a line of
@@ -52,6 +55,7 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("address add ADDRESS", Command::Address),
     ("address remove ADDRESS", Command::Address),
     ("leave", Command::Leave),
+    ("takeback", Command::Takeback),
 ];
 
 /// The commands besides orders as `help` lists them after the orders
@@ -61,6 +65,10 @@ pub const COMMANDS_HELP: &[(&str, &str)] = &[
     (
         "history [A..B]",
         "every accepted order so far (or entries A to B)",
+    ),
+    (
+        "takeback",
+        "undo your last mail's orders, while nobody else has acted since and they showed nothing random or secret; everyone is told, and orders after it in the same mail apply instead",
     ),
     ("say TEXT", "table talk to every player, sent at once"),
     ("tell PLAYER TEXT", "table talk to one player"),
@@ -102,7 +110,7 @@ pub fn command(line: &str) -> Option<Command> {
         .find(|(form, _)| form.split_whitespace().next() == Some(first.as_str()))?;
     match c {
         Command::Away => Some(Command::Away),
-        Command::Back => (words.len() == 1).then_some(Command::Back),
+        Command::Back | Command::Takeback => (words.len() == 1).then_some(*c),
         Command::Say => (words.len() >= 2).then_some(Command::Say),
         Command::Tell => (words.len() >= 3).then_some(Command::Tell),
         Command::Address => (words.len() == 3).then_some(Command::Address),
@@ -162,6 +170,8 @@ mod tests {
         );
         assert_eq!(command("back"), Some(Command::Back));
         assert_eq!(command("back on monday"), None);
+        assert_eq!(command("Takeback"), Some(Command::Takeback));
+        assert_eq!(command("takeback my last move"), None);
         assert_eq!(command("extend gwr c14"), None);
     }
 

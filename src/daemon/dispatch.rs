@@ -15,6 +15,7 @@ use crate::engine::{Actor, AnyGame, OrderRejected, Seat};
 use crate::mail::compose::Draft;
 use crate::mail::ingest::{self, Incoming};
 use crate::service::pipeline::{self, Stored};
+use crate::service::takeback::{self, TakenBack};
 use crate::service::talk::Talked;
 use crate::service::{fallback_id, site, unasked};
 use crate::store::{BatchRejected, Change, GameId, GameMeta, GameRecord, Receipt, StoreError};
@@ -704,8 +705,11 @@ fn authenticated(
     mail.explain(&talked.notes);
     let not_taken = mail.stop();
     mail.choose()?;
+    if mail.read.wants.contains(&Command::Takeback) {
+        return mail.take_back(talked);
+    }
     if !mail.read.orders.is_empty() || !mail.absence_notes.is_empty() {
-        return mail.apply(talked);
+        return mail.apply(talked, None);
     }
     let outcome = format!(
         "{}: {}",
@@ -1141,22 +1145,72 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         Ok(())
     }
 
-    /// The orders (and the absence) through [`pipeline::apply`], the
-    /// answer in the sender's report; or, refused, the refusal answered.
-    fn apply(mut self, talked: Talked) -> Result<Handled, DaemonError> {
+    /// `takeback`: the sender's last mail's orders taken back, and this
+    /// mail's orders applied to the game as it stood before that mail;
+    /// or, refused, nothing of the mail applied and the sender told why.
+    fn take_back(mut self, talked: Talked) -> Result<Handled, DaemonError> {
+        let (ctx, id, now) = (self.ctx, self.id, self.now);
+        let why = if let Some(ended) = &self.ended {
+            ended.refusal(id, &self.meta.clock.settings)
+        } else if self.meta.paused.is_some() {
+            "a moderator has paused this game".to_string()
+        } else {
+            let from = Actor::Mail(self.mid.clone());
+            match takeback::take_back(ctx, id, self.stored, self.seat, &from, now)? {
+                Ok(back) => return self.apply(talked, Some(back)),
+                Err(why) => why,
+            }
+        };
+        let mut note = format!("`takeback` was not done: {why}.");
+        if !self.read.orders.is_empty() || !self.absence_notes.is_empty() {
+            // Written for the game as it stood before the last mail.
+            note.push_str(" Nothing else in your mail was applied either.");
+            self.section.understood = std::mem::take(&mut self.read.orders);
+            self.absence_notes.clear();
+            self.meta = self.stored.meta.clone();
+        }
+        self.section.notes.push(note);
+        let outcome = format!("{}: takeback refused", self.name);
+        self.answer(talked, outcome)
+    }
+
+    /// The orders (and the absence) through [`pipeline::apply`], after
+    /// the last mail's orders `back` took back, if any; the answer in the
+    /// sender's report; or, refused, the refusal answered.
+    fn apply(mut self, talked: Talked, back: Option<TakenBack>) -> Result<Handled, DaemonError> {
         let (ctx, id, now) = (self.ctx, self.id, self.now);
         let mut understood = self.read.absence.clone();
         understood.extend(self.read.commands.iter().cloned());
+        let mut notes = self.absence_notes.clone();
+        if let Some(dropped) = back.as_ref().map(|b| &b.dropped).filter(|d| !d.is_empty()) {
+            let lines: Vec<String> = dropped.iter().map(|l| format!("`{l}`")).collect();
+            notes.push((
+                self.seat,
+                format!(
+                    "Your waiting orders were taken back with them: {}.",
+                    lines.join(", ")
+                ),
+            ));
+        }
         let reply = pipeline::Reply {
             seat: self.seat,
             section: self.section.clone(),
             asked: self.asked.clone(),
             thread: self.thread.clone(),
             understood,
-            applied: !self.absence_notes.is_empty(),
+            applied: !self.absence_notes.is_empty() || back.is_some(),
+        };
+        let (stored, act, meta) = match back {
+            Some(b) => (
+                Some(b.stored),
+                Some(b.entry),
+                takeback::without_waiting(&self.meta, self.seat),
+            ),
+            None => (None, None, self.meta.clone()),
         };
         let options = pipeline::Options {
-            notes: self.absence_notes.clone(),
+            notes,
+            act,
             then: talked.entries.clone(),
             reply: Some(&reply),
             with: Change {
@@ -1168,10 +1222,11 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         let input = pipeline::Input::Lines {
             seat: self.seat,
             lines: &self.read.orders,
-            meta: self.meta.clone(),
+            meta,
         };
         let actor = Actor::Mail(self.mid.clone());
-        let applied = match pipeline::apply(ctx, id, self.stored, input, actor, options, now)? {
+        let stored = stored.as_ref().unwrap_or(self.stored);
+        let applied = match pipeline::apply(ctx, id, stored, input, actor, options, now)? {
             Ok(applied) => applied,
             Err(rejected) => {
                 let outcome = self.refused(&rejected);

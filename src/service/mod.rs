@@ -15,6 +15,7 @@ pub mod report;
 pub mod scheduler;
 pub mod settings;
 pub mod site;
+pub mod takeback;
 pub mod talk;
 pub mod unasked;
 

@@ -101,7 +101,7 @@ pub const FORMS: &[(&str, &str)] = &[
     ),
     (
         "undo [N]",
-        "roll back the last N orders (default 1) by replaying the log",
+        "roll back the last N moves (default 1) by replaying the log; a player's mail is undone whole",
     ),
     (
         "replace PLAYER ADDRESS",
@@ -384,6 +384,59 @@ fn moves_of<'e>(effective: &[&'e LogEntry]) -> Vec<Vec<&'e LogEntry>> {
         moves.push(vec![e]);
     }
     moves
+}
+
+/// True if `a` and `b` were applied by one player's mail when it was read:
+/// the same mail, at the same moment (an order it held, applied when a
+/// later change brought its moment, is a move of its own).
+fn same_mail(a: &LogEntry, b: &LogEntry) -> bool {
+    matches!(a.source, Some(Actor::Mail(_))) && a.source == b.source && a.at == b.at
+}
+
+/// Where an undo of `moves` from `first` on really starts: a player's mail
+/// is undone whole (issue 38), so a cut into the orders one mail applied
+/// moves back to the first of them (and, through the orders between, to
+/// the first of any other mail those belong to).
+fn whole_mails(moves: &[Vec<&LogEntry>], mut first: usize) -> usize {
+    while first > 0
+        && moves[first - 1].iter().any(|before| {
+            moves[first..]
+                .iter()
+                .flatten()
+                .any(|after| same_mail(before, after))
+        })
+    {
+        first -= 1;
+    }
+    first
+}
+
+/// The moves undone as players read them: each player's mail as one
+/// (`bob's mail (token Manchester textiles; extend L&Y B4)`), every other
+/// move as [`undone_text`] words it.
+fn undone_texts(undone: &[Vec<&LogEntry>]) -> Vec<String> {
+    let mut groups: Vec<Vec<&LogEntry>> = Vec::new();
+    for m in undone {
+        if let [e] = m.as_slice()
+            && let Some(group) = groups
+                .iter_mut()
+                .find(|g| g.first().is_some_and(|f| same_mail(f, e)))
+        {
+            group.push(e);
+            continue;
+        }
+        groups.push(m.clone());
+    }
+    groups
+        .iter()
+        .map(|g| match g.as_slice() {
+            [first, _, ..] if matches!(first.source, Some(Actor::Mail(_))) => {
+                let orders: Vec<&str> = g.iter().map(|e| e.order.as_str()).collect();
+                format!("{}'s mail ({})", first.player, orders.join("; "))
+            }
+            _ => undone_text(g),
+        })
+        .collect()
 }
 
 /// A move undone, as players read it: `bob: extend GWR D14`; `bob's turn,
@@ -790,7 +843,8 @@ impl<'a, 'c> Act<'a, 'c> {
     }
 
     /// `undo N`: the last N moves in effect rolled back by replaying the
-    /// log with the undo in it; every waiting order is dropped.
+    /// log with the undo in it, a player's mail whole; every waiting order
+    /// is dropped.
     fn undo(&mut self, n: u32) -> Result<String, ServiceError> {
         let log = self.ctx.store.log(self.id)?;
         let effective = effective_orders(&log);
@@ -803,9 +857,11 @@ impl<'a, 'c> Act<'a, 'c> {
                 moves.len()
             )));
         }
-        let undone_moves = &moves[moves.len() - n as usize..];
+        let asked = moves.len() - n as usize;
+        let first = whole_mails(&moves, asked);
+        let undone_moves = &moves[first..];
         let count: usize = undone_moves.iter().map(|m| m.len()).sum();
-        let undone: Vec<String> = undone_moves.iter().map(|m| undone_text(m)).collect();
+        let undone = undone_texts(undone_moves);
         let entry = act_entry(
             self.by,
             &format!("undo {n}"),
@@ -829,12 +885,18 @@ impl<'a, 'c> Act<'a, 'c> {
                 format!("A moderator undid {one}{because}. The game is back where it was before.")
             }
             _ => format!(
-                "A moderator undid the last {n} moves{because}: {}. The game is back where it was before them.",
+                "A moderator undid the last {} moves{because}: {}. The game is back where it was before them.",
+                undone.len(),
                 undone.join("; ")
             ),
         };
         self.all(told);
-        Ok(format!("Undone: {}.", undone.join("; ")))
+        let whole = if first < asked {
+            " A player's mail is undone whole, with every order it applied: more than the moves you named."
+        } else {
+            ""
+        };
+        Ok(format!("Undone: {}.{whole}", undone.join("; ")))
     }
 
     /// `replace PLAYER ADDRESS`: the seat to a new address with a new key

@@ -9,6 +9,12 @@
 //!   round (Rocket: a bid or pass), applied when that place comes;
 //! - `Never`: the batch is refused at once, with the rule.
 //!
+//! An answer sent ahead for an interruption that is not, or no longer,
+//! under way (Rocket: `pass` once the veto question closed without a
+//! round) lapses instead ([`crate::engine::Game::lapsed`]): dropped, its
+//! player told in a sentence that is news, not a refusal, and the rest of
+//! the mail applied.
+//!
 //! Held orders live in [`GameMeta::queued`], seen by nobody but their
 //! sender. After every applied order the held orders of every player are
 //! looked at again: a line that fails drops itself and the lines after it
@@ -33,6 +39,9 @@ pub struct Batch {
     pub released: Vec<(usize, Actor)>,
     /// The sender's lines now held, each with why.
     pub held: Vec<HeldLine>,
+    /// The sender's lines that lapsed (see [`crate::engine::Game::lapsed`]),
+    /// echoed in the reply; a note says why.
+    pub lapsed: Vec<String>,
     /// Notes for players about their held orders.
     pub notes: Vec<(Seat, String)>,
 }
@@ -118,6 +127,13 @@ pub fn run(
                 why: "waits behind the line before it".to_string(),
                 standing: false,
             });
+            continue;
+        }
+        if let Some(note) = work.lapsed_line(seat, line) {
+            // An answer sent ahead whose moment is not, or no longer,
+            // under way: dropped, the player told, the rest applied.
+            batch.notes.push((seat, note));
+            batch.lapsed.push(line.to_string());
             continue;
         }
         match timing {
@@ -274,10 +290,11 @@ fn standing_step(
         Timing::Never(e) => {
             meta.queued[seat.index()].standing = None;
             meta.queued[seat.index()].standing_source = None;
-            batch.notes.push((
-                seat,
-                format!("Your standing answer `{line}` was dropped: {}", because(&e)),
-            ));
+            // No round came: the answer lapses, which is news, not an error.
+            let note = work.lapsed_line(seat, &line).unwrap_or_else(|| {
+                format!("Your standing answer `{line}` was dropped: {}", because(&e))
+            });
+            batch.notes.push((seat, note));
             true
         }
     }
@@ -299,6 +316,13 @@ fn queue_step(
     };
     if !is_awaited(&**work, seat) {
         return false;
+    }
+    if let Some(note) = work.lapsed_line(seat, &line) {
+        // Its moment passed while it waited: it alone lapses.
+        meta.queued[seat.index()].remove_first_line();
+        tell_applied(batch, seat, std::mem::take(done));
+        batch.notes.push((seat, note));
+        return true;
     }
     let failed = match work.timing_line(seat, &line) {
         Ok(Timing::Queue(_) | Timing::Standing(_)) => return false,

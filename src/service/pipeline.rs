@@ -136,6 +136,7 @@ impl Reply {
         section
             .understood
             .extend(batch.held.iter().map(|h| h.line.clone()));
+        section.understood.extend(batch.lapsed.iter().cloned());
         section.understood.extend(self.understood.iter().cloned());
         section.applied = batch.applied.iter().any(|(s, _)| *s == seat) || self.applied;
         section.held = batch.held.iter().map(|h| h.describe()).collect();

@@ -525,11 +525,21 @@ fn sentences<'e>(
     ))
 }
 
+/// A player's `takeback` (see `service::takeback`) as the log keeps it:
+/// `takeback (ORDERS)`, the orders taken back with `; ` between them.
+const TAKEBACK: &str = "takeback";
+
+/// The log's text of a takeback of `orders`.
+pub fn takeback_text(orders: &[&str]) -> String {
+    format!("{TAKEBACK} ({})", orders.join("; "))
+}
+
 /// A log entry as people read it: `bob: extend GWR D14`; a moderator's
 /// act with their reason, `moderator gm@example.org: extend 1d (why:
 /// holiday)`; and an order the game gave for a player who was passed over
 /// (a missed deadline, a moderator's `skip`), with why, in place of the
-/// canonical `!skip` that replays it.
+/// canonical `!skip` that replays it; a player's takeback, `bob took back
+/// their last orders (station F8)`.
 pub fn entry_text(e: &LogEntry) -> String {
     use crate::store::EntryKind;
     if e.kind == EntryKind::Order && e.order == crate::engine::SKIP_ORDER {
@@ -550,6 +560,16 @@ pub fn entry_text(e: &LogEntry) -> String {
             (Some(_), Some((name, text))) => format!("{} tells {name}: {text}", e.player),
             _ => format!("{} says: {rest}", e.player),
         };
+    }
+    // A player's `takeback`: what they took back, in words.
+    if let (EntryKind::Undo { .. }, Some(crate::engine::Actor::Mail(_))) = (&e.kind, &e.source)
+        && let Some(orders) = e
+            .order
+            .strip_prefix(TAKEBACK)
+            .and_then(|rest| rest.strip_prefix(" ("))
+            .and_then(|rest| rest.strip_suffix(')'))
+    {
+        return format!("{} took back their last orders ({orders})", e.player);
     }
     // The clock's sentences about a player read as the skip's do: `cecil
     // missed the deadline of their turn (…); under the game's `wait`
@@ -622,11 +642,17 @@ pub fn history_lines(
         viewer,
         false,
     )?;
+    // An order taken back (a moderator's `undo`, a player's `takeback`)
+    // stays in the log, marked.
+    let undone = crate::store::undone_orders(entries);
     let mut out = Vec::new();
     let mut prev = None;
     for (e, sentences) in read {
+        let mark = undone
+            .binary_search_by_key(&e.seq, |(seq, _)| *seq)
+            .map_or(String::new(), |i| format!(" [undone by #{}]", undone[i].1));
         out.push(format!(
-            "#{} {} {}",
+            "#{} {} {}{mark}",
             e.seq,
             e.at.format("%Y-%m-%d %H:%M"),
             entry_text_after(e, prev)

@@ -1080,11 +1080,12 @@ fn a_standing_bid_lapses_when_no_round_is_called_and_the_player_is_told() {
     let mails = w.send("bob", "no veto");
     let cecil = to(&mails, "cecil")[0];
     assert!(
-        cecil.text.contains(
-            "Your standing answer `bid 1 c5` was dropped: `bid` is for a veto round, and none is under way (rules, C2)."
-        ) && cecil
+        cecil
             .text
-            .contains("Your waiting orders were applied: station F8."),
+            .contains("Your `bid 1 C5` was not needed: no veto round is under way.")
+            && cecil
+                .text
+                .contains("Your waiting orders were applied: station F8."),
         "{}",
         cecil.text
     );
@@ -1094,6 +1095,55 @@ fn a_standing_bid_lapses_when_no_round_is_called_and_the_player_is_told() {
         to(&mails, "bob")[0].text
     );
     assert!(w.daemon.store().meta(&w.id).unwrap().queued[2].is_empty());
+}
+
+/// Issue 38, point 2: the only shareholder asked answers `no veto` and,
+/// in the same mail, `pass` for a round that might have come. The
+/// `no veto` settles the question, so no round comes: the `pass` lapses,
+/// and the player is told so as news, not as a refusal; the mail is not
+/// refused, and the game does not wait for them.
+#[test]
+fn a_lapsed_answer_is_dropped_and_the_rest_of_the_mail_applies() {
+    let mut w = World::new();
+    cecil_moves_ly(&mut w);
+    let before = w.log_len();
+    let mails = w.send("bob", "no veto\npass");
+    let bob = crate::common::flat(&to(&mails, "bob")[0].text);
+    assert!(
+        bob.contains("Your `pass` was not needed: no veto round is under way."),
+        "{bob}"
+    );
+    assert!(
+        !bob.contains("Nothing was applied") && !bob.contains("refused"),
+        "{bob}"
+    );
+    assert_eq!(w.log_len(), before + 1, "`no veto` applied");
+    let v = w.json();
+    assert_eq!(v["phase"], "actions");
+    let awaited: Vec<&serde_json::Value> = v["awaiting"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["player"])
+        .collect();
+    assert!(
+        !awaited.iter().any(|p| *p == "bob"),
+        "the game waits for bob no more: {awaited:?}"
+    );
+    // Only bob hears of it: the others read the move settled.
+    for other in ["alice", "cecil"] {
+        for m in to(&mails, other) {
+            assert!(!m.text.contains("not needed"), "{}", m.text);
+        }
+    }
+    // An answer sent when no move is waiting for a veto lapses the same way.
+    let mails = w.send("alice", "no veto");
+    let alice = crate::common::flat(&to(&mails, "alice")[0].text);
+    assert!(
+        alice.contains("Your `no veto` was not needed: no veto question is under way."),
+        "{alice}"
+    );
+    assert!(!alice.contains("Nothing was applied"), "{alice}");
 }
 
 #[test]
@@ -2034,4 +2084,108 @@ fn issue_11_the_game_over_mail_asks_for_nothing_and_reaches_the_moderators() {
         .unwrap()
         .message_id;
     assert_eq!(moderator.references, vec![mod_root.clone()]);
+}
+
+/// Issue 38, point 3, for the orders that wait behind a veto question: the
+/// mover's next action is logged under the mover's own mail, whether
+/// another player's mail or the clock (a missed deadline) brings its
+/// moment, and never under the one that released it.
+#[test]
+fn a_waiting_order_is_logged_under_its_own_mail_whatever_releases_it() {
+    use stationmaster::engine::Actor;
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    w.send("cecil", "extend ly c5\nstation f8");
+    let cecils_mail = Actor::Mail(format!("t{}@example.org", w.n));
+    w.send("bob", "no veto");
+    let log = w.daemon.store().log(&w.id).unwrap();
+    let station = log.iter().find(|e| e.order == "station F8").unwrap();
+    assert_eq!(station.source.as_ref(), Some(&cecils_mail), "{log:#?}");
+
+    // The same, released by the clock: bob misses his veto question.
+    let mut w = World::new();
+    w.send("bob", "token manchester textiles\nextend ly b4");
+    w.send("cecil", "extend ly c5\nstation f8");
+    let cecils_mail = Actor::Mail(format!("t{}@example.org", w.n));
+    w.now += Duration::hours(13);
+    w.process();
+    let log = w.daemon.store().log(&w.id).unwrap();
+    let no_veto = log.iter().find(|e| e.order == "no veto").unwrap();
+    assert_eq!(no_veto.source, Some(Actor::Deadline), "{log:#?}");
+    let station = log.iter().find(|e| e.order == "station F8").unwrap();
+    assert_eq!(station.source.as_ref(), Some(&cecils_mail), "{log:#?}");
+}
+
+/// Issue 38, deliver 5: `takeback` undoes the sender's last mail's orders
+/// while nobody else has acted since and they showed nothing secret
+/// (rulings 13: a payment's amount is private); everyone is told in one
+/// line, the log keeps the orders and the takeback; a mail may take back
+/// and give the orders meant instead; refused with the reason otherwise,
+/// and then nothing of the mail applies.
+#[test]
+fn takeback_undoes_the_last_mail_while_nobody_else_has_acted() {
+    use crate::common::flat;
+    let mut w = World::new();
+    let start = w.json();
+    w.send("bob", "token manchester steel");
+    let mails = w.send("bob", "takeback");
+    assert_eq!(w.json(), start, "the game stands as before the mail");
+    for p in PLAYERS {
+        let text = flat(&to(&mails, p)[0].text);
+        assert!(
+            text.contains("bob took back their last orders (token Manchester steel)"),
+            "{p}: {text}"
+        );
+    }
+    let log = w.daemon.store().log(&w.id).unwrap();
+    let orders: Vec<&str> = log.iter().map(|e| e.order.as_str()).collect();
+    assert_eq!(
+        orders,
+        [
+            "token Manchester steel",
+            "takeback (token Manchester steel)"
+        ]
+    );
+
+    // Taken back, and the orders meant instead, in one mail.
+    w.send("bob", "token manchester steel");
+    w.send("bob", "takeback\ntoken manchester textiles\nextend ly b4");
+    let v = w.json();
+    assert_eq!(v["turn"]["active_player"], "cecil", "{v}");
+    let tokens = &v["players"][1]["tokens"];
+    assert_eq!(
+        (&tokens["textiles"], &tokens["steel"]),
+        (&1.into(), &0.into()),
+        "{v}"
+    );
+
+    // The extension paid bob for Manchester: private money is not taken
+    // back, and the mail's other orders wait with it.
+    let before = w.json();
+    let mails = w.send("bob", "takeback");
+    let text = flat(&to(&mails, "bob")[0].text);
+    assert!(
+        text.contains(
+            "`takeback` was not done: your orders showed a payment in private money, \
+             and what was seen cannot be unseen."
+        ),
+        "{text}"
+    );
+    assert_eq!(w.json(), before);
+    assert_eq!(to(&mails, "cecil").len(), 0, "nobody else hears of it");
+
+    // Once someone else has acted, nothing of the mail applies.
+    w.send("cecil", "token london steel");
+    let before = w.json();
+    let mails = w.send("bob", "takeback\ntoken london textiles");
+    let text = flat(&to(&mails, "bob")[0].text);
+    assert!(
+        text.contains(
+            "`takeback` was not done: cecil has acted since. Nothing else in your mail was applied either."
+        ),
+        "{text}"
+    );
+    assert_eq!(w.json(), before);
+    let verified = stationmaster::local::verify(w.daemon.store(), &w.id).unwrap();
+    assert!(verified.contains("intact"), "{verified}");
 }

@@ -1134,3 +1134,130 @@ fn numbered_orders_are_laid_without_their_numbers() {
         reply.text
     );
 }
+
+/// Issue 38, point 4: a moderator's `undo` after a player's mail that laid
+/// two tiles (and drew from the supply after them) takes the whole mail
+/// back, as everyone reads; the turn log and the archive keep its orders,
+/// marked undone. What was drawn is part of the position undone to: the
+/// same mail sent again draws the same tiles, and the log replays to the
+/// same game.
+#[test]
+fn undo_takes_a_players_whole_mail_back_and_the_log_marks_it() {
+    let mut w = World::new();
+    let before = w.game();
+    let seat = w.active();
+    let name = PLAYERS[seat];
+    let start = w.log().len();
+    let (orders, _) = w.play_turn();
+    let lays = orders.iter().filter(|o| o.starts_with("lay ")).count();
+    assert_eq!(lays, 2, "{orders:?}");
+    let drawn = |log: &[stationmaster::store::LogEntry]| -> Vec<Value> {
+        log.iter()
+            .flat_map(|e| e.events.iter())
+            .filter(|ev| ev["event"] == "drew")
+            .cloned()
+            .collect()
+    };
+    let first_draw = drawn(&w.log()[start..]);
+    assert!(!first_draw.is_empty(), "{:#?}", w.log());
+
+    let sent = w.mails.len();
+    let answer = flat(&w.moderate("undo").text);
+    let mail = format!("{name}'s mail ({})", orders.join("; "));
+    assert!(
+        answer.contains(&format!("Undone: {mail}."))
+            && answer.contains("A player's mail is undone whole"),
+        "{answer}"
+    );
+    assert_eq!(w.game(), before, "the game stands as before the mail");
+    for p in PLAYERS {
+        let m = w.mails[sent..]
+            .iter()
+            .find(|m| m.to == format!("{p}@example.org"))
+            .unwrap_or_else(|| panic!("{p} is told"));
+        assert!(
+            flat(&m.text).contains(&format!(
+                "A moderator undid {mail}. The game is back where it was before."
+            )),
+            "{}",
+            m.text
+        );
+    }
+    let log = local::log(w.daemon.store(), &w.id, None, false).unwrap();
+    let undo = w.log().len();
+    assert_eq!(
+        log.matches(&format!("[undone by #{undo}]")).count(),
+        orders.len(),
+        "{log}"
+    );
+
+    // The same mail again draws what the undone one drew.
+    let again = w.log().len();
+    w.send(seat, &orders.join("\n"));
+    assert_eq!(drawn(&w.log()[again..]), first_draw);
+    let verified = local::verify(w.daemon.store(), &w.id).unwrap();
+    assert!(verified.contains("intact"), "{verified}");
+
+    // The archive marks them too.
+    w.moderate("abort");
+    w.process();
+    let archive = w._dir.path().join("archive").join(&w.id.0);
+    let text = std::fs::read_to_string(archive.join("log.txt")).unwrap();
+    assert_eq!(
+        text.matches(&format!("[undone by #{undo}]")).count(),
+        orders.len(),
+        "{text}"
+    );
+}
+
+/// Issue 38, deliver 5, in Linie 1: a tile laid and nothing drawn yet is
+/// taken back with `takeback` (everyone reads it); once tiles were drawn
+/// from the supply, the draw cannot be unseen and `takeback` is refused
+/// with that reason. `help` lists it.
+#[test]
+fn takeback_is_refused_once_tiles_were_drawn_from_the_supply() {
+    let mut w = World::new();
+    let before = w.game();
+    let seat = w.active();
+    let name = PLAYERS[seat];
+    let orders = w.turn_orders(Seat(seat as u8)).expect("a turn to play");
+    w.send(seat, &orders[0]);
+    assert_ne!(w.game(), before);
+    let got = w.send(seat, "takeback");
+    assert_eq!(w.game(), before, "the game stands as before the mail");
+    for p in PLAYERS {
+        let m = got
+            .iter()
+            .find(|m| m.to == format!("{p}@example.org"))
+            .unwrap_or_else(|| panic!("{p} is told"));
+        assert!(
+            flat(&m.text).contains(&format!(
+                "{name} took back their last orders ({})",
+                orders[0]
+            )),
+            "{}",
+            m.text
+        );
+    }
+
+    // The whole turn: its last tile drew from the supply.
+    w.play_turn();
+    let after = w.game();
+    let got = w.send(seat, "takeback");
+    let reply = flat(&got[0].text);
+    assert!(
+        reply.contains(
+            "`takeback` was not done: your orders showed a tile drawn from the supply, \
+             and what was seen cannot be unseen."
+        ),
+        "{reply}"
+    );
+    assert_eq!(w.game(), after);
+
+    let got = w.send(seat, "help");
+    assert!(
+        flat(&got[0].text).contains("takeback undo your last mail's orders"),
+        "{}",
+        got[0].text
+    );
+}

@@ -264,6 +264,32 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// is awaited for is normally `Now`.
     fn timing(&self, seat: Seat, order: &Self::Order) -> Timing;
 
+    /// When `order` of `seat` is an answer sent ahead for an interruption
+    /// that is not, or no longer, under way (Rocket: `no veto` with no veto
+    /// question open, a bid or pass with no veto round under way), the
+    /// sentence that tells the player so, as information and not as a
+    /// refusal (`Your \`pass\` was not needed: no veto round is under
+    /// way.`). Such an answer lapses: it is dropped with this sentence, and
+    /// the rest of the mail applies (docs/players.md, "Playing by mail").
+    /// None for every other order, which [`Game::timing`] and
+    /// [`Game::apply`] judge.
+    fn lapsed(&self, seat: Seat, order: &Self::Order) -> Option<String> {
+        let _ = (seat, order);
+        None
+    }
+
+    /// What `event` showed a player that was random or hidden until then,
+    /// in a few words that follow "showed" (Linie 1: `a tile drawn from the
+    /// supply`; Rocket: `a payment in private money`), or None if it showed
+    /// nothing new. A player's `takeback` undoes their last mail's orders
+    /// only where none of their events showed anything: what was seen
+    /// cannot be unseen. A game that does not answer lets nothing be taken
+    /// back.
+    fn revealed(&self, event: &Self::Event) -> Option<String> {
+        let _ = event;
+        Some("something this game does not let anyone take back".to_string())
+    }
+
     /// Still going, or finished with placings.
     fn status(&self) -> Status;
 
@@ -420,8 +446,15 @@ pub trait AnyGame: Send + Sync {
     /// Parses one order line of `seat` and says when it could apply; see
     /// [`Game::timing`].
     fn timing_line(&self, seat: Seat, line: &str) -> Result<Timing, OrderRejected>;
+    /// See [`Game::lapsed`]: the sentence for a line of `seat` that lapses,
+    /// or None (also for a line that cannot be read).
+    fn lapsed_line(&self, seat: Seat, line: &str) -> Option<String>;
     /// See [`Game::turn_number`].
     fn turn_number(&self) -> u32;
+    /// The first of `events` (as stored in [`Applied::events`]) that
+    /// showed something, as [`Game::revealed`] words it; an event this
+    /// version cannot read is an error.
+    fn revealed(&self, events: &[serde_json::Value]) -> Result<Option<String>, SetupError>;
     /// Still going, or finished.
     fn status(&self) -> Status;
     /// See [`Game::default_order`], in canonical text.
@@ -540,8 +573,19 @@ impl<G: Game> AnyGame for G {
         Ok(self.timing(seat, &order))
     }
 
+    fn lapsed_line(&self, seat: Seat, line: &str) -> Option<String> {
+        let order = self.parse_order(seat, line).ok()?;
+        self.lapsed(seat, &order)
+    }
+
     fn turn_number(&self) -> u32 {
         Game::turn_number(self)
+    }
+
+    fn revealed(&self, events: &[serde_json::Value]) -> Result<Option<String>, SetupError> {
+        Ok(read_events::<G>(events)?
+            .iter()
+            .find_map(|e| Game::revealed(self, e)))
     }
 
     fn status(&self) -> Status {

@@ -584,6 +584,19 @@ impl Game for Linie1 {
         Timing::Now
     }
 
+    fn revealed(&self, event: &Event) -> Option<String> {
+        match event {
+            // The supply is face down; an open hand is on the table.
+            Event::Drew { from: None, .. } => Some("a tile drawn from the supply".to_string()),
+            Event::Rolled {
+                repeated: false, ..
+            } => Some("a roll of the die".to_string()),
+            // Rulings 4: the cards stay secret until the trip starts.
+            Event::TripStarted { .. } => Some("your line and route cards".to_string()),
+            _ => None,
+        }
+    }
+
     fn status(&self) -> Status {
         match &self.result {
             Some(_) => Status::Finished(self.placings()),

@@ -548,6 +548,21 @@ impl Game for Rocket {
         self.timing_of(seat, order)
     }
 
+    fn lapsed(&self, _seat: Seat, order: &Order) -> Option<String> {
+        self.lapse_of(order)
+    }
+
+    fn revealed(&self, event: &Event) -> Option<String> {
+        // Rulings 13: a payment's amount is its payee's secret; everything
+        // else of the game is on the table.
+        match event {
+            Event::Paid { .. } if !self.money_public() => {
+                Some("a payment in private money".to_string())
+            }
+            _ => None,
+        }
+    }
+
     fn status(&self) -> Status {
         match &self.result {
             Some(r) => Status::Finished(r.placings.clone()),

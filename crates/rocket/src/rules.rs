@@ -826,6 +826,28 @@ impl Rocket {
 
     // ----- When an order sent now could apply -------------------------------
 
+    /// See `Game::lapsed`: `no veto` with no veto question open, `veto` or
+    /// `no veto` once a round was called, a bid or pass with no veto round
+    /// under way or to come. An answer sent ahead whose moment passed (the
+    /// question settled before the mail was read) is not needed: the player
+    /// is told so, and nothing waits for it (rulings 7). A `veto` with no
+    /// move in question is no such answer: the move it meant to stop stands,
+    /// and the refusal says so.
+    pub(super) fn lapse_of(&self, order: &Order) -> Option<String> {
+        let why = match (order, &self.phase) {
+            (Order::NoVeto, Phase::Actions) => "no veto question is under way",
+            (Order::Veto | Order::NoVeto, Phase::VetoRound { .. }) => {
+                "a veto round was called, and is under way"
+            }
+            (Order::Bid { .. } | Order::Pass, Phase::Actions) => "no veto round is under way",
+            _ => return None,
+        };
+        Some(format!(
+            "Your `{}` was not needed: {why}.",
+            super::order::Named(&self.board, order)
+        ))
+    }
+
     /// See `Game::timing`. During a veto question or round the active
     /// player's actions wait behind it, and other players' actions are
     /// refused (it is not their turn); a bid or pass from a shareholder

@@ -63,7 +63,7 @@ pub use error::StoreError;
 pub(crate) use error::{Abort, corrupt, transaction_error, unreadable};
 pub(crate) use game::first_state_version;
 pub use game::{BatchRejected, GameId, GameMeta, GameRecord, Head, Held, Loaded};
-pub use log::{EntryKind, LogEntry, REMINDER_SENT, effective_orders};
+pub use log::{EntryKind, LogEntry, REMINDER_SENT, effective_orders, undone_orders};
 pub(crate) use outbox::part_value;
 pub use outbox::{OutboxItem, PartRef};
 pub use receipts::{MailFailure, Quarantined, Receipt};

@@ -150,3 +150,23 @@ pub fn effective_orders(entries: &[LogEntry]) -> Vec<&LogEntry> {
     }
     stack
 }
+
+/// The orders of `entries` an undo took back, each as its number and the
+/// number of the undo that took it (the orders [`effective_orders`] leaves
+/// out), in the log's order: what the turn log marks undone.
+pub fn undone_orders(entries: &[LogEntry]) -> Vec<(u64, u64)> {
+    let mut stack: Vec<u64> = Vec::new();
+    let mut undone = Vec::new();
+    for e in entries {
+        match e.kind {
+            EntryKind::Order => stack.push(e.seq),
+            EntryKind::Undo { count } => {
+                let keep = stack.len().saturating_sub(count as usize);
+                undone.extend(stack.drain(keep..).map(|seq| (seq, e.seq)));
+            }
+            EntryKind::Act | EntryKind::Message { .. } => {}
+        }
+    }
+    undone.sort_unstable();
+    undone
+}

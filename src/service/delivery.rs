@@ -105,6 +105,7 @@ pub(crate) fn short_mail(
         reply_to: Some(report::reply_address(&ctx.config.mail.address, id, &token)),
         // One line per change: the picture comes with the full report.
         picture: None,
+        attachment: None,
     };
     super::compose_mail(ctx, &id.0, "short", &draft, now)
 }

@@ -1186,6 +1186,7 @@ pub fn player_mail(
         references,
         reply_to: Some(reply_address(&ctx.config.mail.address, id, &token)),
         picture: picture.map(|(p, _)| p),
+        attachment: None,
     };
     let what = if mail.welcome { "welcome" } else { "report" };
     super::compose_mail(ctx, &id.0, what, &draft, now)

@@ -251,9 +251,12 @@ pub(crate) fn to_observers(
         // Nobody's private messages: a spectator is no end of any.
         let lines = report::history_lines(game, &all, Viewer::Spectator)
             .map_err(crate::store::StoreError::from)?;
+        let kept = match report::archive_reached(ctx, id) {
+            Some(r) => format!("as one page, with the board, it is {r}"),
+            None => format!("the server keeps it at {}", report::archive_place(ctx, id)),
+        };
         Some(format!(
-            "The game is over. Its archive, the whole log, follows; the server keeps it at {}.\n\n{}",
-            report::archive_place(ctx, id),
+            "The game is over. Its archive, the whole log, follows; {kept}.\n\n{}",
             lines.join("\n")
         ))
     } else {

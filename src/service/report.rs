@@ -88,6 +88,9 @@ pub struct MailContext {
     pub over: bool,
     /// Where the archive of a game that is over is kept.
     pub archive: String,
+    /// The address of the game's page on the web, where the games are
+    /// (`[web]`); empty otherwise. Its page is then the archive.
+    pub web: String,
     /// The reader's `reports` mode (`full`, `short`, `turn`).
     pub reports: String,
     /// What it means.
@@ -812,6 +815,15 @@ pub fn archive_place(ctx: &Ctx<'_>, id: &GameId) -> String {
     ctx.config.store.archive.join(&id.0).display().to_string()
 }
 
+/// Where anyone finds the archive of game `id`, in a sentence's words:
+/// its page on the web, where the games are there.
+pub fn archive_reached(ctx: &Ctx<'_>, id: &GameId) -> Option<String> {
+    ctx.config
+        .web
+        .page_url(&id.0)
+        .map(|url| format!("its page on the web, {url}"))
+}
+
 /// One block of a text mail, for its HTML part: a paragraph, or lines kept
 /// as they are (indented, quoted or tabular text).
 #[derive(Serialize)]
@@ -894,8 +906,13 @@ pub fn game_over_to_moderators(
         Ended::Aborted { .. } => format!("The game is over: {}.", ended.how(settings)),
         Ended::Finished(headline) => format!("The game is over. {headline}."),
     };
+    // Moderators work at the server too: where it keeps the archive is
+    // theirs to know, and its public page, where the games are on the web.
+    let reached = archive_reached(ctx, id)
+        .map(|r| format!("The game's archive for everyone is {r}. "))
+        .unwrap_or_default();
     let text = format!(
-        "{how}\n\n{}\n\nThe archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
+        "{how}\n\n{}\n\n{reached}The archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
         page_text(game, Some(ended), Viewer::Moderator),
         archive_place(ctx, id),
         crate::registry::title(&record.setup.kind),
@@ -1030,10 +1047,15 @@ pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<Str
                 out.push(format!("{key}({what}): {first}"));
             }
         };
+    let over_on_the_web = MailContext {
+        web: "https://games.example.org/game-1/".into(),
+        ..over.clone()
+    };
     for (what, ctx) in [
         ("a report", &report),
         ("a welcome", &welcome),
         ("the end", &over),
+        ("the end, on the web", &over_on_the_web),
     ] {
         render("report.txt", what, templates.render("report.txt", ctx));
         render("report.html", what, templates.render("report.html", ctx));
@@ -1142,6 +1164,7 @@ pub fn player_mail(
     }
     mail.headline = headline_of(game, meta, ended.as_ref(), Viewer::Player(seat));
     mail.over = ended.is_some();
+    mail.web = ctx.config.web.page_url(&id.0).unwrap_or_default();
     if mail.over {
         // Nothing more is asked of anyone.
         mail.hints.clear();

@@ -108,8 +108,12 @@ impl Session<'_, '_> {
         }
         let loaded = ctx.store.load(id)?;
         if let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)? {
+            let kept = match ctx.config.web.page_url(&id.0) {
+                Some(url) => format!("its page on the web, {url}, is its archive"),
+                None => "its archive is kept on the server".to_string(),
+            };
             return Err(Refusal::Player(format!(
-                "{id} {}; its archive is kept on the server",
+                "{id} {}; {kept}",
                 ended.what(&meta.clock.settings)
             )));
         }

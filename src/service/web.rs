@@ -10,7 +10,8 @@
 //! A page is drawn from the store, after the change it shows is
 //! committed (so no page shows a change the store does not hold), and
 //! every file is written whole or not at all: a temporary file renamed
-//! over the old one.
+//! over the old one. The same page, without its link to the index, is
+//! the archive a game's last mail attaches where there is no site.
 
 use std::path::Path;
 
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::report::{self, Ended};
 use super::{Ctx, ServiceError};
 use crate::engine::{AnyGame, Viewer, escape_html};
-use crate::mail::compose::Draft;
+use crate::mail::compose::{Draft, FileAttachment};
 use crate::store::{EntryKind, GameId, GameMeta, GameRecord, LogEntry, StoreError};
 
 /// Each game's line in the index, kept beside its page: what the index
@@ -47,6 +48,14 @@ pub struct Shown<'a> {
     pub ended: Option<&'a Ended>,
 }
 
+/// Where a page is read: on the site (with a link to the index), or as a
+/// file attached to a mail (self-contained, no link that leads nowhere).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Site,
+    Attached,
+}
+
 /// A game's line in the index.
 #[derive(Debug, Serialize, Deserialize)]
 struct Summary {
@@ -63,6 +72,42 @@ struct Summary {
     over: bool,
     /// Made `watchable`: listed whatever `[web] list_unwatchable` says.
     watchable: bool,
+}
+
+/// The page of `shown` as a file attached to a mail: the game's archive,
+/// one HTML page (picture, map, final status and the whole turn log, as a
+/// spectator reads them) that any web browser opens.
+fn archive_attachment(shown: &Shown<'_>) -> Result<FileAttachment, ServiceError> {
+    Ok(FileAttachment {
+        name: report::archive_name(shown.id),
+        content_type: "text/html; charset=utf-8".to_string(),
+        bytes: page(shown, Place::Attached)?.into_bytes(),
+    })
+}
+
+/// The archive the mails of `update` carry, where it ends the game (or
+/// follows its end) and the games are not on the web (there the mails link
+/// the game's page instead): [`archive_attachment`] of the game after it.
+pub fn last_mail_archive(
+    ctx: &Ctx<'_>,
+    record: &GameRecord,
+    update: &crate::store::GameUpdate,
+    game: &dyn AnyGame,
+    ended: Option<&Ended>,
+) -> Result<Option<FileAttachment>, ServiceError> {
+    if ended.is_none() || ctx.config.web.site().is_some() {
+        return Ok(None);
+    }
+    let mut entries = ctx.store.log(&update.id)?;
+    entries.extend(update.entries.iter().cloned());
+    Ok(Some(archive_attachment(&Shown {
+        id: &update.id,
+        record,
+        meta: &update.meta,
+        game,
+        entries: &entries,
+        ended,
+    })?))
 }
 
 /// `draft` with a line linking game `game`'s page, where the site is kept
@@ -176,7 +221,7 @@ fn write_game(ctx: &Ctx<'_>, dir: &Path, id: &GameId) -> Result<(), ServiceError
         entries: &entries,
         ended: ended.as_ref(),
     };
-    let html = page(&shown)?;
+    let html = page(&shown, Place::Site)?;
     let folder = dir.join(&id.0);
     public_folder(&folder)?;
     write_whole(&folder.join("index.html"), html.as_bytes())?;
@@ -248,11 +293,14 @@ fn headline(shown: &Shown<'_>) -> String {
 /// A game's page: its title and players, whom it waits for (or how it
 /// ended), the board's picture, the deadlines, the map and status, and
 /// the turn log, all as a spectator reads them.
-fn page(shown: &Shown<'_>) -> Result<String, ServiceError> {
+fn page(shown: &Shown<'_>, place: Place) -> Result<String, ServiceError> {
     let (id, record) = (shown.id, shown.record);
     let settings = &shown.meta.clock.settings;
     let title = crate::registry::title(&record.setup.kind);
-    let mut body = String::from("<p><a href=\"../\">All games</a></p>\n");
+    let mut body = String::new();
+    if place == Place::Site {
+        body.push_str("<p><a href=\"../\">All games</a></p>\n");
+    }
     body.push_str(&format!(
         "<h1>{}: {}</h1>\n<p>Players, in seat order: {}.{}</p>\n<p><b>{}.</b></p>\n",
         escape_html(&id.0),

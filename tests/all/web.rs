@@ -8,7 +8,9 @@
 //! money, rulings 13; Linie 1's line and route cards, rulings 4) and for
 //! what is never public (addresses, keys, the seed, table talk). In
 //! headless Chromium, a page at a phone's and a desktop's width shows the
-//! board's picture, scaled to the width, as its SVG draws it.
+//! board's picture, scaled to the width, as its SVG draws it. Without
+//! `[web]`, a game's last mail attaches its archive as one HTML file and
+//! names no path on the server.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -652,4 +654,63 @@ fn no_page_of_a_whole_linie1_game_shows_a_secret() {
     play_to_the_end(&mut s, pick, |s, game| secrets.check(s, game));
     assert!(secrets.pages.len() > 40, "{} pages", secrets.pages.len());
     assert!(visible(&s.page()).contains("This page is its archive"));
+}
+
+#[test]
+fn the_last_mail_without_web_carries_the_archive_and_no_server_path() {
+    let mut s = Site::new("rocket", false, false);
+    let mut rng = SplitMix64::new(5);
+    let last = play_to_the_end(&mut s, rocket_pick(&mut rng), |_, _| {});
+    assert!(!s.web().exists(), "no site without [web]");
+    let archive = s.dir.path().join("archive");
+    let place = archive.display().to_string();
+    let record = s.daemon.store().record(&s.id).expect("the record");
+    let meta = s.daemon.store().meta(&s.id).expect("the meta");
+    let players: Vec<&OutMail> = last.iter().filter(|m| m.to[0].ends_with(".test")).collect();
+    assert_eq!(players.len(), 3);
+    let name = format!("{}.html", s.id);
+    for mail in players {
+        let r = read(mail);
+        assert!(r.text.contains("The game is over"), "{}", r.text);
+        for path in [
+            place.as_str(),
+            "var/archive",
+            "on the game's server",
+            "on the server",
+        ] {
+            assert!(!r.text.contains(path), "{path} in\n{}", r.text);
+            assert!(!r.html.contains(path), "{path} in\n{}", r.html);
+        }
+        assert!(
+            r.text.contains(&format!("attached to this mail as {name}")),
+            "{}",
+            r.text
+        );
+        assert_eq!(r.attached.len(), 1, "one file attached");
+        let (file, bytes) = &r.attached[0];
+        assert_eq!(file, &name);
+        let html = String::from_utf8(bytes.clone()).expect("UTF-8");
+        // One self-contained page: the board's picture, the final table
+        // and the whole log; nothing it would fetch, no script.
+        assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+        assert!(html.contains("<svg"), "the board's picture");
+        assert!(
+            !html.contains("<script") && !html.contains("src="),
+            "{html}"
+        );
+        assert!(!html.contains("href="), "no link that leads nowhere");
+        let text = visible(&html);
+        assert!(text.contains("Final scores"), "{text}");
+        assert!(text.contains("#1 "), "the whole log: {text}");
+        for never in record
+            .setup
+            .players
+            .iter()
+            .map(|p| &p.email)
+            .chain(&meta.tokens)
+        {
+            assert!(!text.contains(never.as_str()), "{never} in the archive");
+        }
+        assert!(!text.contains(&SEED.to_string()), "the seed in the archive");
+    }
 }

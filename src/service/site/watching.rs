@@ -74,6 +74,7 @@ impl Session<'_, '_> {
             &[],
             "You watch this game from now on: after each change you get what happened and the board as every player sees it (nobody's private holdings). `unwatch` in reply stops it.",
             ended.as_ref(),
+            None,
             self.now,
         )?;
         self.mails.push(page);

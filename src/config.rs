@@ -39,6 +39,8 @@ pub struct Config {
     pub site: SiteConfig,
     /// What one sender, or everyone together, can make us send.
     pub limits: LimitsConfig,
+    /// The games on the web: a static site of their pages.
+    pub web: WebConfig,
 }
 
 /// `[limits]`: so that forged senders cannot turn the server into a source
@@ -183,6 +185,75 @@ pub struct TemplatesConfig {
     /// A folder with the operator's own copies of the templates in
     /// `templates/`; a template missing there is taken from the built-in copy.
     pub dir: Option<PathBuf>,
+}
+
+/// `[web]`: the games on the web (issue 38). With `dir` and `url` both
+/// set, the daemon keeps a static site in `dir` (a page per game and an
+/// index), which any web server serves at `url`, and every mail about a
+/// game links to its page.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WebConfig {
+    /// The folder the pages are written in (created if missing).
+    pub dir: Option<PathBuf>,
+    /// The address the folder is served at, e.g.
+    /// `https://games.example.org/`.
+    pub url: Option<String>,
+    /// List games not made `watchable` in the index too (their pages are
+    /// written either way, and linked from their players' mail).
+    pub list_unwatchable: bool,
+}
+
+impl WebConfig {
+    /// The folder and the address, where both are set: the site is kept.
+    pub fn site(&self) -> Option<(&Path, &str)> {
+        let dir = self.dir.as_deref().filter(|d| !d.as_os_str().is_empty())?;
+        let url = self
+            .url
+            .as_deref()
+            .map(str::trim)
+            .filter(|u| !u.is_empty())?;
+        Some((dir, url))
+    }
+
+    /// The address of game `game`'s page, where the site is kept:
+    /// `URL/GAME/`.
+    pub fn page_url(&self, game: &str) -> Option<String> {
+        let (_, url) = self.site()?;
+        Some(format!("{}/{game}/", url.trim_end_matches('/')))
+    }
+
+    /// The problems of the section, one line each naming its key: one of
+    /// `dir` and `url` without the other, an address that is no web
+    /// address.
+    fn problems(&self, out: &mut Vec<String>) {
+        let dir = self.dir.as_ref().is_some_and(|d| !d.as_os_str().is_empty());
+        let url = self.url.as_deref().map_or("", str::trim);
+        if dir && url.is_empty() {
+            out.push(
+                "[web] url: empty; with [web] dir set, give the address the folder is served at (https://…)"
+                    .to_string(),
+            );
+        }
+        if !dir && !url.is_empty() {
+            out.push(
+                "[web] dir: empty; with [web] url set, give the folder the pages are written in"
+                    .to_string(),
+            );
+        }
+        // `https://host…`, with nothing a link in a mail or a page would
+        // break at.
+        let host = url
+            .strip_prefix("https://")
+            .or_else(|| url.strip_prefix("http://"))
+            .filter(|rest| !rest.is_empty() && !rest.starts_with('/'));
+        let plain = !url.contains(|c: char| c.is_whitespace() || "\"<>'`".contains(c));
+        if !url.is_empty() && (host.is_none() || !plain) {
+            out.push(format!(
+                "[web] url: {url:?} is not a web address (https://… or http://…)"
+            ));
+        }
+    }
 }
 
 /// `[store]`: the sled database.
@@ -443,6 +514,7 @@ impl Config {
                 self.outbound.ca_file.as_deref(),
             );
         }
+        self.web.problems(&mut out);
         if let Some(dir) = &self.templates.dir
             && !dir.is_dir()
         {
@@ -460,12 +532,21 @@ impl Config {
     }
 
     /// The folders `run` writes to, each with its key: the database, the
-    /// archive, and the Maildir and `.eml` folder where those are used.
+    /// archive, the Maildir and `.eml` folder where those are used, and the
+    /// web pages' where they are kept.
     pub fn folders(&self) -> Vec<(&'static str, &Path)> {
         let mut out = vec![
             ("[store] path", self.store.path.as_path()),
             ("[store] archive", self.store.archive.as_path()),
         ];
+        if let Some(dir) = self
+            .web
+            .dir
+            .as_deref()
+            .filter(|d| !d.as_os_str().is_empty())
+        {
+            out.push(("[web] dir", dir));
+        }
         if self.inbound.kind == InboundKind::Maildir {
             out.push(("[inbound] maildir", self.inbound.maildir.as_path()));
         }
@@ -662,5 +743,48 @@ mod tests {
         let text = e.to_string();
         assert!(text.contains("c.toml, line 3"), "{text}");
         assert!(text.contains("size"), "{text}");
+    }
+
+    #[test]
+    fn a_web_section_is_read_and_checked() {
+        let c = Config::parse(
+            "c.toml",
+            "[web]\ndir = \"var/web\"\nurl = \"https://games.example.org/\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c.web.site(),
+            Some((Path::new("var/web"), "https://games.example.org/"))
+        );
+        assert_eq!(
+            c.web.page_url("rocket-1").as_deref(),
+            Some("https://games.example.org/rocket-1/")
+        );
+        assert!(!c.web.list_unwatchable, "off unless the operator says so");
+        assert!(c.problems().iter().all(|p| !p.starts_with("[web]")));
+        // Without the section: no site, no link.
+        assert_eq!(Config::default().web.page_url("rocket-1"), None);
+        for (text, key) in [
+            ("[web]\ndir = \"var/web\"\n", "[web] url: empty"),
+            ("[web]\nurl = \"https://x.org\"\n", "[web] dir: empty"),
+            (
+                "[web]\ndir = \"w\"\nurl = \"var/web\"\n",
+                "[web] url: \"var/web\" is not a web address",
+            ),
+            (
+                "[web]\ndir = \"w\"\nurl = \"https://x.org/a b\"\n",
+                "is not a web address",
+            ),
+        ] {
+            let c = Config::parse("c.toml", text).unwrap();
+            assert_eq!(c.web.site().is_some(), !key.contains("empty"), "{text}");
+            let problems = c.problems();
+            assert!(
+                problems.iter().any(|p| p.contains(key)),
+                "{text}: {problems:?}"
+            );
+        }
+        let e = Config::parse("c.toml", "[web]\nlist = true\n").unwrap_err();
+        assert!(e.to_string().contains("line 2"), "{e}");
     }
 }

@@ -207,6 +207,7 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
     ctx.store
         .commit(&change)
         .map_err(service::ServiceError::from)?;
+    service::web::refresh(ctx, std::slice::from_ref(&id));
     Ok(id)
 }
 
@@ -655,6 +656,7 @@ pub fn moderate(
     if outcome.change.update.is_some() || !outcome.change.outbox.is_empty() {
         ctx.store.commit(&outcome.change)?;
         crate::service::archive::write(ctx.store, id, &ctx.config.store.archive)?;
+        crate::service::web::refresh(ctx, std::slice::from_ref(id));
     }
     Ok(format!("{}\n", outcome.output.trim_end()))
 }

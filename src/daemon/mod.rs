@@ -34,7 +34,7 @@ use crate::store::{GameId, OutboxItem, Store, StoreError};
 
 pub use crate::service::{
     Ctx, LocalApplyError, ServiceError as DaemonError, apply_local, archive, create_game,
-    moderator, orders, quarantine, report, scheduler,
+    moderator, orders, quarantine, report, scheduler, web,
 };
 
 /// True if `from` plays in or moderates game `game`.
@@ -258,6 +258,9 @@ pub struct Daemon {
     inbound: Box<dyn Inbound>,
     outbound: Box<dyn Outbound>,
     doorbell: Doorbell,
+    /// The web pages have been brought up to date since the daemon
+    /// started ([`web::catch_up`]).
+    web_caught_up: bool,
 }
 
 impl Daemon {
@@ -278,6 +281,7 @@ impl Daemon {
             inbound,
             outbound,
             doorbell: Doorbell::default(),
+            web_caught_up: false,
         }
     }
 
@@ -333,6 +337,7 @@ impl Daemon {
             done,
             poisoned,
             ended,
+            changed,
             ..
         } = intake;
         // Every change is durable now (the last hand-over flushed).
@@ -344,6 +349,7 @@ impl Daemon {
         for id in &ended {
             self.archive(id);
         }
+        self.web(&changed);
         if stop.load(Ordering::SeqCst) {
             report.sent = sent;
             report.failed = failed;
@@ -437,6 +443,22 @@ impl Daemon {
         }
     }
 
+    /// The web pages of the games `changed` by this cycle (once the
+    /// changes are durable), and the index; at the daemon's first cycle,
+    /// every page that is missing or behind its game too (errors are
+    /// logged: the games themselves are safe in the store).
+    fn web(&mut self, changed: &[GameId]) {
+        if !self.web_caught_up {
+            self.web_caught_up = true;
+            match web::catch_up(&self.ctx()) {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(pages = n, "web pages brought up to date"),
+                Err(e) => tracing::error!(error = %e, "web pages not brought up to date"),
+            }
+        }
+        web::refresh(&self.ctx(), changed);
+    }
+
     /// Keys for the site's moderators (`[site] moderators`) in every game
     /// that runs without one: looked at only when the list holds an
     /// address not looked for before (an operator added a moderator), so
@@ -500,6 +522,7 @@ impl Daemon {
     pub fn schedule(&mut self, now: DateTime<Utc>) -> Result<usize, DaemonError> {
         let due = self.store.due_games(now)?;
         let ctx = self.ctx();
+        let mut changed = Vec::new();
         for id in &due {
             match scheduler::tick(&ctx, id, now) {
                 Ok(Some(change)) => match self.store.commit(&change) {
@@ -507,6 +530,7 @@ impl Daemon {
                         if change.update.as_ref().is_some_and(|u| u.over) {
                             self.archive(id);
                         }
+                        changed.push(id.clone());
                     }
                     Err(StoreError::Conflict(game)) => {
                         tracing::warn!(%game, "game changed while its deadlines were handled; next cycle");
@@ -517,6 +541,7 @@ impl Daemon {
                 Err(e) => tracing::error!(game = %id, error = %e, "deadlines could not be handled"),
             }
         }
+        web::refresh(&ctx, &changed);
         Ok(due.len())
     }
 
@@ -733,6 +758,9 @@ struct Intake {
     poisoned: Vec<(RawMail, String)>,
     /// Games a mail of this cycle ended: their archives are due.
     ended: Vec<GameId>,
+    /// Games a mail of this cycle changed or started: their web pages are
+    /// due.
+    changed: Vec<GameId>,
 }
 
 impl Intake {
@@ -747,6 +775,7 @@ impl Intake {
             done: Vec::new(),
             poisoned: Vec::new(),
             ended: Vec::new(),
+            changed: Vec::new(),
         }
     }
 
@@ -821,6 +850,18 @@ impl Intake {
                         && !self.ended.contains(&u.id)
                     {
                         self.ended.push(u.id.clone());
+                    }
+                    let made = change.new_game.as_ref().map(|g| &g.record.id);
+                    for id in change
+                        .update
+                        .as_ref()
+                        .map(|u| &u.id)
+                        .into_iter()
+                        .chain(made)
+                    {
+                        if !self.changed.contains(id) {
+                            self.changed.push(id.clone());
+                        }
                     }
                 }
                 Err(StoreError::Conflict(game)) => {

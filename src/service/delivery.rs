@@ -11,7 +11,7 @@ use super::report;
 use super::{Ctx, ServiceError};
 use crate::engine::{AnyGame, Seat, Status};
 use crate::mail::OutMail;
-use crate::mail::compose::Draft;
+use crate::mail::compose::{Draft, FileAttachment};
 use crate::store::{GameId, GameMeta, GameRecord, ReportMode};
 
 /// The form of one player's mail after a change.
@@ -105,6 +105,7 @@ pub(crate) fn short_mail(
         reply_to: Some(report::reply_address(&ctx.config.mail.address, id, &token)),
         // One line per change: the picture comes with the full report.
         picture: None,
+        attachment: None,
     };
     super::compose_mail(ctx, &id.0, "short", &draft, now)
 }
@@ -136,7 +137,7 @@ fn observer_thread(
 /// A mail to observer `address`: `note`, what happened (`events`), the
 /// board (its picture too, where the game draws one) and status as a
 /// spectator sees them (nobody's private information), and whom the game
-/// waits for.
+/// waits for; with the game's archive `attached`, where given.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn observer_mail(
     ctx: &Ctx<'_>,
@@ -149,6 +150,7 @@ pub(crate) fn observer_mail(
     events: &[String],
     note: &str,
     ended: Option<&report::Ended>,
+    attached: Option<&FileAttachment>,
     now: DateTime<Utc>,
 ) -> Result<OutMail, ServiceError> {
     let settings = &meta.clock.settings;
@@ -188,6 +190,7 @@ pub(crate) fn observer_mail(
             picture.as_ref().map(|(_, r)| r),
         )?),
         picture: picture.map(|(p, _)| p),
+        attachment: attached.cloned(),
         ..observer_draft(ctx, &thread, address, text)
     };
     super::compose_mail(ctx, &id.0, "watch", &draft, now)
@@ -226,7 +229,9 @@ fn observer_draft(ctx: &Ctx<'_>, thread: &report::Thread, address: &str, text: S
 
 /// A mail to each observer of game `id` after a change (`update`): what
 /// happened since their last mail, as a spectator sees it; at the end,
-/// the game's whole public log (the archive) too.
+/// the game's whole public log too, and where its archive is (its page on
+/// the web, or the file `attached`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn to_observers(
     ctx: &Ctx<'_>,
     id: &GameId,
@@ -234,6 +239,7 @@ pub(crate) fn to_observers(
     update: &mut crate::store::GameUpdate,
     game: &dyn AnyGame,
     board: &report::Board,
+    attached: Option<&FileAttachment>,
     now: DateTime<Utc>,
 ) -> Result<Vec<OutMail>, ServiceError> {
     let mut out = Vec::new();
@@ -250,9 +256,11 @@ pub(crate) fn to_observers(
         // Nobody's private messages: a spectator is no end of any.
         let lines = report::history_lines(game, &all, Viewer::Spectator)
             .map_err(crate::store::StoreError::from)?;
+        let kept = report::archive_reached(ctx, id, attached)
+            .map(|r| format!("; as one page, with the board, it is {r}"))
+            .unwrap_or_default();
         Some(format!(
-            "The game is over. Its archive, the whole log, follows; the server keeps it at {}.\n\n{}",
-            report::archive_place(ctx, id),
+            "The game is over. Its archive, the whole log, follows{kept}.\n\n{}",
             lines.join("\n")
         ))
     } else {
@@ -288,6 +296,7 @@ pub(crate) fn to_observers(
             &events,
             &note,
             ended.as_ref(),
+            attached.filter(|_| over),
             now,
         )?);
         if let Some(slot) = update.meta.observers.get_mut(i) {

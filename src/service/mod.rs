@@ -18,6 +18,7 @@ pub mod site;
 pub mod takeback;
 pub mod talk;
 pub mod unasked;
+pub mod web;
 
 use chrono::{DateTime, Utc};
 
@@ -122,7 +123,9 @@ pub fn message_id(ctx: &Ctx<'_>, game: &str, what: &str) -> Result<String, Servi
 }
 
 /// Composes `draft` from our address with a fresh Message-ID (see
-/// [`message_id`]): every mail the daemon sends goes through here.
+/// [`message_id`]): every mail the daemon sends goes through here. Where
+/// the games are on the web, a mail about game `game` links its page
+/// ([`web::with_link`]).
 pub fn compose_mail(
     ctx: &Ctx<'_>,
     game: &str,
@@ -131,8 +134,9 @@ pub fn compose_mail(
     now: DateTime<Utc>,
 ) -> Result<crate::mail::OutMail, ServiceError> {
     let id = message_id(ctx, game, what)?;
+    let linked = web::with_link(ctx.config, game, what, draft);
     Ok(crate::mail::compose::compose(
-        draft,
+        linked.as_ref().unwrap_or(draft),
         &ctx.config.mail,
         &id,
         now,
@@ -140,7 +144,8 @@ pub fn compose_mail(
 }
 
 /// Creates a game: its record, each player's secret token, and a welcome
-/// mail to each player (with their first report), in one commit.
+/// mail to each player (with their first report), in one commit; then its
+/// page on the web, where there is one.
 pub fn create_game(
     ctx: &Ctx<'_>,
     setup: &Setup,
@@ -150,6 +155,7 @@ pub fn create_game(
 ) -> Result<GameId, ServiceError> {
     let (id, change) = new_game_change(ctx, setup, clock, moderators, None, now)?;
     ctx.store.commit(&change)?;
+    web::refresh(ctx, std::slice::from_ref(&id));
     Ok(id)
 }
 
@@ -308,7 +314,8 @@ pub fn new_seed() -> Result<u64, ServiceError> {
 }
 
 /// Orders applied from the command line (`stationmaster order`): as by
-/// mail, all or nothing, and every player gets a report by mail.
+/// mail, all or nothing, and every player gets a report by mail; the
+/// game's page on the web is written once they are committed.
 pub fn apply_local(
     ctx: &Ctx<'_>,
     id: &GameId,
@@ -330,6 +337,7 @@ pub fn apply_local(
         ctx.store
             .commit(&applied.change)
             .map_err(ServiceError::from)?;
+        web::refresh(ctx, std::slice::from_ref(id));
     }
     Ok((applied.batch, applied.game))
 }

@@ -11,9 +11,10 @@
 use chrono::{DateTime, Utc};
 
 use super::report::{self, MailContext, ReplySection};
-use super::{Ctx, ServiceError, delivery, orders};
+use super::{Ctx, ServiceError, delivery, orders, web};
 use crate::engine::{Actor, AnyGame, Seat, Viewer};
 use crate::mail::OutMail;
+use crate::mail::compose::FileAttachment;
 use crate::store::{
     BatchRejected, Change, EntryKind, GameId, GameMeta, GameRecord, GameUpdate, Loaded, LogEntry,
     StoreError,
@@ -346,6 +347,9 @@ struct Reports<'a, 'c> {
     to: Recipients,
     map: report::Board,
     ended: Option<report::Ended>,
+    /// The archive the last mails attach, where the games are not on the
+    /// web ([`web::archive_attachment`]).
+    archive: Option<FileAttachment>,
     now: DateTime<Utc>,
 }
 
@@ -361,10 +365,14 @@ impl<'a, 'c> Reports<'a, 'c> {
         to: Recipients,
         now: DateTime<Utc>,
     ) -> Result<Reports<'a, 'c>, ServiceError> {
+        let record = ctx.store.record(id)?;
+        let ended = report::ended_after(ctx.store, update, game)?;
+        let archive = web::last_mail_archive(ctx, &record, update, game, ended.as_ref())?;
         Ok(Reports {
-            record: ctx.store.record(id)?,
+            record,
             map: report::Board::new(ctx, game, &update.entries),
-            ended: report::ended_after(ctx.store, update, game)?,
+            ended,
+            archive,
             ctx,
             id,
             game,
@@ -396,6 +404,7 @@ impl<'a, 'c> Reports<'a, 'c> {
             update,
             self.game,
             &self.map,
+            self.archive.as_ref(),
             now,
         )?);
         // Orders that end the game: the moderators hear of it too (a finished
@@ -479,6 +488,7 @@ impl<'a, 'c> Reports<'a, 'c> {
             mail.to = asked.to.clone();
             threading = Some(answer.thread.clone());
         }
+        mail.attachment = self.archive.clone();
         Ok(Some(report::player_mail(
             ctx,
             id,

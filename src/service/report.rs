@@ -8,7 +8,7 @@ use super::{Ctx, ServiceError};
 use crate::engine::SetupError;
 use crate::engine::{AnyGame, Seat, Status, Viewer};
 use crate::mail::OutMail;
-use crate::mail::compose::Draft;
+use crate::mail::compose::{Draft, FileAttachment};
 use crate::store::{GameId, GameMeta, GameRecord, LogEntry};
 
 /// The reply section: what the player's own mail did.
@@ -86,8 +86,15 @@ pub struct MailContext {
     /// The game is over (finished, or aborted): nothing more is asked of
     /// the reader.
     pub over: bool,
-    /// Where the archive of a game that is over is kept.
+    /// The archive of a game that is over, where the games are not on the
+    /// web (there its page, [`Self::web`], is the archive): the name of the
+    /// HTML file the game's last mail carries.
     pub archive: String,
+    /// True if this mail carries the archive ([`Self::archive`]).
+    pub archive_attached: bool,
+    /// The address of the game's page on the web, where the games are
+    /// (`[web]`); empty otherwise.
+    pub web: String,
     /// The reader's `reports` mode (`full`, `short`, `turn`).
     pub reports: String,
     /// What it means.
@@ -106,6 +113,10 @@ pub struct MailContext {
     /// is not in the stored log yet); [`player_mail`] reads it otherwise.
     #[serde(skip)]
     pub ended: Option<Ended>,
+    /// The game's archive, attached to the mail of a game that is over
+    /// where the games are not on the web.
+    #[serde(skip)]
+    pub attachment: Option<FileAttachment>,
 }
 
 /// The board's picture as the HTML part refers to it:
@@ -852,9 +863,34 @@ pub fn reply_subject(subject: &str) -> String {
     format!("Re: {rest}")
 }
 
-/// Where the archive of game `id` is kept, in words for a mail.
+/// Where the archive of game `id` is kept on the server, in words for a
+/// moderator's mail.
 pub fn archive_place(ctx: &Ctx<'_>, id: &GameId) -> String {
     ctx.config.store.archive.join(&id.0).display().to_string()
+}
+
+/// The file name of game `id`'s archive, as its last mail attaches it
+/// where the games are not on the web.
+pub fn archive_name(id: &GameId) -> String {
+    format!("{id}.html")
+}
+
+/// Where a reader of a mail finds the archive of game `id`, in a
+/// sentence's words: its page on the web, where the games are there, or
+/// the file `attached` to the mail; None where neither is.
+pub fn archive_reached(
+    ctx: &Ctx<'_>,
+    id: &GameId,
+    attached: Option<&FileAttachment>,
+) -> Option<String> {
+    match (ctx.config.web.page_url(&id.0), attached) {
+        (Some(url), _) => Some(format!("its page on the web, {url}")),
+        (None, Some(file)) => Some(format!(
+            "the file {} attached to this mail (open it in any web browser)",
+            file.name
+        )),
+        (None, None) => None,
+    }
 }
 
 /// One block of a text mail, for its HTML part: a paragraph, or lines kept
@@ -939,8 +975,13 @@ pub fn game_over_to_moderators(
         Ended::Aborted { .. } => format!("The game is over: {}.", ended.how(settings)),
         Ended::Finished(headline) => format!("The game is over. {headline}."),
     };
+    // Moderators work at the server too: where it keeps the archive is
+    // theirs to know, and its public page, where the games are on the web.
+    let reached = archive_reached(ctx, id, None)
+        .map(|r| format!("The game's archive for everyone is {r}. "))
+        .unwrap_or_default();
     let text = format!(
-        "{how}\n\n{}\n\nThe archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
+        "{how}\n\n{}\n\n{reached}The archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
         page_text(game, Some(ended), Viewer::Moderator),
         archive_place(ctx, id),
         crate::registry::title(&record.setup.kind),
@@ -1036,7 +1077,8 @@ pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<Str
     };
     let over = MailContext {
         over: true,
-        archive: "var/archive/game-1".into(),
+        archive: "game-1.html".into(),
+        archive_attached: true,
         hints: Vec::new(),
         deadlines: Vec::new(),
         headline: "Game over: bob won".into(),
@@ -1075,10 +1117,16 @@ pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<Str
                 out.push(format!("{key}({what}): {first}"));
             }
         };
+    let over_on_the_web = MailContext {
+        archive: String::new(),
+        web: "https://games.example.org/game-1/".into(),
+        ..over.clone()
+    };
     for (what, ctx) in [
         ("a report", &report),
         ("a welcome", &welcome),
         ("the end", &over),
+        ("the end, on the web", &over_on_the_web),
     ] {
         render("report.txt", what, templates.render("report.txt", ctx));
         render("report.html", what, templates.render("report.html", ctx));
@@ -1187,11 +1235,16 @@ pub fn player_mail(
     }
     mail.headline = headline_of(game, meta, ended.as_ref(), Viewer::Player(seat));
     mail.over = ended.is_some();
+    mail.web = ctx.config.web.page_url(&id.0).unwrap_or_default();
+    let attachment = mail.attachment.take().filter(|_| mail.over);
     if mail.over {
         // Nothing more is asked of anyone.
         mail.hints.clear();
         mail.deadlines.clear();
-        mail.archive = archive_place(ctx, id);
+        // The archive: its page on the web, or the file attached (to
+        // this mail, or to the game's last).
+        mail.archive = archive_name(id);
+        mail.archive_attached = attachment.is_some();
     }
     let thread = player_thread(ctx, id, record, meta, seat);
     // The welcome is the root; every later mail refers to it, and one that
@@ -1231,6 +1284,7 @@ pub fn player_mail(
         references,
         reply_to: Some(reply_address(&ctx.config.mail.address, id, &token)),
         picture: picture.map(|(p, _)| p),
+        attachment,
     };
     let what = if mail.welcome { "welcome" } else { "report" };
     super::compose_mail(ctx, &id.0, what, &draft, now)

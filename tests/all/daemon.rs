@@ -1674,8 +1674,11 @@ struct Threaded {
     in_reply_to: Option<String>,
     references: Vec<String>,
     text: String,
-    /// The content types of its leaf parts, e.g. `text/plain`.
+    /// The content types of its leaf parts, e.g. `text/plain`, but for
+    /// the files attached to it.
     parts: Vec<String>,
+    /// The names of the files attached to it (issue 38: the archive).
+    attached: Vec<String>,
     html: String,
 }
 
@@ -1684,9 +1687,18 @@ fn threaded(mail: &OutMail) -> Threaded {
     let m = MessageParser::default()
         .parse(&mail.bytes)
         .expect("our mail parses");
+    let file =
+        |p: &&mail_parser::MessagePart| p.content_disposition().is_some_and(|d| d.is_attachment());
+    let attached = m
+        .parts
+        .iter()
+        .filter(file)
+        .map(|p| p.attachment_name().unwrap_or_default().to_string())
+        .collect();
     let parts = m
         .parts
         .iter()
+        .filter(|p| !file(p))
         .filter_map(|p| p.content_type())
         .filter(|c| !c.ctype().eq_ignore_ascii_case("multipart"))
         .map(|c| format!("{}/{}", c.ctype(), c.subtype().unwrap_or_default()).to_lowercase())
@@ -1714,6 +1726,7 @@ fn threaded(mail: &OutMail) -> Threaded {
             .unwrap_or_default(),
         text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
         parts,
+        attached,
         html,
     }
 }
@@ -1967,6 +1980,11 @@ fn issue_11_every_kind_of_mail_has_a_text_and_an_html_part() {
             m.html.contains("<html>") && m.html.contains("</html>"),
             "{what}"
         );
+        // A player's last mail carries the game's archive (issue 38,
+        // point 7); no other mail carries a file.
+        let last = *what == "abort" && !m.to.starts_with("mod");
+        let archive: &[&str] = if last { &["rocket-1.html"] } else { &[] };
+        assert_eq!(m.attached, archive, "{what} to {}", m.to);
         assert!(!m.text.is_empty(), "{what}");
         // Every mail to a player or moderator about the game is in their
         // thread (the short help and the alert stand apart; a welcome is a
@@ -2035,11 +2053,15 @@ fn issue_11_the_game_over_mail_asks_for_nothing_and_reaches_the_moderators() {
             "{p}: the final table: {}",
             m.text
         );
+        // Issue 38, point 7: where the archive is, as a player can reach
+        // it: attached, not a path on the server.
         assert!(
-            m.text.contains("var/archive/rocket-1"),
+            m.text.contains("attached to this mail as rocket-1.html"),
             "where the archive is: {}",
             m.text
         );
+        assert!(!m.text.contains("var/archive"), "{}", m.text);
+        assert_eq!(m.attached, ["rocket-1.html"]);
         for asks in [
             "You can:",
             "Reply to this mail with your orders",

@@ -50,3 +50,4 @@ mod site;
 mod site_e2e;
 mod transport;
 mod upgrade;
+mod web;

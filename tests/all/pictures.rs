@@ -25,8 +25,8 @@ use tempfile::TempDir;
 use crate::common::{self, ABC, ANDI, BELA, CECIL};
 
 /// The land and sea of Rocket's picture, as drawn (`src/rocket/picture.rs`).
-const LAND: [u8; 3] = [0xef, 0xe8, 0xcf];
-const SEA: [u8; 3] = [0xb9, 0xd4, 0xee];
+pub(crate) const LAND: [u8; 3] = [0xef, 0xe8, 0xcf];
+pub(crate) const SEA: [u8; 3] = [0xb9, 0xd4, 0xee];
 
 fn picture(g: &Rocket, last: &[stationmaster::rocket::Event]) -> Picture {
     g.picture(&g.view(Viewer::Spectator), last, None)
@@ -305,7 +305,7 @@ fn show_writes_the_board_as_svg_and_as_png() {
 }
 
 /// Where Debian's Chromium is, if installed (`SM_CHROMIUM` may name another).
-fn chromium() -> Option<std::path::PathBuf> {
+pub(crate) fn chromium() -> Option<std::path::PathBuf> {
     let path = std::env::var_os("SM_CHROMIUM")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| "/usr/bin/chromium".into());
@@ -313,7 +313,7 @@ fn chromium() -> Option<std::path::PathBuf> {
 }
 
 /// Chromium's screenshot of `html` (a file in `dir`), `width` pixels wide.
-fn screenshot(chromium: &Path, dir: &Path, html: &Path, width: u32) -> Vec<u8> {
+pub(crate) fn screenshot(chromium: &Path, dir: &Path, html: &Path, width: u32) -> Vec<u8> {
     let shot = dir.join("shot.png");
     let profile = dir.join("profile");
     std::fs::create_dir_all(&profile).expect("a profile folder");
@@ -352,7 +352,7 @@ fn screenshot(chromium: &Path, dir: &Path, html: &Path, width: u32) -> Vec<u8> {
 }
 
 /// The pixels of PNG `shot`, row by row, as RGB.
-fn rgb_pixels(shot: &[u8]) -> (u32, Vec<[u8; 3]>) {
+pub(crate) fn rgb_pixels(shot: &[u8]) -> (u32, Vec<[u8; 3]>) {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(shot));
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = decoder.read_info().expect("a PNG");

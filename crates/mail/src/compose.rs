@@ -113,6 +113,20 @@ pub struct Draft {
     /// A picture the HTML part shows (`<img src="cid:…">`), attached inline
     /// beside it. Left out where the HTML does not refer to it.
     pub picture: Option<InlinePicture>,
+    /// A file attached to the mail for the reader to open (the archive of
+    /// a game that is over, as one HTML page).
+    pub attachment: Option<FileAttachment>,
+}
+
+/// A file attached to a mail (`Content-Disposition: attachment`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileAttachment {
+    /// Its file name.
+    pub name: String,
+    /// Its media type, e.g. `text/html; charset=utf-8`.
+    pub content_type: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
 }
 
 /// An image attached inline to a mail's HTML part, which shows it by its
@@ -291,13 +305,13 @@ pub fn compose(
             .as_ref()
             .is_some_and(|html| html.contains(&format!("cid:{}", p.cid)))
     });
-    let message = match &draft.html {
+    let content = match &draft.html {
         Some(html) => {
             let html_part = SinglePart::builder()
                 .header(ContentType::TEXT_HTML)
                 .body(body(&ascii_html(html)));
             let alternative = MultiPart::alternative().singlepart(text);
-            builder.multipart(match shown {
+            Content::Multi(match shown {
                 // The HTML and the picture it shows, together
                 // (multipart/related, RFC 2387), as the HTML alternative.
                 Some(p) => alternative.multipart(
@@ -315,7 +329,23 @@ pub fn compose(
                 None => alternative.singlepart(html_part),
             })
         }
-        None => builder.singlepart(text),
+        None => Content::Single(text),
+    };
+    let message = match (content, &draft.attachment) {
+        // The mail and the file beside it (multipart/mixed, RFC 2046).
+        (content, Some(file)) => {
+            let mixed = match content {
+                Content::Multi(m) => MultiPart::mixed().multipart(m),
+                Content::Single(s) => MultiPart::mixed().singlepart(s),
+            };
+            let kind = ContentType::parse(&file.content_type)
+                .map_err(|e| ComposeError::Build(e.to_string()))?;
+            builder.multipart(
+                mixed.singlepart(Attachment::new(file.name.clone()).body(file.bytes.clone(), kind)),
+            )
+        }
+        (Content::Multi(m), None) => builder.multipart(m),
+        (Content::Single(s), None) => builder.singlepart(s),
     }
     .map_err(|e| ComposeError::Build(e.to_string()))?;
     let bytes = message.formatted();
@@ -329,6 +359,13 @@ pub fn compose(
         bytes,
         shared,
     })
+}
+
+/// A mail's content before any file is attached: its text alone, or its
+/// parts together.
+enum Content {
+    Single(SinglePart),
+    Multi(MultiPart),
 }
 
 /// Where the picture's `base64` lies in a mail's `bytes`, as the part the
@@ -446,6 +483,44 @@ mod tests {
     }
 
     #[test]
+    fn a_file_goes_beside_the_text_and_html_and_reads_back_whole() {
+        let config = MailConfig {
+            address: "sm@example.org".into(),
+            name: String::new(),
+            pictures: true,
+        };
+        let page = "<!DOCTYPE html>\n<p>Zoë pays £5</p>\n".repeat(40);
+        let draft = Draft {
+            to: "a@example.org".into(),
+            subject: "s".into(),
+            text: "The game is over.\n".into(),
+            html: Some("<p>The game is over.</p>".into()),
+            attachment: Some(FileAttachment {
+                name: "rocket-1.html".into(),
+                content_type: "text/html; charset=utf-8".into(),
+                bytes: page.clone().into_bytes(),
+            }),
+            ..Draft::default()
+        };
+        let date = DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let raw = compose(&draft, &config, "m@example.org", date)
+            .unwrap()
+            .bytes;
+        let text = String::from_utf8_lossy(&raw);
+        assert!(text.contains("multipart/mixed"), "{text}");
+        assert!(text.contains("multipart/alternative"), "{text}");
+        let parsed = mail_parser::MessageParser::default().parse(&raw).unwrap();
+        assert_eq!(parsed.body_text(0).unwrap().trim_end(), "The game is over.");
+        let files: Vec<_> = parsed.attachments().collect();
+        assert_eq!(files.len(), 1);
+        use mail_parser::MimeHeaders;
+        assert_eq!(files[0].attachment_name(), Some("rocket-1.html"));
+        assert_eq!(files[0].contents(), page.as_bytes());
+    }
+
+    #[test]
     fn a_composed_mail_has_our_ids_threading_and_both_parts() {
         let config = MailConfig {
             address: "sm@example.org".into(),
@@ -462,6 +537,7 @@ mod tests {
             references: vec!["first@example.org".into(), "orig@example.org".into()],
             reply_to: Some("sm+rocket-1.abc123@example.org".into()),
             picture: None,
+            attachment: None,
         };
         let date = DateTime::parse_from_rfc3339("2026-11-21T18:00:00Z")
             .unwrap()

@@ -167,6 +167,7 @@ impl Session<'_, '_> {
             references,
             reply_to: Some(report::reply_address(&ctx.config.mail.address, &f.id, key)),
             picture: None,
+            attachment: None,
         };
         Ok(crate::mail::compose::compose(
             &draft,

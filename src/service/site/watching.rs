@@ -74,6 +74,7 @@ impl Session<'_, '_> {
             &[],
             "You watch this game from now on: after each change you get what happened and the board as every player sees it (nobody's private holdings). `unwatch` in reply stops it.",
             ended.as_ref(),
+            None,
             self.now,
         )?;
         self.mails.push(page);
@@ -108,8 +109,12 @@ impl Session<'_, '_> {
         }
         let loaded = ctx.store.load(id)?;
         if let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)? {
+            let kept = match ctx.config.web.page_url(&id.0) {
+                Some(url) => format!("its page on the web, {url}, is its archive"),
+                None => "its archive is kept on the server".to_string(),
+            };
             return Err(Refusal::Player(format!(
-                "{id} {}; its archive is kept on the server",
+                "{id} {}; {kept}",
                 ended.what(&meta.clock.settings)
             )));
         }

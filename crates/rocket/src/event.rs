@@ -244,41 +244,32 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
     let who = |s: &Seat| view.who(*s);
     let line = |l: &LineId| b.line(*l).id.clone();
     let place = |p: &PlaceId| b.place(*p).name.clone();
+    // `player` does something: "You take …", "ben takes …".
+    let does = |player: &Seat, (you, other): (&str, &str), rest: String| {
+        format!("{} {rest}", who(player).does(you, other))
+    };
+    const TAKE: (&str, &str) = ("take", "takes");
+    const MOVE: (&str, &str) = ("move", "moves");
     match event {
-        Event::TokenTaken { player, city, good } => {
-            let p = who(player);
-            format!(
-                "{} a {good} token from {}.",
-                p.does("take", "takes"),
-                place(city)
-            )
-        }
+        Event::TokenTaken { player, city, good } => does(
+            player,
+            TAKE,
+            format!("a {good} token from {}.", place(city)),
+        ),
         Event::StationPlaced { player, hex } => {
-            format!(
-                "{} a station on {hex}.",
-                who(player).does("place", "places")
-            )
+            does(player, ("place", "places"), format!("a station on {hex}."))
         }
         Event::StationMoved { player, from, to } => {
-            let p = who(player);
-            format!("{} a station from {from} to {to}.", p.does("move", "moves"))
+            does(player, MOVE, format!("a station from {from} to {to}."))
         }
         Event::LocomotiveMoved {
             player,
             line: l,
             from,
             to,
-        } => {
-            let p = who(player);
-            format!(
-                "{} {} from {from} to {to}.",
-                p.does("move", "moves"),
-                line(l)
-            )
-        }
+        } => does(player, MOVE, format!("{} from {from} to {to}.", line(l))),
         Event::ShareTaken { player, line: l } => {
-            let p = who(player);
-            format!("{} {} share.", p.does("take", "takes"), a_or_an(&line(l)))
+            does(player, TAKE, format!("{} share.", a_or_an(&line(l))))
         }
         Event::NoShareLeft { player, line: l } => no_share_left(&who(player), &line(l)),
         Event::VetoAsked {
@@ -288,10 +279,11 @@ pub(super) fn describe(b: &Board, view: &View, event: &Event) -> String {
             mover,
         } => veto_asked(view, &line(l), *hex, players, *mover),
         Event::VetoDeclined { player } => veto_declined(&who(player)),
-        Event::VetoCalled { player, line: l } => {
-            let p = who(player);
-            format!("{} a veto round on {}.", p.does("call", "calls"), line(l))
-        }
+        Event::VetoCalled { player, line: l } => does(
+            player,
+            ("call", "calls"),
+            format!("a veto round on {}.", line(l)),
+        ),
         Event::CannotBid {
             player,
             line: Some(l),

@@ -374,7 +374,7 @@ struct HelpContext<'a> {
     site_commands: Vec<SiteForm>,
     /// The games this server runs, by name.
     kinds: String,
-    /// The first of them, for the example.
+    /// The kind of the sender's first game, else the first kind, for the example.
     example_kind: &'static str,
     /// What a player may write in a game's thread besides orders.
     player_commands: Vec<&'static str>,
@@ -468,22 +468,20 @@ fn help(
         .into_iter()
         .map(|id| id.0)
         .collect();
+    let example = example_kind(&games);
     let text = ctx.templates.render(
         "help.txt",
         &HelpContext {
             address: &ctx.config.mail.address,
             reason,
             games,
-            example_tag: format!(
-                "[{}-1 k7p2xq9m3a]",
-                crate::registry::GAMES.first().map_or("game", |g| g.name)
-            ),
+            example_tag: format!("[{example}-1 k7p2xq9m3a]"),
             site_commands: site::FORMS
                 .iter()
                 .map(|(form, what)| SiteForm { form, what })
                 .collect(),
             kinds: crate::registry::names(),
-            example_kind: crate::registry::GAMES.first().map_or("game", |g| g.name),
+            example_kind: example,
             player_commands: commands::COMMANDS
                 .iter()
                 .map(|(form, _)| *form)
@@ -1473,6 +1471,22 @@ fn moderator_reply(
         ..Draft::default()
     };
     crate::service::compose_mail(ctx, &id.0, "modreply", &draft, now)
+}
+
+/// The kind of game a help reply's examples name: that of the first of
+/// the sender's games (`linie1-3`) whose kind is known, so a Linie 1
+/// player is not shown a Rocket tag (issue 38); else the first game.
+fn example_kind(games: &[String]) -> &'static str {
+    let kind_of = |id: &String| {
+        let (kind, n) = id.rsplit_once('-')?;
+        n.parse::<u32>().ok()?;
+        crate::registry::GAMES.iter().find(|g| g.name == kind)
+    };
+    games
+        .iter()
+        .find_map(kind_of)
+        .or(crate::registry::GAMES.first())
+        .map_or("game", |g| g.name)
 }
 
 /// The answer to `leave` in a game that runs: a seat is left through a

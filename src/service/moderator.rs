@@ -1019,6 +1019,7 @@ impl<'a, 'c> Act<'a, 'c> {
             &self.meta,
             &*self.game,
             &ended,
+            &report::Board::new(self.ctx, &*self.game, &[]),
             self.now,
         )?);
         // No note: every mail about the game now opens with the abort,

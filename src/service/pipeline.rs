@@ -419,6 +419,7 @@ impl<'a, 'c> Reports<'a, 'c> {
                 &update.meta,
                 self.game,
                 finished,
+                &self.map,
                 now,
             )?);
         }

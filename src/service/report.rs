@@ -960,7 +960,9 @@ pub fn notice_html_with_picture(
 }
 
 /// The game-over mail to every moderator of the game: how it ended, the
+/// board's last picture (as the players' last mail has it, issue 38), the
 /// final table and where the archive is. Sent once, when the game ends.
+#[allow(clippy::too_many_arguments)]
 pub fn game_over_to_moderators(
     ctx: &Ctx<'_>,
     id: &GameId,
@@ -968,6 +970,7 @@ pub fn game_over_to_moderators(
     meta: &GameMeta,
     game: &dyn AnyGame,
     ended: &Ended,
+    board: &Board,
     now: DateTime<Utc>,
 ) -> Result<Vec<OutMail>, ServiceError> {
     let settings = &meta.clock.settings;
@@ -986,26 +989,43 @@ pub fn game_over_to_moderators(
         archive_place(ctx, id),
         crate::registry::title(&record.setup.kind),
     );
-    let html = notice_html(
+    let picture = board.picture(ctx, game, Some(ended), settings);
+    let html = notice_html_with_picture(
         ctx,
         &text,
         Some(&page_html(game, Some(ended), Viewer::Moderator)),
+        picture.as_ref().map(|(_, r)| r),
     )?;
-    to_each_moderator(ctx, id, meta, &meta.moderators, "over", &text, &html, now)
+    let mail = ModeratorMail {
+        what: "over",
+        text: &text,
+        html: &html,
+        picture: picture.as_ref().map(|(inline, _)| inline),
+    };
+    to_each_moderator(ctx, id, meta, &meta.moderators, &mail, now)
 }
 
-/// One mail of `text` and `html` to each moderator of the game
-/// (`game_moderators` and the site's), in that moderator's thread;
-/// `what` names the kind of mail in its Message-ID.
-#[allow(clippy::too_many_arguments)]
+/// A mail to every moderator of a game: `what` names its kind in its
+/// Message-ID.
+pub struct ModeratorMail<'a> {
+    /// The kind of mail, in its Message-ID.
+    pub what: &'a str,
+    /// The text part.
+    pub text: &'a str,
+    /// The HTML part.
+    pub html: &'a str,
+    /// The board's picture, where the HTML shows it.
+    pub picture: Option<&'a crate::mail::compose::InlinePicture>,
+}
+
+/// One `mail` to each moderator of the game (`game_moderators` and the
+/// site's), in that moderator's thread.
 pub fn to_each_moderator(
     ctx: &Ctx<'_>,
     id: &GameId,
     meta: &GameMeta,
     game_moderators: &[String],
-    what: &str,
-    text: &str,
-    html: &str,
+    mail: &ModeratorMail<'_>,
     now: DateTime<Utc>,
 ) -> Result<Vec<OutMail>, ServiceError> {
     let mut out = Vec::new();
@@ -1015,14 +1035,15 @@ pub fn to_each_moderator(
         let draft = Draft {
             to: m.clone(),
             subject: thread.subject(false),
-            text: text.to_string(),
-            html: Some(html.to_string()),
+            text: mail.text.to_string(),
+            html: Some(mail.html.to_string()),
             in_reply_to,
             references,
             reply_to: reply_to_moderator(ctx, id, meta, &m),
+            picture: mail.picture.cloned(),
             ..Draft::default()
         };
-        out.push(super::compose_mail(ctx, &id.0, what, &draft, now)?);
+        out.push(super::compose_mail(ctx, &id.0, mail.what, &draft, now)?);
     }
     Ok(out)
 }

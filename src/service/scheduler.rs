@@ -34,7 +34,13 @@ pub fn to_moderators(
         "{subject}{stop}\n\n{text}\n\n-- \nStationmaster, for {id}. Moderator commands: reply to this mail, or `stationmaster mod {id} …`.\n"
     );
     let html = report::notice_html(ctx, &text, None)?;
-    report::to_each_moderator(ctx, id, &meta, game_moderators, "mod", &text, &html, now)
+    let mail = report::ModeratorMail {
+        what: "mod",
+        text: &text,
+        html: &html,
+        picture: None,
+    };
+    report::to_each_moderator(ctx, id, &meta, game_moderators, &mail, now)
 }
 
 /// `1 deadline`, `3 deadlines`.

@@ -2099,7 +2099,11 @@ fn issue_11_the_game_over_mail_asks_for_nothing_and_reaches_the_moderators() {
         moderator.text
     );
     assert!(!moderator.text.contains("You can:"));
-    assert_eq!(moderator.parts, vec!["text/plain", "text/html"]);
+    // Issue 38: with the board's picture, as the players' last mails.
+    assert_eq!(
+        moderator.parts,
+        vec!["text/plain", "text/html", "image/png"]
+    );
     let mod_root = &welcomes
         .iter()
         .find(|w| w.to == "mod@example.org")

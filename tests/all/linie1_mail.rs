@@ -932,6 +932,24 @@ fn the_welcome_says_who_plays_first() {
     }
 }
 
+/// Issue 38: the help reply to a Linie 1 player showed a Rocket tag as
+/// its example of the tag to reply with.
+#[test]
+fn a_linie1_players_help_shows_a_linie1_tag() {
+    let mut w = World::new();
+    let from = w.addresses[1].clone();
+    w.inbox.push(format!(
+        "From: {from}\r\nTo: sm@example.org\r\nSubject: how do I play?\r\nMessage-ID: <lost@example.org>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nhelp\r\n"
+    ));
+    let got = w.process();
+    let help = got
+        .iter()
+        .find(|m| m.to == from && m.in_reply_to.as_deref() == Some("lost@example.org"))
+        .unwrap_or_else(|| panic!("no help reply: {got:#?}"));
+    assert!(help.text.contains("[linie1-1 "), "{}", help.text);
+    assert!(!help.text.contains("[rocket-"), "{}", help.text);
+}
+
 #[test]
 fn a_mistyped_lay_refuses_the_mail() {
     let mut w = World::new();

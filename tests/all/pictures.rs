@@ -288,6 +288,45 @@ fn with_pictures_off_a_report_is_text_and_html_only() {
     }
 }
 
+/// Issue 38: the game-over mail of a game's moderator showed no picture,
+/// where every player's showed the board as it ended.
+#[test]
+fn the_moderators_game_over_mail_shows_the_board_as_it_ended() {
+    use stationmaster::service::moderator::{self, ModCommand};
+    let mut t = Table::new(true);
+    t.reports();
+    t.outbox.take();
+    let gm = "gm@example.org";
+    let ctx = t.daemon.ctx();
+    let made = moderator::run(
+        &ctx,
+        &t.id,
+        gm,
+        &ModCommand::Moderator(gm.into()),
+        None,
+        t.now,
+    )
+    .expect("a moderator added");
+    t.daemon.store().commit(&made.change).expect("committed");
+    let ctx = t.daemon.ctx();
+    let over = moderator::run(&ctx, &t.id, gm, &ModCommand::Abort, Some("a test"), t.now)
+        .expect("aborted");
+    t.daemon.store().commit(&over.change).expect("committed");
+    t.daemon
+        .process(t.now, &AtomicBool::new(false))
+        .expect("sent");
+    let mails = t.outbox.take();
+    let to_gm: Vec<&OutMail> = mails
+        .iter()
+        .filter(|m| m.to.iter().any(|to| to == gm) && parts(m).text.contains("The game is over"))
+        .collect();
+    assert_eq!(to_gm.len(), 1, "one game-over mail to the moderator");
+    let p = parts(to_gm[0]);
+    let (cid, _) = p.picture.expect("the board's picture");
+    let cid = cid.trim_matches(|c| c == '<' || c == '>');
+    assert!(p.html.contains(&format!("src=\"cid:{cid}\"")), "{}", p.html);
+}
+
 #[test]
 fn show_writes_the_board_as_svg_and_as_png() {
     let mut t = Table::new(true);

@@ -848,9 +848,11 @@ pub fn notice_html_with_picture(
     map_html: Option<&str>,
     picture: Option<&PictureRef>,
 ) -> Result<String, ServiceError> {
+    // (The marks of lines to be sent as they are mean nothing here.)
+    let text = crate::mail::flowed::unmarked(text);
     let (body, signature) = match text.rfind("\n-- \n") {
         Some(at) => (&text[..at], text[at + 5..].trim()),
-        None => (text, ""),
+        None => (&text[..], ""),
     };
     let mut blocks: Vec<Block> = Vec::new();
     for chunk in body.split("\n\n") {
@@ -896,7 +898,10 @@ pub fn game_over_to_moderators(
     };
     let text = format!(
         "{how}\n\n{}\n\nThe archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
-        page_text(game, Some(ended), Viewer::Moderator),
+        mail_page(
+            &game.render_map().text,
+            &status_block(game, Some(ended), Viewer::Moderator)
+        ),
         archive_place(ctx, id),
         crate::registry::title(&record.setup.kind),
     );
@@ -1119,7 +1124,7 @@ pub fn player_mail(
         }
         (Some(status), _) => status,
     };
-    mail.map = crate::engine::page_text(&board.map.text, &status);
+    mail.map = mail_page(&board.map.text, &status);
     mail.map_html = crate::engine::page_html(&board.map.html, &status);
     let picture = board.picture(ctx, game, ended.as_ref(), settings);
     mail.picture = picture.as_ref().map(|(_, r)| r.clone());
@@ -1189,6 +1194,13 @@ pub fn player_mail(
     };
     let what = if mail.welcome { "welcome" } else { "report" };
     super::compose_mail(ctx, &id.0, what, &draft, now)
+}
+
+/// A mail's page of the board: `map` (as the game draws it) marked to be
+/// sent as it is, its legend too, and the `status` below it, whose prose
+/// is wrapped (its tables are kept: [`crate::mail::flowed::is_fixed`]).
+pub fn mail_page(map: &str, status: &str) -> String {
+    crate::engine::page_text(&crate::mail::flowed::fixed(map), status)
 }
 
 /// Every moderator of a game: its own and the site's.

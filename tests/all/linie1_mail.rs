@@ -80,8 +80,7 @@ fn parse(mail: &OutMail) -> Got {
         to: mail.to.join(","),
         subject: m.subject().unwrap_or_default().to_string(),
         in_reply_to: m.in_reply_to().as_text().map(str::to_string),
-        text: m
-            .body_text(0)
+        text: crate::flowed::text_part(&m)
             .map(|t| t.replace("\r\n", "\n"))
             .unwrap_or_default(),
         html: untag(&m.body_html(0).map(|t| t.into_owned()).unwrap_or_default()),

@@ -66,7 +66,7 @@ fn parse(bytes: &[u8]) -> Got {
             .unwrap_or_default()
             .to_string(),
         subject: m.subject().unwrap_or_default().to_string(),
-        text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        text: crate::flowed::text_part(&m).unwrap_or_default(),
         html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),
         message_id: m.message_id().unwrap_or_default().to_string(),
         in_reply_to: m.in_reply_to().as_text().map(str::to_string),

@@ -1162,7 +1162,12 @@ fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
     s.newcomer(BOB, "join", "join rocket-1");
     let _ = one(&s.process(), BOB);
     s.reply(ALICE, &made, "start");
-    let _ = s.process();
+    let welcome = one(&s.process(), BOB);
+    assert!(
+        welcome.text.contains("You get `reports turn`:"),
+        "{}",
+        welcome.text
+    );
     s.deliver(BOB, "games", None, "games");
     assert!(one(&s.process(), BOB).text.contains("reports turn"));
     s.newcomer(DAVE, "x", "new rocket reports weekly");
@@ -1183,7 +1188,13 @@ fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
         "short",
     ]);
     assert_eq!(id.trim(), "rocket-2");
-    let _ = s.process();
+    // The welcome tells the game's own default.
+    let welcome = one(&s.process(), CAROL);
+    assert!(
+        welcome.text.contains("You get `reports short`:"),
+        "{}",
+        welcome.text
+    );
     s.deliver(CAROL, "games", None, "games");
     let list = one(&s.process(), CAROL);
     assert!(list.text.contains("rocket-2"), "{}", list.text);

@@ -94,6 +94,9 @@ pub struct MailContext {
     pub reports_what: String,
     /// The other modes, as a player writes them: `reports short`.
     pub reports_other: Vec<String>,
+    /// In a welcome: the modes that send fewer mails than the reader's,
+    /// fewest first, with what each sends.
+    pub fewer_reports: Vec<ReportsChoice>,
     /// Where the mail goes, if not to the seat's address: the answer to a
     /// player's mail goes back to the address it came from.
     #[serde(skip)]
@@ -106,6 +109,15 @@ pub struct MailContext {
     /// is not in the stored log yet); [`player_mail`] reads it otherwise.
     #[serde(skip)]
     pub ended: Option<Ended>,
+}
+
+/// A `reports` mode as the welcome offers it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ReportsChoice {
+    /// As a player writes it: `reports turn`.
+    pub name: String,
+    /// What it sends.
+    pub what: String,
 }
 
 /// The board's picture as the HTML part refers to it:
@@ -1176,6 +1188,9 @@ pub fn player_mail(
         .filter(|m| **m != mode)
         .map(|m| format!("reports {}", m.name()))
         .collect();
+    if mail.welcome {
+        mail.fewer_reports = fewer_reports(mode);
+    }
     let text = ctx.templates.render("report.txt", &mail)?;
     let html = ctx.templates.render("report.html", &mail)?;
     let draft = Draft {
@@ -1194,6 +1209,20 @@ pub fn player_mail(
     };
     let what = if mail.welcome { "welcome" } else { "report" };
     super::compose_mail(ctx, &id.0, what, &draft, now)
+}
+
+/// The `reports` modes that send fewer mails than `mode`, fewest first
+/// (`ReportMode::ALL` lists them from the most).
+fn fewer_reports(mode: crate::store::ReportMode) -> Vec<ReportsChoice> {
+    crate::store::ReportMode::ALL
+        .iter()
+        .rev()
+        .take_while(|m| **m != mode)
+        .map(|m| ReportsChoice {
+            name: format!("reports {}", m.name()),
+            what: m.describe().to_string(),
+        })
+        .collect()
 }
 
 /// A mail's page of the board: `map` (as the game draws it) marked to be

@@ -178,30 +178,35 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
         options: spec.options,
         seed: spec.seed,
     };
-    let (id, mut change) =
-        service::new_game_change(ctx, &setup, spec.clock, spec.moderators, None, now).map_err(
-            |e| {
-                use crate::engine::SetupError as S;
-                match &e {
-                    service::ServiceError::Setup(s)
-                    | service::ServiceError::Store(StoreError::Setup(s))
-                        if matches!(
-                            s,
-                            S::UnknownKind { .. }
-                                | S::UnknownOption { .. }
-                                | S::OptionValue { .. }
-                                | S::OptionsClash { .. }
-                                | S::Players(_)
-                        ) =>
-                    {
-                        usage(&e)
-                    }
-                    _ => LocalError::from(e),
-                }
-            },
-        )?;
+    let (id, mut change) = service::new_game_change(
+        ctx,
+        &setup,
+        spec.clock,
+        spec.moderators,
+        None,
+        spec.reports,
+        now,
+    )
+    .map_err(|e| {
+        use crate::engine::SetupError as S;
+        match &e {
+            service::ServiceError::Setup(s)
+            | service::ServiceError::Store(StoreError::Setup(s))
+                if matches!(
+                    s,
+                    S::UnknownKind { .. }
+                        | S::UnknownOption { .. }
+                        | S::OptionValue { .. }
+                        | S::OptionsClash { .. }
+                        | S::Players(_)
+                ) =>
+            {
+                usage(&e)
+            }
+            _ => LocalError::from(e),
+        }
+    })?;
     if let Some(made) = &mut change.new_game {
-        made.meta.default_reports = spec.reports;
         made.meta.watchable = spec.watchable;
     }
     ctx.store

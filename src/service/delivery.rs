@@ -167,7 +167,7 @@ pub(crate) fn observer_mail(
     let status = report::status_block(game, ended, Viewer::Spectator);
     text.push_str(&format!(
         "\n{}\n",
-        crate::engine::page_text(&board.map.text, &status)
+        report::mail_page(&board.map.text, &status)
     ));
     let waits = report::deadline_lines(game, meta, Viewer::Spectator, now);
     if !waits.is_empty() {

@@ -153,7 +153,15 @@ pub fn create_game(
     moderators: Vec<String>,
     now: DateTime<Utc>,
 ) -> Result<GameId, ServiceError> {
-    let (id, change) = new_game_change(ctx, setup, clock, moderators, None, now)?;
+    let (id, change) = new_game_change(
+        ctx,
+        setup,
+        clock,
+        moderators,
+        None,
+        crate::store::ReportMode::default(),
+        now,
+    )?;
     ctx.store.commit(&change)?;
     web::refresh(ctx, std::slice::from_ref(&id));
     Ok(id)
@@ -213,12 +221,15 @@ pub fn seats_refusal(
 
 /// The [`Change`] that creates a game (record, keys, welcome mails, the
 /// moderators' welcomes), not yet committed: the caller may add to it.
+/// `reports` is the game's default `reports` mode, which the welcomes
+/// already tell.
 pub fn new_game_change(
     ctx: &Ctx<'_>,
     setup: &Setup,
     clock: ClockSettings,
     moderators: Vec<String>,
     formed: Option<&Formed>,
+    reports: crate::store::ReportMode,
     now: DateTime<Utc>,
 ) -> Result<(GameId, Change), ServiceError> {
     if let Some(why) = seats_refusal(ctx, &setup.players, &moderators) {
@@ -244,6 +255,7 @@ pub fn new_game_change(
             .filter(|f| f.roots.len() == n)
             .map(|f| f.roots.clone())
             .unwrap_or_default(),
+        default_reports: reports,
         ..GameMeta::default()
     };
     let rooted = !meta.welcome_ids.is_empty();

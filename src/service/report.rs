@@ -101,6 +101,9 @@ pub struct MailContext {
     pub reports_what: String,
     /// The other modes, as a player writes them: `reports short`.
     pub reports_other: Vec<String>,
+    /// In a welcome: the modes that send fewer mails than the reader's,
+    /// fewest first, with what each sends.
+    pub fewer_reports: Vec<ReportsChoice>,
     /// Where the mail goes, if not to the seat's address: the answer to a
     /// player's mail goes back to the address it came from.
     #[serde(skip)]
@@ -117,6 +120,15 @@ pub struct MailContext {
     /// where the games are not on the web.
     #[serde(skip)]
     pub attachment: Option<FileAttachment>,
+}
+
+/// A `reports` mode as the welcome offers it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ReportsChoice {
+    /// As a player writes it: `reports turn`.
+    pub name: String,
+    /// What it sends.
+    pub what: String,
 }
 
 /// The board's picture as the HTML part refers to it:
@@ -929,9 +941,11 @@ pub fn notice_html_with_picture(
     map_html: Option<&str>,
     picture: Option<&PictureRef>,
 ) -> Result<String, ServiceError> {
+    // (The marks of lines to be sent as they are mean nothing here.)
+    let text = crate::mail::flowed::unmarked(text);
     let (body, signature) = match text.rfind("\n-- \n") {
         Some(at) => (&text[..at], text[at + 5..].trim()),
-        None => (text, ""),
+        None => (&text[..], ""),
     };
     let mut blocks: Vec<Block> = Vec::new();
     for chunk in body.split("\n\n") {
@@ -985,7 +999,10 @@ pub fn game_over_to_moderators(
         .unwrap_or_default();
     let text = format!(
         "{how}\n\n{}\n\n{reached}The archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
-        page_text(game, Some(ended), Viewer::Moderator),
+        mail_page(
+            &game.render_map().text,
+            &status_block(game, Some(ended), Viewer::Moderator)
+        ),
         archive_place(ctx, id),
         crate::registry::title(&record.setup.kind),
     );
@@ -1233,7 +1250,7 @@ pub fn player_mail(
         }
         (Some(status), _) => status,
     };
-    mail.map = crate::engine::page_text(&board.map.text, &status);
+    mail.map = mail_page(&board.map.text, &status);
     mail.map_html = crate::engine::page_html(&board.map.html, &status);
     let picture = board.picture(ctx, game, ended.as_ref(), settings);
     mail.picture = picture.as_ref().map(|(_, r)| r.clone());
@@ -1290,6 +1307,9 @@ pub fn player_mail(
         .filter(|m| **m != mode)
         .map(|m| format!("reports {}", m.name()))
         .collect();
+    if mail.welcome {
+        mail.fewer_reports = fewer_reports(mode);
+    }
     let text = ctx.templates.render("report.txt", &mail)?;
     let html = ctx.templates.render("report.html", &mail)?;
     let draft = Draft {
@@ -1309,6 +1329,27 @@ pub fn player_mail(
     };
     let what = if mail.welcome { "welcome" } else { "report" };
     super::compose_mail(ctx, &id.0, what, &draft, now)
+}
+
+/// The `reports` modes that send fewer mails than `mode`, fewest first
+/// (`ReportMode::ALL` lists them from the most).
+fn fewer_reports(mode: crate::store::ReportMode) -> Vec<ReportsChoice> {
+    crate::store::ReportMode::ALL
+        .iter()
+        .rev()
+        .take_while(|m| **m != mode)
+        .map(|m| ReportsChoice {
+            name: format!("reports {}", m.name()),
+            what: m.describe().to_string(),
+        })
+        .collect()
+}
+
+/// A mail's page of the board: `map` (as the game draws it) marked to be
+/// sent as it is, its legend too, and the `status` below it, whose prose
+/// is wrapped (its tables are kept: [`crate::mail::flowed::is_fixed`]).
+pub fn mail_page(map: &str, status: &str) -> String {
+    crate::engine::page_text(&crate::mail::flowed::fixed(map), status)
 }
 
 /// Every moderator of a game: its own and the site's.

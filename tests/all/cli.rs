@@ -378,8 +378,7 @@ fn the_linie1_demo_plays_its_script_and_keeps_the_cards_secret() {
             .and_then(|a| a.address())
             .unwrap_or_default()
             .to_string();
-        let text = m
-            .body_text(0)
+        let text = crate::flowed::text_part(&m)
             .unwrap_or_default()
             .split_whitespace()
             .collect::<Vec<_>>()

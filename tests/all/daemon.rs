@@ -39,7 +39,10 @@ struct World {
 struct Got {
     to: String,
     subject: String,
+    /// The text part as a mail program reads it (flowed lines joined).
     text: String,
+    /// The text part's lines as they were sent.
+    sent: String,
     html: String,
     in_reply_to: Option<String>,
 }
@@ -51,7 +54,8 @@ fn parse(mail: &OutMail) -> Got {
     Got {
         to: mail.to.join(","),
         subject: m.subject().unwrap_or_default().to_string(),
-        text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        text: crate::flowed::text_part(&m).unwrap_or_default(),
+        sent: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
         html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),
         in_reply_to: m.in_reply_to().as_text().map(str::to_string),
     }
@@ -454,6 +458,7 @@ fn alerts(mails: &[Got]) -> Vec<Got> {
             to: m.to.clone(),
             subject: m.subject.clone(),
             text: m.text.clone(),
+            sent: m.sent.clone(),
             html: m.html.clone(),
             in_reply_to: m.in_reply_to.clone(),
         })
@@ -710,7 +715,7 @@ fn a_player_who_writes_a_new_mail_naming_the_game_is_told_to_reply_instead() {
     // The help reads as a plain-text mail: no line runs on, and each
     // command of the site's stands on a line of its own.
     let long: Vec<&str> = mails[0]
-        .text
+        .sent
         .lines()
         .filter(|l| l.chars().count() > 78)
         .collect();
@@ -1724,7 +1729,7 @@ fn threaded(mail: &OutMail) -> Threaded {
             .as_text_list()
             .map(|l| l.iter().map(|s| s.to_string()).collect())
             .unwrap_or_default(),
-        text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        text: crate::flowed::text_part(&m).unwrap_or_default(),
         parts,
         attached,
         html,

@@ -92,7 +92,7 @@ impl Game {
             self.mails.push((
                 m.to.join(","),
                 p.subject().unwrap_or_default().to_string(),
-                p.body_text(0).unwrap_or_default().into_owned(),
+                crate::flowed::text_part(&p).unwrap_or_default(),
             ));
         }
         r

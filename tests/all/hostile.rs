@@ -357,7 +357,7 @@ fn readable(mail: &OutMail) -> String {
     format!(
         "{}\n{}",
         m.subject().unwrap_or_default(),
-        m.body_text(0).unwrap_or_default()
+        crate::flowed::text_part(&m).unwrap_or_default()
     )
 }
 

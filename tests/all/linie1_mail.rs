@@ -27,7 +27,7 @@ use mail_parser::MessageParser;
 use serde_json::Value;
 use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
-use stationmaster::engine::{Game, PlayerSetup, Seat, Setup, Status};
+use stationmaster::engine::{Game, PlayerSetup, Seat, Setup, Status, Viewer};
 use stationmaster::linie1::{Edge, Linie1, Order, Paths, Square, TerminalId};
 use stationmaster::local;
 use stationmaster::mail::OutMail;
@@ -80,8 +80,7 @@ fn parse(mail: &OutMail) -> Got {
         to: mail.to.join(","),
         subject: m.subject().unwrap_or_default().to_string(),
         in_reply_to: m.in_reply_to().as_text().map(str::to_string),
-        text: m
-            .body_text(0)
+        text: crate::flowed::text_part(&m)
             .map(|t| t.replace("\r\n", "\n"))
             .unwrap_or_default(),
         html: untag(&m.body_html(0).map(|t| t.into_owned()).unwrap_or_default()),
@@ -134,6 +133,8 @@ struct World {
     mails: Vec<Got>,
     /// Mails checked for secrets.
     checked: usize,
+    /// What the mails' text parts showed as issue 38 checks them.
+    flowed: crate::flowed::Checked,
     /// The test's plan: the player whose route is built, and its tiles.
     builder: Seat,
     plan: Vec<(Square, Paths)>,
@@ -200,6 +201,7 @@ impl World {
             secrets: Vec::new(),
             mails: Vec::new(),
             checked: 0,
+            flowed: Default::default(),
             builder: Seat(0),
             plan: Vec::new(),
         };
@@ -242,10 +244,32 @@ impl World {
         self.daemon
             .process(self.now, &AtomicBool::new(false))
             .unwrap();
-        let got: Vec<Got> = self.outbox.take().iter().map(parse).collect();
+        let sent = self.outbox.take();
+        self.check_flowed(&sent);
+        let got: Vec<Got> = sent.iter().map(parse).collect();
         self.mails.extend(got.iter().cloned());
         self.check_mails();
         got
+    }
+
+    /// Every text part of `sent` as issue 38 has it ([`crate::flowed::check`]),
+    /// against the game after the cycle.
+    fn check_flowed(&mut self, sent: &[OutMail]) {
+        let game = self.daemon.store().load(&self.id).unwrap().game;
+        let log = self.log();
+        let mut expected = HashMap::new();
+        for mail in sent {
+            let to = mail.to.join(",");
+            let viewer = match self.seat_of_address(&to) {
+                Some(s) => Viewer::Player(Seat(s as u8)),
+                None if to == MODERATOR => Viewer::Moderator,
+                None => Viewer::Spectator,
+            };
+            let expect = expected
+                .entry(to)
+                .or_insert_with(|| crate::flowed::expect_for(&*game, &log, viewer));
+            self.flowed += crate::flowed::check(mail, expect).1;
+        }
     }
 
     fn seat_of_address(&self, to: &str) -> Option<usize> {
@@ -905,6 +929,13 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
     let log = std::fs::read_to_string(archive.join("log.txt")).unwrap();
     assert!(log.contains("won the game"), "{log}");
     w.check_views();
+    // Issue 38: every mail's text part was flowed, its map and hints
+    // exact, its events whole (checked as each came).
+    let f = w.flowed;
+    assert!(
+        f.map && f.hints && f.events > 300 && f.wrapped > 100,
+        "{f:?}"
+    );
 }
 
 /// `lay` has three letters: a mistyped one before a square (`lya C4 WE`)

@@ -28,6 +28,7 @@ mod daemon;
 mod deadlines;
 mod e2e;
 mod export;
+mod flowed;
 mod hostile;
 mod ingest;
 mod linie1_data;

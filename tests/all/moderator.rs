@@ -90,6 +90,21 @@ impl Site {
         out
     }
 
+    /// [`Self::sent`], each followed by its text part as a mail program
+    /// reads it (flowed lines joined).
+    fn sent_read(&self) -> Vec<String> {
+        self.sent()
+            .into_iter()
+            .map(|raw| {
+                let m = mail_parser::MessageParser::default()
+                    .parse(raw.as_bytes())
+                    .unwrap();
+                let text = crate::flowed::text_part(&m).unwrap_or_default();
+                format!("{raw}\n{text}")
+            })
+            .collect()
+    }
+
     fn log(&self) -> String {
         self.ok(&["log", "rocket-1"])
     }
@@ -172,7 +187,7 @@ fn pause_resume_extend_deadline_and_note_from_the_command_line() {
         "{shown}"
     );
     assert!(
-        s.sent()
+        s.sent_read()
             .iter()
             .any(|m| m.contains("Orders are refused until it")),
         "the players are told their orders are refused"
@@ -294,7 +309,7 @@ fn as_preview_skip_and_undo() {
     ]);
     assert_eq!(s.json()["turn"]["active_player"], "cecil");
     assert!(
-        s.sent()
+        s.sent_read()
             .iter()
             .any(|m| m.contains("A moderator gave orders for you"))
     );
@@ -315,13 +330,13 @@ fn as_preview_skip_and_undo() {
         "{out}"
     );
     assert!(
-        s.sent()
+        s.sent_read()
             .iter()
             .any(|m| m.contains("A moderator undid the last 3 moves")
                 && m.contains("cecil's turn, skipped by moderator operator")),
         "the players are told in words"
     );
-    assert!(s.sent().iter().all(|m| !m.contains("!skip")));
+    assert!(s.sent_read().iter().all(|m| !m.contains("!skip")));
     assert_eq!(s.json(), before);
     let log = s.log();
     assert!(log.contains("undo 3"), "{log}");
@@ -349,7 +364,7 @@ fn the_report_after_a_skip_does_not_tell_the_skip_again() {
         "default",
     ]);
     s.ok(&["mod", "rocket-1", "skip"]);
-    let skipped: Vec<String> = s.sent();
+    let skipped: Vec<String> = s.sent_read();
     assert!(
         skipped.iter().any(|m| m.contains("skipped by moderator")),
         "the skip is reported"
@@ -363,7 +378,7 @@ fn the_report_after_a_skip_does_not_tell_the_skip_again() {
         let m = mail_parser::MessageParser::default()
             .parse(raw.as_bytes())
             .unwrap();
-        let text = m.body_text(0).unwrap().replace("\r\n", "\n");
+        let text = crate::flowed::text_part(&m).unwrap().replace("\r\n", "\n");
         let since = text
             .split("Since your last report:")
             .nth(1)
@@ -990,8 +1005,7 @@ fn a_paused_games_reports_show_no_deadline_the_resume_will_move() {
             let parsed = mail_parser::MessageParser::default()
                 .parse(m.as_bytes())
                 .unwrap();
-            parsed
-                .body_text(0)
+            crate::flowed::text_part(&parsed)
                 .unwrap_or_default()
                 .replace("\r\n", "\n")
         })
@@ -1165,8 +1179,7 @@ fn texts(s: &Site) -> Vec<String> {
                 .and_then(|a| a.address())
                 .unwrap_or_default()
                 .to_string();
-            let body = parsed
-                .body_text(0)
+            let body = crate::flowed::text_part(&parsed)
                 .unwrap_or_default()
                 .replace("\r\n", "\n");
             format!("To: {to}\n{body}")
@@ -1333,7 +1346,8 @@ fn undo_after_a_default_policy_turn_gives_the_whole_turn_back() {
         let m = mail_parser::MessageParser::default()
             .parse(raw.as_bytes())
             .unwrap();
-        let text = crate::common::flat(&m.body_text(0).unwrap().replace("\r\n", "\n"));
+        let text =
+            crate::common::flat(&crate::flowed::text_part(&m).unwrap().replace("\r\n", "\n"));
         assert!(
             text.contains(&format!("A moderator undid {told}. The game is back")),
             "{text}"

@@ -201,7 +201,7 @@ fn parts(mail: &OutMail) -> Parts {
     }
     Parts {
         html: m.body_html(0).expect("an HTML part").into_owned(),
-        text: m.body_text(0).expect("a text part").into_owned(),
+        text: crate::flowed::text_part(&m).expect("a text part"),
         picture,
         related,
     }

@@ -76,8 +76,7 @@ pub fn parse(uid: u32, raw: &[u8]) -> Got {
             .map(|l| l.iter().map(|s| s.to_string()).collect())
             .unwrap_or_default(),
         auto_submitted: m.header_raw("Auto-Submitted").map(|v| v.trim().to_string()),
-        text: m
-            .body_text(0)
+        text: crate::flowed::text_part(&m)
             .map(|t| t.replace("\r\n", "\n"))
             .unwrap_or_default(),
         html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),

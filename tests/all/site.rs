@@ -66,7 +66,7 @@ fn parse(bytes: &[u8]) -> Got {
             .unwrap_or_default()
             .to_string(),
         subject: m.subject().unwrap_or_default().to_string(),
-        text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        text: crate::flowed::text_part(&m).unwrap_or_default(),
         html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),
         message_id: m.message_id().unwrap_or_default().to_string(),
         in_reply_to: m.in_reply_to().as_text().map(str::to_string),
@@ -1162,7 +1162,12 @@ fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
     s.newcomer(BOB, "join", "join rocket-1");
     let _ = one(&s.process(), BOB);
     s.reply(ALICE, &made, "start");
-    let _ = s.process();
+    let welcome = one(&s.process(), BOB);
+    assert!(
+        welcome.text.contains("You get `reports turn`:"),
+        "{}",
+        welcome.text
+    );
     s.deliver(BOB, "games", None, "games");
     assert!(one(&s.process(), BOB).text.contains("reports turn"));
     s.newcomer(DAVE, "x", "new rocket reports weekly");
@@ -1183,7 +1188,13 @@ fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
         "short",
     ]);
     assert_eq!(id.trim(), "rocket-2");
-    let _ = s.process();
+    // The welcome tells the game's own default.
+    let welcome = one(&s.process(), CAROL);
+    assert!(
+        welcome.text.contains("You get `reports short`:"),
+        "{}",
+        welcome.text
+    );
     s.deliver(CAROL, "games", None, "games");
     let list = one(&s.process(), CAROL);
     assert!(list.text.contains("rocket-2"), "{}", list.text);
@@ -1202,6 +1213,74 @@ fn the_default_reports_are_an_option_of_new_by_mail_and_on_the_command_line() {
         .status
         .success()
     );
+}
+
+/// Issue 38: the welcome says, once, how to get fewer mails (each mode
+/// that sends fewer than the reader's, with what it sends) and that a
+/// whole turn goes in one mail, in both parts; the next report does not
+/// say it again.
+#[test]
+fn issue_38_the_welcome_says_once_how_to_get_fewer_mails_and_to_play_a_turn_in_one_mail() {
+    use stationmaster::store::ReportMode;
+    let mut s = Server::new("");
+    let mut first = None;
+    let turn = "A whole turn goes in one mail: write all of its orders, one a line, in the \
+                order they are to apply (they apply all or nothing).";
+    let offer = |m: ReportMode| format!("`reports {}`: {}.", m.name(), m.describe());
+    for (n, default, fewer) in [
+        (1, None, vec![ReportMode::Turn, ReportMode::Short]),
+        (2, Some("short"), vec![ReportMode::Turn]),
+        (3, Some("turn"), vec![]),
+    ] {
+        let mut args = vec![
+            "new",
+            "rocket",
+            "--player",
+            "carol=carol@example.net",
+            "--player",
+            "dave=dave@example.net",
+        ];
+        args.extend(default.map(|d| ["--reports", d]).into_iter().flatten());
+        assert_eq!(s.ok(&args).trim(), format!("rocket-{n}"));
+        let welcome = one(&s.process(), CAROL);
+        let text = welcome.text.clone();
+        first.get_or_insert(welcome.clone());
+        // (The welcome tells the game's own default.)
+        let mode = format!("You get `reports {}`", default.unwrap_or("full"));
+        assert!(text.contains(&mode), "{text}");
+        assert_eq!(text.matches(turn).count(), 1, "{text}");
+        assert!(welcome.html.contains("A whole turn goes in one mail"));
+        if fewer.is_empty() {
+            assert!(!text.contains("fewer mails"), "{text}");
+            continue;
+        }
+        let said: Vec<String> = fewer.iter().map(|m| offer(*m)).collect();
+        let expected = format!("To get fewer mails, reply {}", said.join(" Or "));
+        assert_eq!(text.matches(&expected).count(), 1, "{expected}\n{text}");
+        assert_eq!(text.matches("fewer mails").count(), 1, "{text}");
+        for m in &fewer {
+            assert!(
+                welcome.html.contains(&format!(
+                    "<code>reports {}</code>: {}.",
+                    m.name(),
+                    m.describe()
+                )),
+                "{}",
+                welcome.html
+            );
+        }
+    }
+    let first = first.unwrap();
+    s.reply(CAROL, &first, "map");
+    let report = s.process();
+    assert_eq!(to(&report, CAROL).len(), 1, "{report:#?}");
+    for m in &report {
+        assert!(
+            !m.text.contains("A whole turn goes") && !m.text.contains("fewer mails"),
+            "{}",
+            m.text
+        );
+    }
 }
 
 /// The confirmation code in an answer to `watch GAME` (or `address add`):

@@ -216,7 +216,7 @@ fn read(mail: &OutMail) -> Read {
         .parse(&mail.bytes)
         .expect("our mail parses");
     Read {
-        text: m.body_text(0).map(|t| t.into_owned()).unwrap_or_default(),
+        text: crate::flowed::text_part(&m).unwrap_or_default(),
         html: m.body_html(0).map(|t| t.into_owned()).unwrap_or_default(),
         attached: m
             .attachments()

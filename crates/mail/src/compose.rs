@@ -1,5 +1,6 @@
 //! MIME out: turns a [`Draft`] (recipient, subject, text, HTML, threading)
-//! into a formatted message with lettre's builder. We set the Message-ID
+//! into a formatted message with lettre's builder, the text part flowed
+//! ([`crate::flowed`]). We set the Message-ID
 //! ourselves (lettre does not), and mark every mail `Auto-Submitted:
 //! auto-replied` so that well-behaved responders never answer us back.
 
@@ -17,6 +18,11 @@ use crate::config::MailConfig;
 
 /// The longest line RFC 5322 allows, without its CRLF.
 const MAX_LINE: usize = 998;
+
+/// The content type of every text part: UTF-8, `format=flowed` with the
+/// space that ends a flowed line kept as part of the text (`delsp=no`,
+/// RFC 3676's default, said outright): see [`crate::flowed`].
+const TEXT_FLOWED: &str = "text/plain; charset=utf-8; format=flowed; delsp=no";
 
 /// A text part as it goes out: as it is (`7bit`, lines ending in CRLF)
 /// when it is ASCII with no line longer than RFC 5322 allows, else
@@ -100,7 +106,9 @@ pub struct Draft {
     pub to: String,
     /// The subject.
     pub subject: String,
-    /// The text part.
+    /// The text part, as lines: prose is wrapped when the mail is
+    /// composed, lines marked [`crate::flowed::fixed`] (and maps, tables
+    /// and quotes, [`crate::flowed::is_fixed`]) are sent as they are.
     pub text: String,
     /// The HTML part, if any.
     pub html: Option<String>,
@@ -295,9 +303,10 @@ pub fn compose(
         let refs: Vec<String> = draft.references.iter().map(|r| angle(r)).collect();
         builder = builder.references(refs.join(" "));
     }
+    // Every text part flowed (RFC 3676), the one place prose is wrapped.
     let text = SinglePart::builder()
-        .header(ContentType::TEXT_PLAIN)
-        .body(body(&draft.text));
+        .header(ContentType::parse(TEXT_FLOWED).map_err(|e| ComposeError::Build(e.to_string()))?)
+        .body(body(&crate::flowed::flowed(&draft.text)));
     // The picture, where the HTML shows it.
     let shown = draft.picture.as_ref().filter(|p| {
         draft
@@ -309,7 +318,7 @@ pub fn compose(
         Some(html) => {
             let html_part = SinglePart::builder()
                 .header(ContentType::TEXT_HTML)
-                .body(body(&ascii_html(html)));
+                .body(body(&ascii_html(&crate::flowed::unmarked(html))));
             let alternative = MultiPart::alternative().singlepart(text);
             Content::Multi(match shown {
                 // The HTML and the picture it shows, together
@@ -412,7 +421,8 @@ mod tests {
         assert_eq!(base64_body(b"Zo\xc3\xab"), b"Wm/Dqw==");
     }
 
-    /// The body of a one-part mail of `text`, decoded by mail-parser.
+    /// The body of a one-part mail of `text`, decoded by mail-parser and
+    /// unflowed.
     fn round_trip(text: &str) -> (String, String) {
         let config = MailConfig {
             address: "sm@example.org".into(),
@@ -439,13 +449,15 @@ mod tests {
             .to_string();
         (
             encoding,
-            parsed.body_text(0).unwrap_or_default().into_owned(),
+            crate::flowed::unflow(&parsed.body_text(0).unwrap_or_default(), false),
         )
     }
 
     #[test]
     fn long_lines_and_other_scripts_choose_the_encoding_and_read_back_the_same() {
-        let map_line = format!("{}\n", "~     ".repeat(17));
+        // (A map's row as a mail sends it: the spaces it ended in taken
+        // off, as `format=flowed` asks.)
+        let map_line = format!("{}\n", "~     ".repeat(17).trim_end());
         for (text, encoding) in [
             ("short lines\nonly\n".to_string(), "7bit"),
             (map_line.repeat(3), "7bit"),
@@ -521,6 +533,57 @@ mod tests {
     }
 
     #[test]
+    fn the_text_part_is_flowed_in_every_encoding_and_no_mark_goes_out() {
+        use mail_parser::MimeHeaders;
+        let prose = "The game is over: nothing more is asked of you. The whole game is \
+                     kept: reply `history` for its turn log.";
+        let map = crate::flowed::fixed(&format!(" 1   ~{}", "     .".repeat(15)));
+        for extra in [
+            "",
+            "Zoë pays £5. ",
+            "┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ┃ ",
+        ] {
+            let text = format!("{extra}{prose}\n\n{map}\n\n-- \nStationmaster\n");
+            let draft = Draft {
+                to: "a@example.org".into(),
+                subject: "s".into(),
+                text: text.clone(),
+                html: Some(format!("<pre>{map}</pre>")),
+                ..Draft::default()
+            };
+            let config = MailConfig {
+                address: "sm@example.org".into(),
+                name: String::new(),
+                pictures: true,
+            };
+            let raw = compose(&draft, &config, "m@example.org", Utc::now())
+                .unwrap()
+                .bytes;
+            assert!(!String::from_utf8_lossy(&raw).contains(crate::flowed::FIXED));
+            let parsed = mail_parser::MessageParser::default().parse(&raw).unwrap();
+            let part = &parsed.parts[parsed.text_body[0] as usize];
+            let ct = part.content_type().unwrap();
+            assert_eq!(ct.attribute("format"), Some("flowed"), "{extra}");
+            assert_eq!(ct.attribute("delsp"), Some("no"), "{extra}");
+            assert_eq!(ct.attribute("charset"), Some("utf-8"), "{extra}");
+            let sent = parsed.body_text(0).unwrap().replace("\r\n", "\n");
+            for line in sent.lines() {
+                assert!(
+                    line.chars().count() <= crate::flowed::WIDTH + 1 || !line.ends_with(' '),
+                    "{line:?}"
+                );
+            }
+            let mut back = crate::flowed::unflow(&sent, false);
+            back.pop();
+            assert_eq!(back, crate::flowed::unmarked(&text), "{extra}");
+            assert!(
+                !parsed.body_html(0).unwrap().contains(crate::flowed::FIXED),
+                "{extra}"
+            );
+        }
+    }
+
+    #[test]
     fn a_composed_mail_has_our_ids_threading_and_both_parts() {
         let config = MailConfig {
             address: "sm@example.org".into(),
@@ -552,6 +615,10 @@ mod tests {
         );
         assert!(text.contains("Auto-Submitted: auto-replied"), "{text}");
         assert!(text.contains("multipart/alternative"), "{text}");
+        assert!(
+            text.contains("Content-Type: text/plain; charset=utf-8; format=flowed; delsp=no"),
+            "{text}"
+        );
         assert!(text.contains("Reply-To:"), "{text}");
         assert_eq!(mail.to, vec!["alice@example.org".to_string()]);
         // Both parts plain ASCII with short lines: sent as they are.

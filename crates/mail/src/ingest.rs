@@ -637,7 +637,7 @@ fn plain_text(part: &MessagePart<'_>, text: &str) -> String {
         let delsp = ct
             .and_then(|ct| ct.attribute("delsp"))
             .is_some_and(|d| d.eq_ignore_ascii_case("yes"));
-        unflow(text, delsp)
+        crate::flowed::unflow(text, delsp)
     } else {
         text.to_string()
     }
@@ -681,33 +681,6 @@ fn body_text(message: &Message<'_>) -> (String, Option<u32>) {
         }
     }
     (String::new(), None)
-}
-
-/// Undoes `format=flowed` (RFC 3676): a line ending in a space continues on
-/// the next one, unless it is a signature separator or the next line is
-/// quoted; a leading space (space-stuffing) is removed.
-fn unflow(text: &str, delsp: bool) -> String {
-    let lines: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    let mut out = String::with_capacity(text.len());
-    for (i, line) in lines.iter().enumerate() {
-        let quoted = line.starts_with('>');
-        let line = if quoted {
-            line
-        } else {
-            line.strip_prefix(' ').unwrap_or(line)
-        };
-        let next_quoted = lines.get(i + 1).is_some_and(|n| n.starts_with('>'));
-        if !quoted && line != "-- " && line.ends_with(' ') && !next_quoted {
-            out.push_str(if delsp { &line[..line.len() - 1] } else { line });
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
 }
 
 /// Characters that show nothing and only get in the way of orders.
@@ -1299,19 +1272,6 @@ mod tests {
         assert_eq!(html_to_text("a <script>never closed"), "a");
         assert_eq!(html_to_text("x<!-- never closed"), "x");
         assert_eq!(html_to_text("&"), "&");
-    }
-
-    #[test]
-    fn flowed_text_is_unwrapped() {
-        assert_eq!(
-            unflow("a long \r\nline\r\nnext\r\n", false),
-            "a long line\nnext\n\n"
-        );
-        assert_eq!(
-            unflow("a long \nline\n-- \nsig\n", true),
-            "a longline\n-- \nsig\n\n"
-        );
-        assert_eq!(unflow(" From here\n", false), "From here\n\n");
     }
 
     #[test]

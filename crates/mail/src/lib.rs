@@ -1,5 +1,6 @@
 //! Mail in and mail out: transports behind two small traits, MIME in
-//! ([`ingest`]) and MIME out ([`compose`]).
+//! ([`ingest`]) and MIME out ([`compose`]), text parts `format=flowed`
+//! both ways ([`flowed`]).
 //!
 //! | direction | transport | module | when |
 //! |---|---|---|---|
@@ -18,6 +19,7 @@
 
 pub mod compose;
 pub mod config;
+pub mod flowed;
 pub mod folders;
 pub mod ingest;
 pub mod templates;

@@ -5,6 +5,12 @@
 //! found there replaces the built-in one. Text templates render without
 //! escaping; `.html` templates escape every value (the map arrives already
 //! as HTML and is marked `safe` in the template).
+//!
+//! A text template writes each paragraph as one line: the mail's text part
+//! is flowed and its prose wrapped when the mail is composed
+//! ([`crate::flowed`]). The `fixed` filter marks lines to be sent as they
+//! are (`  > {{ line | fixed }}`: a quoted order); maps, tables and quoted
+//! lines are kept so without it.
 
 use std::path::{Path, PathBuf};
 
@@ -40,9 +46,10 @@ pub struct TemplateError {
 }
 
 /// The `wrap` filter: each line of `text` longer than `width` (72 unless
-/// given) broken at spaces into lines no longer, where its words allow,
-/// as a plain-text mail is read. A line's indent is kept; no blank is
-/// left where a line is broken.
+/// given) broken at spaces into lines no longer, where its words allow.
+/// A line's indent is kept; no blank is left where a line is broken. The
+/// built-in templates leave wrapping to the text part, which is flowed
+/// ([`crate::flowed`]): the filter stays for operators' own copies.
 fn wrap(text: String, width: Option<usize>) -> String {
     let width = width.unwrap_or(72).max(1);
     let mut out = String::with_capacity(text.len() + text.len() / width);
@@ -85,6 +92,7 @@ impl Templates {
         env.set_trim_blocks(true);
         env.set_lstrip_blocks(true);
         env.add_filter("wrap", wrap);
+        env.add_filter("fixed", |text: String| crate::flowed::fixed(&text));
         env.set_auto_escape_callback(|name| {
             if name.ends_with(".html") {
                 AutoEscape::Html
@@ -175,6 +183,29 @@ mod tests {
             .render("help.txt", &serde_json::json!({ "address": "x@y" }))
             .unwrap();
         assert_eq!(out, "Custom help for x@y.");
+    }
+
+    #[test]
+    fn the_fixed_filter_marks_each_line_to_be_sent_as_it_is() {
+        let dir = tempfile::TempDir::new().unwrap();
+        std::fs::write(
+            dir.path().join("help.txt"),
+            "A sentence.\n  > {{ line | fixed }}\n{{ table | fixed }}",
+        )
+        .unwrap();
+        let t = Templates::load(Some(dir.path())).unwrap();
+        let out = t
+            .render(
+                "help.txt",
+                &serde_json::json!({ "line": "extend gwr c14", "table": "two words\nand three more" }),
+            )
+            .unwrap();
+        let marked: Vec<bool> = out.lines().map(crate::flowed::is_fixed).collect();
+        assert_eq!(marked, [false, true, true, true]);
+        assert_eq!(
+            crate::flowed::unmarked(&out),
+            "A sentence.\n  > extend gwr c14\ntwo words\nand three more"
+        );
     }
 
     #[test]

@@ -396,6 +396,7 @@ impl Session<'_, '_> {
             f.clock.clone(),
             vec![f.creator().to_string()],
             Some(&formed),
+            f.reports,
             self.now,
         ) {
             Ok(made) => made,
@@ -409,7 +410,6 @@ impl Session<'_, '_> {
             Err(e) => return Err(e.into()),
         };
         if let Some(made) = &mut change.new_game {
-            made.meta.default_reports = f.reports;
             made.meta.watchable = f.watchable;
         }
         self.started = Some(change);

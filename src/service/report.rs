@@ -701,14 +701,28 @@ pub fn deadline_lines(
     if meta.aborted {
         return Vec::new();
     }
+    awaited_lines(game, meta, viewer, &|due| {
+        meta.clock.settings.describe(due, now)
+    })
+}
+
+/// Who must act by when, one line per awaited player as `viewer` reads
+/// it, each deadline written by `when`: [`deadline_lines`] for a mail,
+/// a time alone for a web page read long after it was written.
+pub fn awaited_lines(
+    game: &dyn AnyGame,
+    meta: &GameMeta,
+    viewer: Viewer,
+    when: &dyn Fn(DateTime<Utc>) -> String,
+) -> Vec<String> {
     let names = game.player_names();
     game.awaiting_to(viewer)
         .iter()
         .map(|a| {
-            let who = if viewer.seat() == Some(a.seat) {
-                "You".to_string()
-            } else {
-                names[a.seat.index()].clone()
+            let who = match names.get(a.seat.index()) {
+                _ if viewer.seat() == Some(a.seat) => "You",
+                Some(name) => name.as_str(),
+                None => "",
             };
             match meta
                 .clock
@@ -716,16 +730,10 @@ pub fn deadline_lines(
                 .iter()
                 .find(|w| w.seat == a.seat && w.kind == a.kind)
             {
-                Some(w) if w.late => format!(
-                    "{who} ({}): deadline passed {}",
-                    a.what,
-                    meta.clock.settings.describe(w.due, now)
-                ),
-                Some(w) => format!(
-                    "{who} ({}): by {}",
-                    a.what,
-                    meta.clock.settings.describe(w.due, now)
-                ),
+                Some(w) if w.late => {
+                    format!("{who} ({}): deadline passed {}", a.what, when(w.due))
+                }
+                Some(w) => format!("{who} ({}): by {}", a.what, when(w.due)),
                 None => format!("{who} ({})", a.what),
             }
         })

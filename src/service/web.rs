@@ -391,30 +391,10 @@ fn waiting(shown: &Shown<'_>) -> Vec<String> {
     if shown.ended.is_some() || meta.paused.is_some() {
         return Vec::new();
     }
-    let names = shown.game.player_names();
     let settings = &meta.clock.settings;
-    shown
-        .game
-        .awaiting_to(Viewer::Spectator)
-        .iter()
-        .map(|a| {
-            let who = names.get(a.seat.index()).map_or("", String::as_str);
-            match meta
-                .clock
-                .waits
-                .iter()
-                .find(|w| w.seat == a.seat && w.kind == a.kind)
-            {
-                Some(w) if w.late => format!(
-                    "{who} ({}): deadline passed {}",
-                    a.what,
-                    settings.when(w.due)
-                ),
-                Some(w) => format!("{who} ({}): by {}", a.what, settings.when(w.due)),
-                None => format!("{who} ({})", a.what),
-            }
-        })
-        .collect()
+    report::awaited_lines(shown.game, meta, Viewer::Spectator, &|due| {
+        settings.when(due)
+    })
 }
 
 /// A whole HTML page of `body`: readable on a phone (the viewport its

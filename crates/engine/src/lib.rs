@@ -80,6 +80,25 @@ pub struct Setup {
     pub seed: u64,
 }
 
+impl Setup {
+    /// A game of `kind` for `names`, in seat order, each at
+    /// `NAME@example.org`, with no options: for tests and examples.
+    pub fn for_names(kind: &str, names: &[&str], seed: u64) -> Setup {
+        Setup {
+            kind: kind.to_string(),
+            players: names
+                .iter()
+                .map(|n| PlayerSetup {
+                    name: n.to_string(),
+                    email: format!("{n}@example.org"),
+                })
+                .collect(),
+            options: Vec::new(),
+            seed,
+        }
+    }
+}
+
 /// What an awaited player is expected to send.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Awaited {

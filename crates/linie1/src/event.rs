@@ -280,23 +280,12 @@ mod tests {
     //! meant, a name everywhere else (issue 38).
     use super::*;
     use crate::Linie1;
-    use engine::{Game, PlayerSetup, Setup, person::slips_for_every_reader};
+    use engine::{Game, Setup, person::slips_for_every_reader};
 
     const NAMES: [&str; 3] = ["anna", "ben", "cara"];
 
     fn game() -> Linie1 {
-        let setup = Setup {
-            kind: "linie1".into(),
-            players: NAMES
-                .iter()
-                .map(|n| PlayerSetup {
-                    name: n.to_string(),
-                    email: format!("{n}@example.org"),
-                })
-                .collect(),
-            options: Vec::new(),
-            seed: 1,
-        };
+        let setup = Setup::for_names("linie1", &NAMES, 1);
         Linie1::new(Components::embedded().unwrap(), &setup).unwrap()
     }
 

@@ -667,23 +667,12 @@ mod tests {
     //! meant, a name everywhere else (issue 38).
     use super::*;
     use crate::Rocket;
-    use engine::{Game, PlayerSetup, Setup, person::slips_for_every_reader};
+    use engine::{Game, Setup, person::slips_for_every_reader};
 
     const NAMES: [&str; 3] = ["anna", "ben", "cara"];
 
     fn game() -> Rocket {
-        let setup = Setup {
-            kind: "rocket".into(),
-            players: NAMES
-                .iter()
-                .map(|n| PlayerSetup {
-                    name: n.to_string(),
-                    email: format!("{n}@example.org"),
-                })
-                .collect(),
-            options: Vec::new(),
-            seed: 1,
-        };
+        let setup = Setup::for_names("rocket", &NAMES, 1);
         Rocket::new(Board::embedded().unwrap(), &setup).unwrap()
     }
 

@@ -107,6 +107,19 @@ pub fn second_person_slips(sentence: &str, reader: Option<&str>) -> Vec<String> 
     slips
 }
 
+/// The kinds, of `kinds` numbered 0 to `kinds - 1` by `kind`, that no
+/// event of `events` is an example of: for the tests that read one event
+/// of every kind (a `kind` with an exhaustive match keeps the count true).
+pub fn kinds_without_example<E>(
+    events: &[E],
+    kind: impl Fn(&E) -> usize,
+    kinds: usize,
+) -> Vec<usize> {
+    (0..kinds)
+        .filter(|k| !events.iter().any(|e| kind(e) == *k))
+        .collect()
+}
+
 /// [`second_person_slips`] of every event of `events` (each with seat 0,
 /// named `names[0]`, as its actor) read by seat 0, by seat 1, by a
 /// spectator and by a moderator through `describe`; and a sentence that

@@ -21,7 +21,7 @@ use crate::common::LINIE1_ROUTE as ROUTE;
 
 const ANNA: Seat = Seat(0);
 const BERT: Seat = Seat(1);
-const NAMES: [&str; 5] = ["Anna", "Bert", "Cora", "Dan", "Eve"];
+const NAMES: [&str; 7] = ["Anna", "Bert", "Cora", "Dan", "Eve", "Fay", "Gus"];
 
 fn setup(n: usize, seed: u64, options: &[&str]) -> Setup {
     Setup {
@@ -136,11 +136,9 @@ fn cards(g: &Linie1, seat: Seat, line: u8, stops: &[char]) -> Linie1 {
 /// The game with its supply emptied (the tiles out of the game).
 fn no_supply(g: &Linie1) -> Linie1 {
     edit(g, |v| {
-        for i in 0..v["supply"].as_array().unwrap().len() {
-            let n = v["supply"][i].as_u64().unwrap() + v["out_of_game"][i].as_u64().unwrap();
-            v["out_of_game"][i] = json!(n);
-            v["supply"][i] = json!(0);
-        }
+        let supply = v["supply"].as_array().unwrap().clone();
+        v["out_of_game"] = json!(supply);
+        v["supply"] = json!(vec![0; supply.len()]);
     })
 }
 
@@ -201,8 +199,12 @@ fn setup_deals_secret_cards_and_open_start_hands() {
         assert_eq!(p.line, None, "a spectator sees no line card");
         assert_eq!(p.stops, None);
     }
-    // 126 - 25 start tiles = 101 in the supply, whatever the player count.
-    assert_eq!(g.supply_left(), 101);
+    // Every tile not dealt is in the supply: 126 - 5 × 4 (rule book,
+    // Preparazione: "Tutte le altre tessere sono messe coperte nella
+    // scatola").
+    assert_eq!(g.supply_left(), 106);
+    assert_eq!(game(2, &[]).supply_left(), 116);
+    assert_eq!(game(6, &[]).supply_left(), 96);
     let lines: std::collections::BTreeSet<_> = g.players().iter().map(|p| p.line).collect();
     assert_eq!(lines.len(), 4, "each player a different line");
     // 2-stop cards with 4 players, 3-stop with 2 (translator's note).
@@ -241,13 +243,13 @@ fn setup_is_determined_by_the_seed() {
 fn player_counts_and_options_are_checked() {
     let c = Components::embedded().unwrap();
     assert!(Linie1::new(c.clone(), &setup(1, 1, &[])).is_err());
-    assert!(Linie1::new(c.clone(), &setup(5, 1, &[])).is_ok());
-    let mut six = setup(5, 1, &[]);
-    six.players.push(PlayerSetup {
-        name: "Fay".into(),
-        email: "f@x".into(),
-    });
-    assert!(Linie1::new(c.clone(), &six).is_err());
+    // Six trams, six line cards, six route cards a set (rule book,
+    // Preparazione): six players, each with a line of their own.
+    let six = Linie1::new(c.clone(), &setup(6, 1, &[])).unwrap();
+    let lines: std::collections::BTreeSet<_> = six.players().iter().map(|p| p.line).collect();
+    assert_eq!(lines.len(), 6);
+    let e = Linie1::new(c.clone(), &setup(7, 1, &[])).unwrap_err();
+    assert!(e.to_string().contains("2 to 6"), "{e}");
     let e = Linie1::new(c.clone(), &setup(2, 1, &["stops=4"])).unwrap_err();
     assert!(
         e.to_string()
@@ -325,7 +327,7 @@ fn rulings_01_two_tiles_then_draw_back_to_five() {
             .count(),
         2
     );
-    assert_eq!(g.supply_left(), 99);
+    assert_eq!(g.supply_left(), 126 - 5 * 2 - 2);
     assert_eq!(g.turn().active, BERT);
     assert_eq!(
         paths_on(&g, "H8").as_deref(),

@@ -43,23 +43,24 @@ pub use event::Event;
 pub use order::{FORMS, NOTATION, Order};
 pub use view::{PlayerView, View};
 
-/// Players at the table (seat, Preparazione; rulings 1).
+/// Players at the table (rule book, Preparazione; rulings 1).
 pub const MIN_PLAYERS: usize = 2;
-/// The most players: five trams, 25 start tiles.
-pub const MAX_PLAYERS: usize = 5;
-/// Tiles in a hand (seed, Il gioco: "riportare la sua mano a 5 tessere").
+/// The most players: six trams, six line cards and six route cards a set
+/// (rule book, Preparazione).
+pub const MAX_PLAYERS: usize = 6;
+/// Tiles in a hand (rule book, Il gioco: "riportare la sua mano a 5 tessere").
 pub const HAND_SIZE: usize = 5;
-/// Tiles laid in a turn (seed, Piazzare le tessere).
+/// Tiles laid in a turn (rule book, Piazzare le tessere).
 pub const TILES_PER_TURN: u8 = 2;
 
-/// The options of Linie 1 at `new`: `stops=2` or `stops=3`, and the seed's
+/// The options of Linie 1 at `new`: `stops=2` or `stops=3`, and the rule book's
 /// three variants as switches (rulings 7).
 pub const OPTIONS: &[GameOption] = &[
     GameOption {
         name: "stops",
         values: &["2", "3"],
-        help: "route cards of 2 or 3 stops; by default 3 with 2-3 players, 2 with 4-5 \
-                  (seed, translator's note), and 3 with ordered_stops",
+        help: "route cards of 2 or 3 stops; by default 3 with 2-3 players, 2 with 4-6 \
+                  (rule book, translator's note), and 3 with ordered_stops",
         not_with: &[],
     },
     GameOption {
@@ -362,9 +363,14 @@ pub struct Linie1 {
     cells: Vec<Option<Laid>>,
     /// The square carrying each building's stop sign (rulings 3).
     stop_signs: Vec<Option<Square>>,
-    /// The face-down draw supply, by tile type (drawn at random).
+    /// The face-down draw supply, by tile type (drawn at random): every
+    /// tile not dealt (rule book, Preparazione).
     supply: Vec<u8>,
-    /// Unused start tiles, out of the game (components, Tiles).
+    /// Tiles out of the game, by tile type: only in games set up before
+    /// issue 35, which kept the unused start tiles out of a supply of 101
+    /// (docs/linie1-rulings.md, "Components"); empty, and not stored, in
+    /// any game set up since.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     out_of_game: Vec<u8>,
     turn: Turn,
     phase: Phase,
@@ -382,9 +388,10 @@ pub struct Linie1 {
 }
 
 impl Linie1 {
-    /// Sets up a game with `components` for `setup`'s players (2 to 5, in
+    /// Sets up a game with `components` for `setup`'s players (2 to 6, in
     /// seat order): line and route cards dealt by the seeded generator, start
-    /// hands of 3 straights and 2 curves (seed, Preparazione). The first
+    /// hands of 3 straights and 2 curves, and every other tile face down in
+    /// the supply, 126 − 5 × players (rule book, Preparazione). The first
     /// player is seat 1 ("the oldest player"; the table decides by seating).
     pub fn new(components: Components, setup: &Setup) -> Result<Linie1, SetupError> {
         let n = setup.players.len();
@@ -410,13 +417,10 @@ impl Linie1 {
         }
         shuffle(&mut rng, &mut routes);
 
+        // Each hand from the box; "Tutte le altre tessere sono messe
+        // coperte nella scatola" (rule book, Preparazione): the rest is the
+        // supply. The components hold enough for six hands (checked at load).
         let mut supply: Vec<u8> = components.tiles.iter().map(|t| t.count).collect();
-        let mut out_of_game: Vec<u8> = vec![0; components.tiles.len()];
-        // Start tiles: each hand, then the unused ones leave the game.
-        for (i, t) in components.tiles.iter().enumerate() {
-            supply[i] -= t.start;
-            out_of_game[i] = t.start;
-        }
         let mut players = Vec::new();
         for (i, name) in names.into_iter().enumerate() {
             let mut hand = Vec::new();
@@ -424,7 +428,7 @@ impl Linie1 {
                 for _ in 0..count {
                     hand.push(tile);
                 }
-                out_of_game[tile.index()] = out_of_game[tile.index()].saturating_sub(count);
+                supply[tile.index()] = supply[tile.index()].saturating_sub(count);
             }
             players.push(Player {
                 name,
@@ -445,7 +449,7 @@ impl Linie1 {
             cells: vec![None; squares],
             stop_signs: vec![None; buildings],
             supply,
-            out_of_game,
+            out_of_game: Vec::new(),
             turn: Turn {
                 number: 1,
                 active: Seat(0),

@@ -2022,7 +2022,8 @@ impl Linie1 {
             }
         }
         for (i, t) in d.tiles.iter().enumerate() {
-            let n = count[i] + usize::from(self.supply[i]) + usize::from(self.out_of_game[i]);
+            let out = self.out_of_game.get(i).copied().unwrap_or(0);
+            let n = count[i] + usize::from(self.supply[i]) + usize::from(out);
             if n != usize::from(t.count) {
                 return Err(format!(
                     "{} of {} \"{}\" tiles are accounted for",

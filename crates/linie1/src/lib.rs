@@ -2,7 +2,7 @@
 //! state machine.
 //!
 //! The rule book is `seeds/003` (Italian, with the Linie 1 variants at its
-//! end), cited as "seed §<section>"; where it is silent, the rulings of
+//! end), cited as "rule book, <section>"; where it is silent, the rulings of
 //! `../shared/linie1.md` (cited as "rulings N", restated for players in
 //! `docs/linie1-rulings.md`) decide, and where both are silent this
 //! module's own decisions are written in [`RULINGS`] (repeated there).
@@ -82,13 +82,13 @@ pub const OPTIONS: &[GameOption] = &[
                   stops, whatever the number of players)",
         not_with: &[(
             "stops=2",
-            "variant 3 is for route cards of three stops (seed, Varianti 3: \"Nel caso di una \
+            "variant 3 is for route cards of three stops (rule book, Varianti 3: \"Nel caso di una \
              partita a tre fermate\"), and two stops have no order to keep: give one of them",
         )],
     },
 ];
 
-/// Stationmaster's own decisions where the seed and the rulings are silent,
+/// Stationmaster's own decisions where the rule book and the rulings are silent,
 /// shown by `help` and cited as "Stationmaster ruling N".
 pub const RULINGS: &[&str] = &[
     "1. A player with no legal placement or exchange for the tile still owed, and no trip \
@@ -178,7 +178,7 @@ pub fn option_strings() -> Vec<String> {
         .collect()
 }
 
-/// Which die rule, if any (seed, Varianti 1 and 2).
+/// Which die rule, if any (rule book, Varianti 1 and 2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DieRule {
@@ -212,7 +212,7 @@ impl Linie1Options {
             ordered_stops: false,
         };
         let given = engine::read_options(ENTRY.name, given, OPTIONS)?;
-        // Variant 3 is a game of three stops (seed, Varianti 3: "Nel caso di
+        // Variant 3 is a game of three stops (rule book, Varianti 3: "Nel caso di
         // una partita a tre fermate"), whatever the number of players;
         // `stops=2` with it is refused by `read_options` (`not_with`).
         if given.on("ordered_stops") {
@@ -225,7 +225,7 @@ impl Linie1Options {
             out.die = DieRule::Die;
         }
         // With both, the die may be repeated: the second variant is the first
-        // with a choice added (seed, Varianti 2).
+        // with a choice added (rule book, Varianti 2).
         if given.on("die_or_repeat") {
             out.die = DieRule::DieOrRepeat;
         }
@@ -291,7 +291,7 @@ pub struct Player {
     pub line: LineId,
     /// Their route card; they use their line's row (secret until the trip).
     pub route: RouteCardId,
-    /// Tiles in hand, face up (seed, Preparazione); a driver's is their open
+    /// Tiles in hand, face up (rule book, Preparazione); a driver's is their open
     /// hand, which others may draw from.
     pub hand: Vec<TileId>,
     /// True from the start of their inaugural trip: cards shown, no more
@@ -401,7 +401,7 @@ impl Linie1 {
         let options = Linie1Options::from_setup(&setup.options, n)?;
         let mut rng = SplitMix64::new(setup.seed);
 
-        // Deal the line cards and the chosen set's route cards (seed,
+        // Deal the line cards and the chosen set's route cards (rule book,
         // Preparazione: shuffled, one face down to each player).
         let mut lines: Vec<LineId> = (0..components.lines.len())
             .map(|i| LineId(i as u8))
@@ -689,7 +689,7 @@ impl Linie1 {
     }
 
     /// [`Linie1::awaited`] as `viewer` reads it: a player whose route is
-    /// finished is told they may start their trip instead of laying (seed,
+    /// finished is told they may start their trip instead of laying (rule book,
     /// Viaggio inaugurale). Only they are: to the others, that the route is
     /// finished is as secret as the cards (rulings 4).
     pub(crate) fn awaited_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {

@@ -1,5 +1,6 @@
 //! Engine benchmark: complete random 4-player games of Stephenson's Rocket
-//! and of Linie 1 on one core, and the time of one Rocket `extend` with its
+//! and of Linie 1 on one core, random 6-player games of Linie 1 (the most
+//! the rule book seats), and the time of one Rocket `extend` with its
 //! isolation checks.
 //!
 //! Run with `cargo bench --bench engine`. The last lines compare each
@@ -25,8 +26,10 @@
 //! that game, every tile on the board, is the figure. A second set of
 //! games gives seat 1 a finished route at the start (through the snapshot,
 //! with `tests/support/linie1_route.rs`, as the playout tests do), so a trip is started and driven by
-//! the same random policy; it is printed beside it. A third pass times
-//! `legal_orders` and `apply` separately, by phase, to show what dominates.
+//! the same random policy; it is printed beside it. A third set plays
+//! 6-player games from the start, held to the same 2 ms target. A last
+//! pass times `legal_orders` and `apply` separately, by phase, to show what
+//! dominates.
 
 mod common;
 // Linie 1 with a route built, shared with the tests.
@@ -57,6 +60,9 @@ struct Recorded {
     extend_us: f64,
     /// Median random 4-player Linie 1 game from the start, ms.
     linie1_ms: f64,
+    /// Median random 6-player Linie 1 game from the start, ms, and the
+    /// commit it was first measured at (issue 35).
+    linie1_6_ms: (f64, &'static str),
 }
 
 const LAST_RECORDED: Recorded = Recorded {
@@ -64,14 +70,19 @@ const LAST_RECORDED: Recorded = Recorded {
     rocket_ms: 1.04,
     extend_us: 4.27,
     linie1_ms: 1.57,
+    linie1_6_ms: (1.88, "17e0ec4"),
 };
 
 /// `now` against the recorded `then`, as printed.
 fn against(now: f64, then: f64, unit: &str) -> String {
+    against_at(now, (then, LAST_RECORDED.commit), unit)
+}
+
+/// `now` against `then` recorded at a commit of its own.
+fn against_at(now: f64, (then, commit): (f64, &str), unit: &str) -> String {
     format!(
-        "{:.2}x the last recorded {then} {unit} (at {})",
-        now / then,
-        LAST_RECORDED.commit
+        "{:.2}x the last recorded {then} {unit} (at {commit})",
+        now / then
     )
 }
 const L1_WARMUP_GAMES: u64 = 50;
@@ -141,12 +152,29 @@ fn play(fresh: &Rocket, seed: u64, extends: Option<&mut Vec<Duration>>) -> Playe
 
 // ------------------------------------------------------------- Linie 1
 
-fn l1_new(seed: u64) -> Linie1 {
+fn l1_new(players: usize, seed: u64) -> Linie1 {
     Linie1::new(
         Components::embedded().expect("the shipped components"),
-        &common::setup_of("linie1", 4, seed, ""),
+        &common::setup_of("linie1", players, seed, ""),
     )
-    .expect("a 4-player game")
+    .expect("a Linie 1 game")
+}
+
+/// Random games from the fresh games `fresh` (by seed), at least
+/// [`L1_MIN_GAMES`] and [`MIN_TIME`], printed as `what`; the median.
+fn l1_from_the_start(what: &str, fresh: &[Linie1]) -> Duration {
+    let (mut played, mut unended) = (Vec::new(), 0);
+    let started = Instant::now();
+    let mut seed = 1_000_000u64;
+    let n = fresh.len() as u64;
+    while (played.len() as u64) < L1_MIN_GAMES || started.elapsed() < MIN_TIME {
+        match l1_play(&fresh[(seed % n) as usize], seed, None) {
+            Some(p) => played.push(p),
+            None => unended += 1,
+        }
+        seed += 1;
+    }
+    l1_report(what, &played, unended, started.elapsed())
 }
 
 /// What one Linie 1 game measured.
@@ -279,29 +307,27 @@ fn l1_report(what: &str, played: &[L1Played], unended: usize, wall: Duration) ->
     med
 }
 
-fn linie1_bench() -> (Duration, Duration) {
+/// The Linie 1 medians: 4 players from the start, with a route built,
+/// and 6 players from the start.
+struct L1Medians {
+    four: Duration,
+    route: Duration,
+    six: Duration,
+}
+
+fn linie1_bench() -> L1Medians {
     println!("engine: complete random 4-player Linie 1 games (default options: 2-stop routes)");
     println!(
         "  per step: awaiting() -> legal_orders(seat) -> pick (start if possible, else form first) -> apply"
     );
-    let fresh: Vec<Linie1> = (0..4).map(l1_new).collect();
+    let fresh: Vec<Linie1> = (0..4).map(|s| l1_new(4, s)).collect();
     let routed: Vec<Linie1> = fresh.iter().map(linie1_route::linie1_with_route).collect();
     for seed in 0..L1_WARMUP_GAMES {
         l1_play(&fresh[(seed % 4) as usize], seed, None);
     }
 
     // 1. Whole games from the start.
-    let (mut played, mut unended) = (Vec::new(), 0);
-    let started = Instant::now();
-    let mut seed = 1_000_000u64;
-    while (played.len() as u64) < L1_MIN_GAMES || started.elapsed() < MIN_TIME {
-        match l1_play(&fresh[(seed % 4) as usize], seed, None) {
-            Some(p) => played.push(p),
-            None => unended += 1,
-        }
-        seed += 1;
-    }
-    let med = l1_report("from the start", &played, unended, started.elapsed());
+    let med = l1_from_the_start("from the start", &fresh);
 
     // 2. Seat 1's route built beforehand: a trip is driven.
     let started = Instant::now();
@@ -319,7 +345,12 @@ fn linie1_bench() -> (Duration, Duration) {
         started.elapsed(),
     );
 
-    // 3. Where the time goes, call by call (the clock reads add a little).
+    // 3. Six players, the most the rule book seats (six trams), from the
+    // start: a smaller supply (126 - 5 x 6), more hands to list.
+    let six: Vec<Linie1> = (0..6).map(|s| l1_new(6, s)).collect();
+    let med_six = l1_from_the_start("6 players, from the start", &six);
+
+    // 4. Where the time goes, call by call (the clock reads add a little).
     let mut prof = L1Profile::default();
     for s in 0..L1_PROFILE_GAMES {
         l1_play(&fresh[(s % 4) as usize], 1_000_000 + s, Some(&mut prof));
@@ -349,7 +380,11 @@ fn linie1_bench() -> (Duration, Duration) {
         us(prof.apply) / prof.applies.max(1) as f64,
         prof.most_listed
     );
-    (med, med_route)
+    L1Medians {
+        four: med,
+        route: med_route,
+        six: med_six,
+    }
 }
 
 fn main() {
@@ -420,7 +455,7 @@ fn main() {
         us(quantile(&ext, 0.9)),
         us(ext[ext.len() - 1])
     );
-    let (l1_med, l1_route) = linie1_bench();
+    let l1 = linie1_bench();
     println!(
         "engine: median random 4-player game {:.3} ms (target {TARGET_MS} ms): {:.2}x target; {}",
         ms(med),
@@ -434,10 +469,16 @@ fn main() {
     );
     println!(
         "engine: median random 4-player Linie 1 game {:.3} ms (target {L1_TARGET_MS} ms): {:.2}x target; {}; with a route built beforehand {:.3} ms: {:.2}x target",
-        ms(l1_med),
-        ms(l1_med) / L1_TARGET_MS,
-        against(ms(l1_med), LAST_RECORDED.linie1_ms, "ms"),
-        ms(l1_route),
-        ms(l1_route) / L1_TARGET_MS
+        ms(l1.four),
+        ms(l1.four) / L1_TARGET_MS,
+        against(ms(l1.four), LAST_RECORDED.linie1_ms, "ms"),
+        ms(l1.route),
+        ms(l1.route) / L1_TARGET_MS
+    );
+    println!(
+        "engine: median random 6-player Linie 1 game {:.3} ms (target {L1_TARGET_MS} ms): {:.2}x target; {}",
+        ms(l1.six),
+        ms(l1.six) / L1_TARGET_MS,
+        against_at(ms(l1.six), LAST_RECORDED.linie1_6_ms, "ms")
     );
 }

@@ -175,15 +175,34 @@ fn a_tile_must_be_named_by_its_paths_alone() {
     assert!(e.problem.contains("twice"), "{e}");
 }
 
+/// Six hands of 3 straights and 2 curves come from the tiles themselves
+/// (rule book, Preparazione): 18 straights and 12 curves at least.
 #[test]
-fn start_hands_need_enough_start_tiles() {
-    let e = tiles_error("start = 15", "start = 14");
-    assert!(e.problem.contains("need 15 start tiles"), "{e}");
+fn start_hands_need_enough_tiles_for_six_players() {
+    let tiles = EMBEDDED_TILES
+        .replacen("count = 30", "count = 11", 1)
+        .replacen("total = 126", "total = 107", 1);
+    let e = load(EMBEDDED_BOARD, &tiles, EMBEDDED_CARDS).expect_err("refused");
+    assert!(
+        e.problem
+            .contains("6 players need 12 tiles \"curve\", there are 11"),
+        "{e}"
+    );
     let e = tiles_error(
         "{ tile = \"curve\", count = 2 }",
         "{ tile = \"bend\", count = 2 }",
     );
     assert!(e.problem.contains("no tile called \"bend\""), "{e}");
+}
+
+/// Start tiles set apart (`start`), as files written before issue 35 had
+/// them, are refused with the reason: the rule book sets none apart.
+#[test]
+fn start_tiles_set_apart_are_refused_with_the_reason() {
+    let e = tiles_error("count = 36\n", "count = 36\nstart = 15\n");
+    assert!(e.problem.contains("`start` is no longer read"), "{e}");
+    assert!(e.problem.contains("Tutte le altre tessere"), "{e}");
+    assert_eq!(e.line, Some(line_of(EMBEDDED_TILES, "count = 36") + 1));
 }
 
 #[test]
@@ -199,21 +218,20 @@ fn route_stops_must_be_buildings() {
     assert!(e.problem.contains("one a line"), "{e}");
 }
 
+/// Six players (rule book, Preparazione: six trams) need six route cards
+/// of each set.
 #[test]
-fn five_players_need_five_cards_of_each_set() {
+fn six_players_need_six_cards_of_each_set() {
     let cut = EMBEDDED_CARDS.replacen("card = \"R6\"", "card = \"B0\"", 1);
     let cut = cut.replacen(
         "rows = [\"C I\", \"G K\", \"E G\", \"C H\", \"H M\", \"A G\"]",
         "rows = [\"C I M\", \"G K L\", \"E G A\", \"C H A\", \"H M A\", \"A G B\"]",
         1,
     );
-    // Still five of two stops; now take one more away.
-    assert!(load(EMBEDDED_BOARD, EMBEDDED_TILES, &cut).is_ok());
-    let cut = cut.replacen("card = \"R5\"", "card = \"B9\"", 1).replacen(
-        "rows = [\"B D\", \"B E\", \"B G\", \"H L\", \"A M\", \"A D\"]",
-        "rows = [\"B D A\", \"B E A\", \"B G A\", \"H L A\", \"A M B\", \"A D B\"]",
-        1,
-    );
     let e = load(EMBEDDED_BOARD, EMBEDDED_TILES, &cut).unwrap_err();
-    assert!(e.problem.contains("4 route cards of 2 stops"), "{e}");
+    assert!(
+        e.problem
+            .contains("there are 5 route cards of 2 stops; 6 players need one each"),
+        "{e}"
+    );
 }

@@ -711,6 +711,15 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
         "{}",
         reply.text
     );
+    // The citation is put to the sentence once, where it is assembled
+    // (issue 35: "(rulings 6). (rulings 6)").
+    let flat = reply.text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(flat.matches("rulings").count(), 1, "{}", reply.text);
+    assert!(
+        flat.contains("north side of A1. (rulings 1)"),
+        "{}",
+        reply.text
+    );
     assert_eq!(w.view(None), before, "a refused order changes nothing");
 
     // Orders by mail: the sender's answer and everyone's report.
@@ -943,7 +952,7 @@ fn a_game_of_linie1_by_mail_keeps_every_players_cards_secret_until_their_trip() 
 /// left out as chatter while the rest of the turn is applied.
 /// Who plays first is said where a player looks for it, in the welcome
 /// beside the seat order: the first player named (the rule book's oldest
-/// player, seed, Il gioco), not left to the status block.
+/// player, rule book, Il gioco), not left to the status block.
 #[test]
 fn the_welcome_says_who_plays_first() {
     let w = World::new();

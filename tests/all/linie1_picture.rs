@@ -10,6 +10,7 @@
 //! the view is nowhere in the picture, while its owner sees it.
 
 use stationmaster::engine::Viewer;
+use stationmaster::engine::canvas::css_colour;
 use stationmaster::engine::rng::SplitMix64;
 use stationmaster::engine::{Game, Seat, Status};
 use stationmaster::linie1::picture::board_svg;
@@ -241,6 +242,35 @@ fn a_tram_stands_on_its_square_with_its_line_number() {
             && n("y").is_some_and(|ty| (y..y + cell).contains(&ty))
     });
     assert!(on_square, "no tram of line {line} on {at}");
+}
+
+/// Six players (rule book, Preparazione: six trams), each drawn with
+/// their own line's number and colour once their cards are shown.
+#[test]
+fn six_players_each_have_a_tram_of_their_own_colour() {
+    let names = ["Anna", "Bert", "Cora", "Dan", "Eve", "Fay"];
+    let g = linie1_game(&names, 3, &[]);
+    let v = g.view_over(Viewer::Spectator);
+    let text = board_svg(&v, g.data());
+    let mut colours: Vec<&str> = Vec::new();
+    for (p, name) in v.players.iter().zip(names) {
+        let n = p.line.expect("shown at the end");
+        let line = &g.data().lines[usize::from(n) - 1];
+        assert!(
+            text.contains(&format!("{name}</tspan> · line {n} ({})", line.colour)),
+            "{name}, line {n}"
+        );
+        let fill = css_colour(&line.colour);
+        assert!(text.contains(&format!("fill=\"{fill}\"")), "{name}'s tram");
+        colours.push(fill);
+    }
+    colours.sort_unstable();
+    colours.dedup();
+    assert_eq!(colours.len(), 6, "six colours: {colours:?}");
+    assert!(
+        !colours.contains(&"#9e9e9e"),
+        "none is the hidden tram's grey"
+    );
 }
 
 #[test]

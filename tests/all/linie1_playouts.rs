@@ -1,4 +1,4 @@
-//! Random playouts of Linie 1: complete games of 2 to 5 players with random
+//! Random playouts of Linie 1: complete games of 2 to 6 players with random
 //! legal orders (and now and then a missed turn's default order), checking
 //! after every order that the 126 tiles are conserved, that the legal
 //! orders, `apply` and the canonical text agree, that no reader's view,
@@ -159,11 +159,11 @@ fn play(mut g: Linie1, seed: u64) -> (usize, bool) {
 }
 
 #[test]
-fn random_games_of_two_to_five_players_end_and_conserve_tiles() {
+fn random_games_of_two_to_six_players_end_and_conserve_tiles() {
     let mut won = 0;
     let mut total = 0;
     let mut lengths = Vec::new();
-    for players in 2..=5 {
+    for players in 2..=6 {
         for seed in 0..4u64 {
             let (orders, w) = playout(players, seed * 31 + players as u64, (seed as usize) % 5);
             won += usize::from(w);
@@ -183,7 +183,7 @@ fn random_games_of_two_to_five_players_end_and_conserve_tiles() {
 fn random_trips_on_a_built_route_end_and_conserve_tiles() {
     let mut won = 0;
     let mut total = 0;
-    for players in 2..=5 {
+    for players in 2..=6 {
         for (i, variant) in VARIANTS.iter().enumerate() {
             let seed = (players * 10 + i) as u64;
             let (_, w) = play(with_route(&new_game(players, seed, variant)), seed);
@@ -222,7 +222,7 @@ proptest! {
     })]
 
     #[test]
-    fn any_seed_plays_to_an_end(seed in any::<u64>(), players in 2usize..=5, variant in 0usize..5) {
+    fn any_seed_plays_to_an_end(seed in any::<u64>(), players in 2usize..=6, variant in 0usize..5) {
         playout(players, seed, variant);
     }
 }

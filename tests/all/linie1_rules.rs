@@ -1,5 +1,5 @@
 //! Linie 1: one test per ruling of `../shared/linie1.md` and per section of
-//! the seed (`seeds/003`, Italian), every kind of refused order, the
+//! the rule book (`seeds/003`, Italian), every kind of refused order, the
 //! variants, and the order grammar.
 //!
 //! Orders go through the public `Game` trait as text. Positions are arranged
@@ -21,7 +21,7 @@ use crate::common::LINIE1_ROUTE as ROUTE;
 
 const ANNA: Seat = Seat(0);
 const BERT: Seat = Seat(1);
-const NAMES: [&str; 5] = ["Anna", "Bert", "Cora", "Dan", "Eve"];
+const NAMES: [&str; 7] = ["Anna", "Bert", "Cora", "Dan", "Eve", "Fay", "Gus"];
 
 fn setup(n: usize, seed: u64, options: &[&str]) -> Setup {
     Setup {
@@ -136,11 +136,9 @@ fn cards(g: &Linie1, seat: Seat, line: u8, stops: &[char]) -> Linie1 {
 /// The game with its supply emptied (the tiles out of the game).
 fn no_supply(g: &Linie1) -> Linie1 {
     edit(g, |v| {
-        for i in 0..v["supply"].as_array().unwrap().len() {
-            let n = v["supply"][i].as_u64().unwrap() + v["out_of_game"][i].as_u64().unwrap();
-            v["out_of_game"][i] = json!(n);
-            v["supply"][i] = json!(0);
-        }
+        let supply = v["supply"].as_array().unwrap().clone();
+        v["out_of_game"] = json!(supply);
+        v["supply"] = json!(vec![0; supply.len()]);
     })
 }
 
@@ -168,6 +166,20 @@ fn refused(g: &Linie1, seat: Seat, line: &str, rule: &str) -> String {
     let e = order(&mut copy, seat, line).expect_err(line);
     assert_eq!(&copy, g, "a refused order changed the game");
     assert_eq!(e.rule, rule, "{line}: {e}");
+    // The citation is `rule`, added once where the sentence is put
+    // together (issue 35: "(rulings 6). (rulings 6)"), never in the text.
+    for cited in [
+        "(rulings",
+        "(rule book",
+        "(Stationmaster ruling",
+        "(variant",
+        "(seed",
+    ] {
+        assert!(
+            !e.message.contains(cited),
+            "{line}: a citation in the text: {e}"
+        );
+    }
     e.message
 }
 
@@ -186,7 +198,7 @@ fn tram(g: &Linie1, seat: Seat) -> Option<String> {
         .and_then(|t| t.tram.clone())
 }
 
-// ===== Set-up (seed, Preparazione; rulings 4) ==================================
+// ===== Set-up (rule book, Preparazione; rulings 4) ==================================
 
 #[test]
 fn setup_deals_secret_cards_and_open_start_hands() {
@@ -201,8 +213,12 @@ fn setup_deals_secret_cards_and_open_start_hands() {
         assert_eq!(p.line, None, "a spectator sees no line card");
         assert_eq!(p.stops, None);
     }
-    // 126 - 25 start tiles = 101 in the supply, whatever the player count.
-    assert_eq!(g.supply_left(), 101);
+    // Every tile not dealt is in the supply: 126 - 5 × 4 (rule book,
+    // Preparazione: "Tutte le altre tessere sono messe coperte nella
+    // scatola").
+    assert_eq!(g.supply_left(), 106);
+    assert_eq!(game(2, &[]).supply_left(), 116);
+    assert_eq!(game(6, &[]).supply_left(), 96);
     let lines: std::collections::BTreeSet<_> = g.players().iter().map(|p| p.line).collect();
     assert_eq!(lines.len(), 4, "each player a different line");
     // 2-stop cards with 4 players, 3-stop with 2 (translator's note).
@@ -241,13 +257,13 @@ fn setup_is_determined_by_the_seed() {
 fn player_counts_and_options_are_checked() {
     let c = Components::embedded().unwrap();
     assert!(Linie1::new(c.clone(), &setup(1, 1, &[])).is_err());
-    assert!(Linie1::new(c.clone(), &setup(5, 1, &[])).is_ok());
-    let mut six = setup(5, 1, &[]);
-    six.players.push(PlayerSetup {
-        name: "Fay".into(),
-        email: "f@x".into(),
-    });
-    assert!(Linie1::new(c.clone(), &six).is_err());
+    // Six trams, six line cards, six route cards a set (rule book,
+    // Preparazione): six players, each with a line of their own.
+    let six = Linie1::new(c.clone(), &setup(6, 1, &[])).unwrap();
+    let lines: std::collections::BTreeSet<_> = six.players().iter().map(|p| p.line).collect();
+    assert_eq!(lines.len(), 6);
+    let e = Linie1::new(c.clone(), &setup(7, 1, &[])).unwrap_err();
+    assert!(e.to_string().contains("2 to 6"), "{e}");
     let e = Linie1::new(c.clone(), &setup(2, 1, &["stops=4"])).unwrap_err();
     assert!(
         e.to_string()
@@ -309,7 +325,7 @@ fn rulings_04_each_reader_sees_only_their_own_cards() {
     assert!(!g.render_status(Viewer::Spectator).contains("Your cards"));
 }
 
-// ===== Laying (rulings 1; seed, Piazzare le tessere) ============================
+// ===== Laying (rulings 1; rule book, Piazzare le tessere) ============================
 
 #[test]
 fn rulings_01_two_tiles_then_draw_back_to_five() {
@@ -325,7 +341,7 @@ fn rulings_01_two_tiles_then_draw_back_to_five() {
             .count(),
         2
     );
-    assert_eq!(g.supply_left(), 99);
+    assert_eq!(g.supply_left(), 126 - 5 * 2 - 2);
     assert_eq!(g.turn().active, BERT);
     assert_eq!(
         paths_on(&g, "H8").as_deref(),
@@ -384,11 +400,11 @@ fn rulings_01_no_track_into_or_onto_a_building() {
 #[test]
 fn rulings_01_only_hand_tiles_on_empty_squares() {
     let g = board(&game(2, &[]), &[("C5", "WE")]);
-    let m = refused(&g, ANNA, "lay H8 NS+WE", "seed, Piazzare le tessere");
+    let m = refused(&g, ANNA, "lay H8 NS+WE", "rule book, Piazzare le tessere");
     assert!(m.contains("no crossing tile"), "{m}");
     let m = refused(&g, ANNA, "lay C5 WE", "rulings 2");
     assert!(m.contains("exchange C5"), "{m}");
-    refused(&g, BERT, "lay H8 WE", "seed, Il gioco");
+    refused(&g, BERT, "lay H8 WE", "rule book, Il gioco");
 }
 
 // ===== Stop signs (rulings 3) ===================================================
@@ -408,7 +424,7 @@ fn rulings_03_the_first_tile_next_to_a_building_gets_its_stop_sign() {
     assert_eq!(sign_of(&g, 'L'), Some(sq("D8")));
 }
 
-// ===== Exchanges (rulings 2; seed, Scambiare le tessere) =========================
+// ===== Exchanges (rulings 2; rule book, Scambiare le tessere) =========================
 
 #[test]
 fn rulings_02_an_exchange_keeps_the_old_paths_and_adds_some() {
@@ -499,7 +515,7 @@ fn rulings_02_a_stop_sign_stays_on_an_exchanged_tile() {
     assert_eq!(sign_of(&g, 'F'), Some(sq("D3")));
 }
 
-// ===== Drawing (seed, Piazzare le tessere; rulings 8) ===========================
+// ===== Drawing (rule book, Piazzare le tessere; rulings 8) ===========================
 
 #[test]
 fn drawing_from_a_drivers_open_hand() {
@@ -523,7 +539,7 @@ fn drawing_from_a_drivers_open_hand() {
         }
     ));
     assert_eq!(g.players()[0].hand.len(), before - 1);
-    refused(&g, BERT, "draw Bert WE", "seed, Piazzare le tessere");
+    refused(&g, BERT, "draw Bert WE", "rule book, Piazzare le tessere");
     ok(&mut g, BERT, "draw supply");
     assert_eq!(g.players()[1].hand.len(), 5);
     assert_eq!(g.turn().active, ANNA);
@@ -660,7 +676,7 @@ fn stationmaster_ruling_1_a_finished_route_starts_rather_than_passes() {
     assert!(matches!(g.status(), Status::Active(_)));
 }
 
-// ===== The inaugural trip (rulings 5; seed, Viaggio inaugurale) =================
+// ===== The inaugural trip (rulings 5; rule book, Viaggio inaugurale) =================
 
 #[test]
 fn rulings_05_a_complete_route_starts_the_trip_and_shows_the_cards() {
@@ -699,7 +715,7 @@ fn rulings_05_an_incomplete_route_is_refused_with_the_reason() {
 
     // H has no stop sign yet.
     let g = cards(&route_game(2, &[]), ANNA, 2, &['K', 'H']);
-    let m = refused(&g, ANNA, "start 2W", "rulings 5");
+    let m = refused(&g, ANNA, "start 2W", "rulings 3");
     assert!(m.contains("building H has no stop sign yet"), "{m}");
     // H's sign on a tile the route does not pass.
     let g = board(&g, &[("J4", "NS")]);
@@ -729,7 +745,7 @@ fn rulings_05_the_trip_starts_only_at_the_start_of_a_turn() {
     ok(&mut g, ANNA, "lay C4 WE");
     let m = refused(&g, ANNA, "start 2W", "rulings 5");
     assert!(m.contains("start of your turn"), "{m}");
-    refused(&g, BERT, "start 2W", "seed, Il gioco");
+    refused(&g, BERT, "start 2W", "rule book, Il gioco");
 }
 
 // ===== Moving (rulings 6) ===================================================================
@@ -739,7 +755,10 @@ fn rulings_06_the_first_move_goes_one_square_then_the_last_plus_one() {
     let mut g = route_game(2, &["stops=2"]);
     ok(&mut g, ANNA, "start 2W");
     let m = refused(&g, ANNA, "move A10 B10", "rulings 6");
-    assert!(m.contains("at most 1 square"), "{m}");
+    assert_eq!(
+        m,
+        "Your tram may move at most 1 square now: the first move of the game goes one square."
+    );
     ok(&mut g, ANNA, "move A10");
     assert_eq!(g.last_move(), Some(1));
     ok(&mut g, BERT, "lay C4 WE");
@@ -761,7 +780,7 @@ fn rulings_06_the_limit_has_no_ceiling_of_its_own() {
     // The previous move plus one, however long it was.
     let g = edit(&game(2, &[]), |v| v["last_move"] = json!(40));
     assert_eq!(g.max_distance(), 41);
-    assert_eq!(g.view(Viewer::Spectator).max_move, 41);
+    assert_eq!(g.view(Viewer::Spectator).max_move, Some(41));
 }
 
 #[test]
@@ -822,9 +841,9 @@ fn rulings_06_stopping_at_the_route_stops_and_winning() {
     pass_bert(&mut g, "C6", "G5");
     ok(&mut g, ANNA, "move J10 K10 K9 K8"); // A
     pass_bert(&mut g, "C5", "H5");
-    // An exact count is not needed (seed, Fine del gioco); the trip ends
+    // An exact count is not needed (rule book, Fine del gioco); the trip ends
     // in the terminal.
-    let m = refused(&g, ANNA, "move K7 L7 2E L6", "seed, Fine del gioco");
+    let m = refused(&g, ANNA, "move K7 L7 2E L6", "rule book, Fine del gioco");
     assert!(m.contains("ends its trip"), "{m}");
     // A count past the terminal ends there too.
     let mut counted = g.clone();
@@ -910,7 +929,7 @@ fn stationmaster_ruling_5_a_tram_that_cannot_finish_starts_again() {
         legal.iter().all(|o| matches!(o, Order::Start { .. })),
         "{legal:?}"
     );
-    refused(&g, ANNA, "lay H8 WE", "seed, Viaggio inaugurale");
+    refused(&g, ANNA, "lay H8 WE", "rule book, Viaggio inaugurale");
     ok(&mut g, ANNA, "start 2E");
     ok(&mut g, ANNA, "move L7");
 }
@@ -1027,7 +1046,7 @@ fn what_a_finished_route_is_awaited_for_says_the_trip_to_its_player_alone() {
     assert_eq!(g.awaiting_to(Viewer::Player(ANNA))[0].what, "1 tile to lay");
 }
 
-// ===== Variants (rulings 7; seed, Varianti) =====================================
+// ===== Variants (rulings 7; rule book, Varianti) =====================================
 
 #[test]
 fn variant_1_the_die_gives_the_distance() {
@@ -1077,6 +1096,51 @@ fn variant_1_five_or_six_runs_to_the_next_stop_sign() {
     ok(&mut g, ANNA, "move C10 D10 E10 F10 G10");
 }
 
+/// A move longer than the die allows cites the die's rule (rulings 7), not
+/// the main rule's limit, and one square is "1 square" (issue 35).
+#[test]
+fn variant_1_a_move_beyond_the_die_cites_the_die() {
+    let g = route_game(2, &["die", "stops=2"]);
+    // Anna's tram on B10, come in from the west, the die rolled.
+    let rolled = |roll: u8| {
+        edit(&g, |v| {
+            v["players"][0]["driving"] = json!(true);
+            v["players"][0]["trip"] = json!({
+                "from": 2, "to": 3,
+                "tram": {"at": {"square": {"row": 9, "col": 1}}, "came_in": 3},
+                "stopped": []
+            });
+            v["phase"] = json!({"drive": {"roll": roll}});
+        })
+    };
+    let m = refused(&rolled(1), ANNA, "move C10 D10", "rulings 7");
+    assert_eq!(m, "The die allows 1 square this move.");
+    let m = refused(&rolled(3), ANNA, "move C10 D10 E10 F10", "rulings 7");
+    assert_eq!(m, "The die allows 3 squares this move.");
+    let m = refused(&rolled(3), ANNA, "move C10", "Stationmaster ruling 2");
+    assert!(
+        m.starts_with("The die says 3: your tram must go 3 squares unless"),
+        "{m}"
+    );
+}
+
+/// `max_move` is the main rule's limit (rulings 6): under a die variant it
+/// means nothing, and the JSON leaves it out (docs/state-json.md).
+#[test]
+fn max_move_is_in_the_json_only_under_the_main_rule() {
+    for (options, present) in [
+        (&[][..], true),
+        (&["die"][..], false),
+        (&["die_or_repeat"][..], false),
+    ] {
+        let v = serde_json::to_value(game(2, options).view(Viewer::Spectator)).unwrap();
+        assert_eq!(v.get("max_move").is_some(), present, "{options:?}: {v}");
+        assert!(v.get("roll").is_some() && v.get("last_roll").is_some());
+    }
+    let v = serde_json::to_value(game(2, &[]).view(Viewer::Spectator)).unwrap();
+    assert_eq!(v["max_move"], 1);
+}
+
 #[test]
 fn variant_2_roll_or_repeat_the_previous_result() {
     let mut g = route_game(2, &["die_or_repeat", "stops=2"]);
@@ -1095,7 +1159,7 @@ fn variant_2_roll_or_repeat_the_previous_result() {
     ok(&mut g, BERT, "draw supply");
     ok(&mut g, BERT, "draw supply");
     // The last result is Anna's own: not hers to repeat (Stationmaster
-    // ruling 6; seed, variant 2: the player before).
+    // ruling 6; rule book, Varianti 2: the player before).
     assert_eq!(g.legal_orders(ANNA), [Order::Roll]);
     let m = refused(&g, ANNA, "repeat", "Stationmaster ruling 6");
     assert!(m.contains("your own"), "{m}");
@@ -1127,10 +1191,10 @@ fn variant_3_three_stops_in_the_cards_order() {
     );
     let mut g1 = g.clone();
     ok(&mut g1, ANNA, "start 2W");
-    let m = refused(&g, ANNA, "start 2E", "rulings 5");
+    let m = refused(&g, ANNA, "start 2E", "Stationmaster ruling 3");
     assert!(m.contains("card's order"), "{m}");
     let g = cards(&g, ANNA, 2, &['K', 'D', 'A']);
-    refused(&g, ANNA, "start 2W", "rulings 5");
+    refused(&g, ANNA, "start 2W", "Stationmaster ruling 3");
     // Without the variant any order does.
     let g = board(&cards(&game(2, &[]), ANNA, 2, &['K', 'D', 'A']), ROUTE);
     let mut g2 = g.clone();
@@ -1249,6 +1313,48 @@ fn hints_give_examples_from_the_own_hand() {
     assert!(g.hints(BERT).is_empty());
 }
 
+/// The count of moves closes the last example, in the singular for one
+/// (issue 35: "move C1, (1 ways; …)").
+#[test]
+fn hints_count_one_way_in_the_singular_after_the_last_example() {
+    let mut g = route_game(2, &["stops=2"]);
+    ok(&mut g, ANNA, "start 2W");
+    let hints = g.hints(ANNA).join("\n");
+    assert!(
+        hints.contains("move A10 (1 way; at most 1 now; the longest goes 1)"),
+        "{hints}"
+    );
+    assert!(!hints.contains(", ("), "no comma before the count: {hints}");
+}
+
+/// One tile left is "1 tile", in the status as in the hints.
+#[test]
+fn the_status_counts_one_tile_in_the_singular() {
+    // All but one straight set aside, out of the game, as games set up
+    // before issue 35 kept their unused start tiles.
+    let g = edit(&game(2, &[]), |v| {
+        let supply: Vec<u64> = v["supply"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .collect();
+        let mut out = supply.clone();
+        out[0] -= 1;
+        v["out_of_game"] = json!(out);
+        v["supply"] = json!(
+            supply
+                .iter()
+                .enumerate()
+                .map(|(i, _)| u64::from(i == 0))
+                .collect::<Vec<_>>()
+        );
+    });
+    assert_eq!(g.supply_left(), 1);
+    let status = g.render_status(Viewer::Spectator);
+    assert!(status.contains("Supply: 1 tile face down."), "{status}");
+}
+
 // ===== The map ===============================================================================
 
 #[test]
@@ -1300,7 +1406,7 @@ fn the_rulings_refusals_cite_are_written_where_players_can_read_them() {
     for cited in [
         "components, Board",
         "components, Tiles",
-        "`seed, <section>`",
+        "`rule book, <section>`",
     ] {
         assert!(doc.contains(cited), "{cited}");
     }

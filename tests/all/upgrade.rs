@@ -183,3 +183,43 @@ fn a_database_written_before_the_neutral_contract_opens_and_plays_on() {
     ]));
     assert_eq!(id.trim(), "rocket-3");
 }
+
+/// `tests/fixtures/linie1-supply101.export.json` was exported on 2026-11-29
+/// by the release before issue 35 (its outbox left out): `linie1-1`, anna,
+/// bert and cora, seed 35, after one turn of laying each, set up with the
+/// unused start tiles out of the game and a supply of 101. The rule book
+/// puts every tile not dealt in the supply (126 − 5 × players); a game set
+/// up before keeps its own setup, replays to its stored state and plays on.
+#[test]
+fn a_linie1_game_set_up_with_a_supply_of_101_keeps_it_and_plays_on() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    let out = stdout(
+        sm(d)
+            .arg("import")
+            .arg(fixture("linie1-supply101.export.json")),
+    );
+    assert!(out.contains("every game verifies"), "{out}");
+    let supply =
+        |id: &str| json(&stdout(sm(d).args(["show", id, "--json"])))["supply_left"].clone();
+    assert_eq!(supply("linie1-1"), 95, "101, less the six tiles drawn");
+
+    stdout(sm(d).args(["order", "linie1-1", "--as", "anna", "lay C5 WE"]));
+    stdout(sm(d).args(["order", "linie1-1", "--as", "anna", "lay H5 SW"]));
+    assert_eq!(supply("linie1-1"), 93, "two more drawn");
+    assert!(stdout(sm(d).args(["verify", "linie1-1"])).contains("intact"));
+
+    // A game set up now deals by the rule book.
+    let id = stdout(sm(d).args([
+        "new",
+        "linie1",
+        "--player",
+        "ann=ann@example.org",
+        "--player",
+        "ben=ben@example.org",
+        "--player",
+        "cat=cat@example.org",
+    ]));
+    assert_eq!(id.trim(), "linie1-2");
+    assert_eq!(supply("linie1-2"), 126 - 5 * 3);
+}

@@ -403,8 +403,6 @@ pub struct TileType {
     pub orientations: Vec<Paths>,
     /// How many are in the box.
     pub count: u8,
-    /// Of those, how many are start tiles.
-    pub start: u8,
     /// Trees: never exchanged once laid (rulings 2).
     pub trees: bool,
 }
@@ -1024,8 +1022,9 @@ struct RawTile {
     name: Spanned<String>,
     paths: Spanned<Vec<String>>,
     count: Spanned<u8>,
-    #[serde(default)]
-    start: u8,
+    /// Start tiles set apart, as files before issue 35 had them: refused
+    /// with the reason, as the rule book sets none apart.
+    start: Option<Spanned<u8>>,
     #[serde(default)]
     trees: bool,
 }
@@ -1055,14 +1054,12 @@ fn build_tiles(src: &Source<'_>, raw: RawTiles, out: &mut Components) -> Result<
         if *t.count.get_ref() == 0 {
             return Err(src.at(t.count.span(), "count must be at least 1"));
         }
-        if t.start > *t.count.get_ref() {
+        if let Some(start) = &t.start {
             return Err(src.at(
-                t.count.span(),
-                format!(
-                    "{} start tiles of \"{name}\" but only {} in all",
-                    t.start,
-                    t.count.get_ref()
-                ),
+                start.span(),
+                "`start` is no longer read: the rule book deals each start hand from \
+                 all the tiles and puts every other tile in the supply (Preparazione: \
+                 \"Tutte le altre tessere sono messe coperte nella scatola\"); remove it",
             ));
         }
         let mut orientations: Vec<Paths> = Vec::new();
@@ -1089,7 +1086,6 @@ fn build_tiles(src: &Source<'_>, raw: RawTiles, out: &mut Components) -> Result<
             paths,
             orientations,
             count: *t.count.get_ref(),
-            start: t.start,
             trees: t.trees,
         });
     }
@@ -1112,12 +1108,12 @@ fn build_tiles(src: &Source<'_>, raw: RawTiles, out: &mut Components) -> Result<
             ));
         };
         let need = usize::from(h.count) * MAX_PLAYERS;
-        if usize::from(tiles[i].start) < need {
+        if usize::from(tiles[i].count) < need {
             return Err(src.at(
                 raw.start_hand.span(),
                 format!(
-                    "start hand: {MAX_PLAYERS} players need {need} start tiles \"{}\", there are {}",
-                    h.tile, tiles[i].start
+                    "start hand: {MAX_PLAYERS} players need {need} tiles \"{}\", there are {}",
+                    h.tile, tiles[i].count
                 ),
             ));
         }

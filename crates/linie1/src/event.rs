@@ -259,7 +259,7 @@ fn moved(
         s.push_str(&format!(" Stopped at {}.", letters(d, counted)));
     } else if let Some(Place::Square(last)) = places.last() {
         // A stop sign of a building not on the route ends the move
-        // too (seed, Viaggio inaugurale): say so, or `move 3` that
+        // too (rule book, Viaggio inaugurale): say so, or `move 3` that
         // went 1 square reads as a fault. Stop signs never move, so
         // the view of now tells for the past as well.
         let at = last.to_string();

@@ -2,7 +2,7 @@
 //! state machine.
 //!
 //! The rule book is `seeds/003` (Italian, with the Linie 1 variants at its
-//! end), cited as "seed §<section>"; where it is silent, the rulings of
+//! end), cited as "rule book, <section>"; where it is silent, the rulings of
 //! `../shared/linie1.md` (cited as "rulings N", restated for players in
 //! `docs/linie1-rulings.md`) decide, and where both are silent this
 //! module's own decisions are written in [`RULINGS`] (repeated there).
@@ -43,23 +43,24 @@ pub use event::Event;
 pub use order::{FORMS, NOTATION, Order};
 pub use view::{PlayerView, View};
 
-/// Players at the table (seat, Preparazione; rulings 1).
+/// Players at the table (rule book, Preparazione; rulings 1).
 pub const MIN_PLAYERS: usize = 2;
-/// The most players: five trams, 25 start tiles.
-pub const MAX_PLAYERS: usize = 5;
-/// Tiles in a hand (seed, Il gioco: "riportare la sua mano a 5 tessere").
+/// The most players: six trams, six line cards and six route cards a set
+/// (rule book, Preparazione).
+pub const MAX_PLAYERS: usize = 6;
+/// Tiles in a hand (rule book, Il gioco: "riportare la sua mano a 5 tessere").
 pub const HAND_SIZE: usize = 5;
-/// Tiles laid in a turn (seed, Piazzare le tessere).
+/// Tiles laid in a turn (rule book, Piazzare le tessere).
 pub const TILES_PER_TURN: u8 = 2;
 
-/// The options of Linie 1 at `new`: `stops=2` or `stops=3`, and the seed's
+/// The options of Linie 1 at `new`: `stops=2` or `stops=3`, and the rule book's
 /// three variants as switches (rulings 7).
 pub const OPTIONS: &[GameOption] = &[
     GameOption {
         name: "stops",
         values: &["2", "3"],
-        help: "route cards of 2 or 3 stops; by default 3 with 2-3 players, 2 with 4-5 \
-                  (seed, translator's note), and 3 with ordered_stops",
+        help: "route cards of 2 or 3 stops; by default 3 with 2-3 players, 2 with 4-6 \
+                  (rule book, translator's note), and 3 with ordered_stops",
         not_with: &[],
     },
     GameOption {
@@ -81,13 +82,13 @@ pub const OPTIONS: &[GameOption] = &[
                   stops, whatever the number of players)",
         not_with: &[(
             "stops=2",
-            "variant 3 is for route cards of three stops (seed, Varianti 3: \"Nel caso di una \
+            "variant 3 is for route cards of three stops (rule book, Varianti 3: \"Nel caso di una \
              partita a tre fermate\"), and two stops have no order to keep: give one of them",
         )],
     },
 ];
 
-/// Stationmaster's own decisions where the seed and the rulings are silent,
+/// Stationmaster's own decisions where the rule book and the rulings are silent,
 /// shown by `help` and cited as "Stationmaster ruling N".
 pub const RULINGS: &[&str] = &[
     "1. A player with no legal placement or exchange for the tile still owed, and no trip \
@@ -177,7 +178,7 @@ pub fn option_strings() -> Vec<String> {
         .collect()
 }
 
-/// Which die rule, if any (seed, Varianti 1 and 2).
+/// Which die rule, if any (rule book, Varianti 1 and 2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DieRule {
@@ -211,7 +212,7 @@ impl Linie1Options {
             ordered_stops: false,
         };
         let given = engine::read_options(ENTRY.name, given, OPTIONS)?;
-        // Variant 3 is a game of three stops (seed, Varianti 3: "Nel caso di
+        // Variant 3 is a game of three stops (rule book, Varianti 3: "Nel caso di
         // una partita a tre fermate"), whatever the number of players;
         // `stops=2` with it is refused by `read_options` (`not_with`).
         if given.on("ordered_stops") {
@@ -224,7 +225,7 @@ impl Linie1Options {
             out.die = DieRule::Die;
         }
         // With both, the die may be repeated: the second variant is the first
-        // with a choice added (seed, Varianti 2).
+        // with a choice added (rule book, Varianti 2).
         if given.on("die_or_repeat") {
             out.die = DieRule::DieOrRepeat;
         }
@@ -290,7 +291,7 @@ pub struct Player {
     pub line: LineId,
     /// Their route card; they use their line's row (secret until the trip).
     pub route: RouteCardId,
-    /// Tiles in hand, face up (seed, Preparazione); a driver's is their open
+    /// Tiles in hand, face up (rule book, Preparazione); a driver's is their open
     /// hand, which others may draw from.
     pub hand: Vec<TileId>,
     /// True from the start of their inaugural trip: cards shown, no more
@@ -362,9 +363,14 @@ pub struct Linie1 {
     cells: Vec<Option<Laid>>,
     /// The square carrying each building's stop sign (rulings 3).
     stop_signs: Vec<Option<Square>>,
-    /// The face-down draw supply, by tile type (drawn at random).
+    /// The face-down draw supply, by tile type (drawn at random): every
+    /// tile not dealt (rule book, Preparazione).
     supply: Vec<u8>,
-    /// Unused start tiles, out of the game (components, Tiles).
+    /// Tiles out of the game, by tile type: only in games set up before
+    /// issue 35, which kept the unused start tiles out of a supply of 101
+    /// (docs/linie1-rulings.md, "Components"); empty, and not stored, in
+    /// any game set up since.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     out_of_game: Vec<u8>,
     turn: Turn,
     phase: Phase,
@@ -382,9 +388,10 @@ pub struct Linie1 {
 }
 
 impl Linie1 {
-    /// Sets up a game with `components` for `setup`'s players (2 to 5, in
+    /// Sets up a game with `components` for `setup`'s players (2 to 6, in
     /// seat order): line and route cards dealt by the seeded generator, start
-    /// hands of 3 straights and 2 curves (seed, Preparazione). The first
+    /// hands of 3 straights and 2 curves, and every other tile face down in
+    /// the supply, 126 − 5 × players (rule book, Preparazione). The first
     /// player is seat 1 ("the oldest player"; the table decides by seating).
     pub fn new(components: Components, setup: &Setup) -> Result<Linie1, SetupError> {
         let n = setup.players.len();
@@ -394,7 +401,7 @@ impl Linie1 {
         let options = Linie1Options::from_setup(&setup.options, n)?;
         let mut rng = SplitMix64::new(setup.seed);
 
-        // Deal the line cards and the chosen set's route cards (seed,
+        // Deal the line cards and the chosen set's route cards (rule book,
         // Preparazione: shuffled, one face down to each player).
         let mut lines: Vec<LineId> = (0..components.lines.len())
             .map(|i| LineId(i as u8))
@@ -410,13 +417,10 @@ impl Linie1 {
         }
         shuffle(&mut rng, &mut routes);
 
+        // Each hand from the box; "Tutte le altre tessere sono messe
+        // coperte nella scatola" (rule book, Preparazione): the rest is the
+        // supply. The components hold enough for six hands (checked at load).
         let mut supply: Vec<u8> = components.tiles.iter().map(|t| t.count).collect();
-        let mut out_of_game: Vec<u8> = vec![0; components.tiles.len()];
-        // Start tiles: each hand, then the unused ones leave the game.
-        for (i, t) in components.tiles.iter().enumerate() {
-            supply[i] -= t.start;
-            out_of_game[i] = t.start;
-        }
         let mut players = Vec::new();
         for (i, name) in names.into_iter().enumerate() {
             let mut hand = Vec::new();
@@ -424,7 +428,7 @@ impl Linie1 {
                 for _ in 0..count {
                     hand.push(tile);
                 }
-                out_of_game[tile.index()] = out_of_game[tile.index()].saturating_sub(count);
+                supply[tile.index()] = supply[tile.index()].saturating_sub(count);
             }
             players.push(Player {
                 name,
@@ -445,7 +449,7 @@ impl Linie1 {
             cells: vec![None; squares],
             stop_signs: vec![None; buildings],
             supply,
-            out_of_game,
+            out_of_game: Vec::new(),
             turn: Turn {
                 number: 1,
                 active: Seat(0),
@@ -685,7 +689,7 @@ impl Linie1 {
     }
 
     /// [`Linie1::awaited`] as `viewer` reads it: a player whose route is
-    /// finished is told they may start their trip instead of laying (seed,
+    /// finished is told they may start their trip instead of laying (rule book,
     /// Viaggio inaugurale). Only they are: to the others, that the route is
     /// finished is as secret as the cards (rulings 4).
     pub(crate) fn awaited_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {

@@ -16,6 +16,7 @@
 use std::fmt::Write as _;
 
 use super::data::{Paths, Square, TerminalId, TileId};
+use super::rules::counted;
 use super::{Linie1, Phase, Place};
 use engine::Seat;
 use engine::grammar::{self, Match, OrderError, OrderForm};
@@ -469,7 +470,7 @@ pub(super) fn hints(g: &Linie1, seat: Seat) -> Vec<String> {
         // The count closes the last example, not an item of its own (a
         // stray comma before it).
         if let Some(last) = examples.last_mut() {
-            last.push_str(&format!(" … ({} placements in all)", lays.len()));
+            last.push_str(&format!(" … ({} in all)", counted(lays.len(), "placement")));
         }
         out.push(grammar::hint("lay SQUARE PATHS", &examples, ", "));
     }
@@ -537,10 +538,13 @@ pub(super) fn hints(g: &Linie1, seat: Seat) -> Vec<String> {
             Phase::Drive { roll: Some(r) } => format!("the die says {r}"),
             _ => format!("at most {} now", g.max_distance()),
         };
-        examples.push(format!(
-            "({} ways; {limit}; the longest goes {longest})",
-            moves.len()
-        ));
+        // The count closes the last example, as for lays (no stray comma).
+        if let Some(last) = examples.last_mut() {
+            last.push_str(&format!(
+                " ({}; {limit}; the longest goes {longest})",
+                counted(moves.len(), "way")
+            ));
+        }
         out.push(grammar::hint("move SQUARE...", &examples, ", "));
     }
     out

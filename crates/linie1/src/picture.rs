@@ -25,6 +25,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::data::{Components, Edge, Paths, Square};
+use super::rules::counted;
 use super::view::{PlayerView, View};
 use engine::canvas::{css_colour, escape_html};
 use engine::picture::{Layer, Picture, Stamp};
@@ -289,10 +290,9 @@ fn header(out: &mut String, view: &View, stopped: Option<&str>) {
             // (rulings 6), once someone drives.
             if let Some(r) = view.roll {
                 let _ = write!(s, " · die {r}");
-            } else if view.players.iter().any(|p| p.driving)
-                && !view.options.iter().any(|o| o.starts_with("die"))
+            } else if let (true, Some(m)) = (view.players.iter().any(|p| p.driving), view.max_move)
             {
-                let _ = write!(s, " · trams go up to {}", view.max_move);
+                let _ = write!(s, " · trams go up to {m}");
             }
             s
         }
@@ -750,7 +750,10 @@ fn player_details(pl: &PlayerView, me: bool, ordered: bool) -> String {
         }
         parts.push(s);
     } else if !pl.driving {
-        parts.push(format!("laying track · {} tiles in hand", pl.hand.len()));
+        parts.push(format!(
+            "laying track · {} in hand",
+            counted(pl.hand.len(), "tile")
+        ));
     }
     parts.join(" · ")
 }

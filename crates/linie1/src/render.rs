@@ -18,6 +18,7 @@ use engine::canvas::{self, css_colour};
 /// A piece of map text and its CSS colour, if any.
 type Seg = (String, Option<&'static str>);
 use super::data::{Edge, Paths, Square};
+use super::rules::counted;
 use super::view::{PlayerView, View};
 use super::{Linie1, Place};
 use engine::{Map, grammar};
@@ -332,15 +333,19 @@ fn headline(v: &View, stopped: Option<&str>, out: &mut String) {
 /// sentence of its own: "Supply: 91 tiles face down.  The first move
 /// goes 1 square" (without the last full stop).
 fn facts(v: &View, over: bool) -> String {
-    let mut facts = vec![format!("Supply: {} tiles face down", v.supply_left)];
+    let mut facts = vec![format!(
+        "Supply: {} face down",
+        counted(v.supply_left, "tile")
+    )];
     match (v.roll, v.last_move) {
         (_, Some(m)) if over => facts.push(format!("last move {m}")),
         (_, _) if over => {}
         (Some(r), _) => facts.push(format!("die: {r}")),
-        (None, Some(m))
-            if v.last_roll.is_none() && !v.options.iter().any(|o| o.starts_with("die")) =>
-        {
-            facts.push(format!("last move {m}, next at most {}", v.max_move))
+        (None, Some(m)) => {
+            // The main rule's limit; a die's game has none (rulings 6, 7).
+            if let Some(max) = v.max_move {
+                facts.push(format!("last move {m}, next at most {max}"))
+            }
         }
         (None, None) if !v.options.iter().any(|o| o.starts_with("die")) => {
             facts.push("the first move goes 1 square".into())

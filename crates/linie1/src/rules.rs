@@ -140,11 +140,14 @@ impl Linie1 {
 
     fn check_turn(&self, seat: Seat) -> Result<(), RuleError> {
         if self.result.is_some() {
-            return Err(RuleError::new("seed, Fine del gioco", "The game is over."));
+            return Err(RuleError::new(
+                "rule book, Fine del gioco",
+                "The game is over.",
+            ));
         }
         if seat.index() >= self.players.len() {
             return Err(RuleError::new(
-                "seed, Il gioco",
+                "rule book, Il gioco",
                 format!("There is no {seat}."),
             ));
         }
@@ -163,7 +166,7 @@ impl Linie1 {
             } else {
                 format!("It is {active}'s turn, not yours.")
             };
-            return Err(RuleError::new("seed, Il gioco", message));
+            return Err(RuleError::new("rule book, Il gioco", message));
         }
         Ok(())
     }
@@ -374,7 +377,7 @@ impl Linie1 {
         })?;
         if !self.hand_has(seat, &[tile]) {
             return Err(RuleError::new(
-                "seed, Piazzare le tessere",
+                "rule book, Piazzare le tessere",
                 format!(
                     "You have no {} tile ({paths}) in your hand.",
                     self.data.tile(tile).name
@@ -389,7 +392,7 @@ impl Linie1 {
         let d = &self.data;
         if !d.contains(s) {
             return Err(RuleError::new(
-                "seed, Piazzare le tessere",
+                "rule book, Piazzare le tessere",
                 format!("{s} is off the board."),
             ));
         }
@@ -492,7 +495,7 @@ impl Linie1 {
                 && self.laid(*b).is_some_and(|l| l.paths.touches(e.opposite()));
             if joined_before || !(pa.touches(e) && pb.touches(e.opposite())) {
                 return Err(RuleError::new(
-                    "seed, Scambiare le tessere",
+                    "rule book, Scambiare le tessere",
                     format!(
                         "Two tiles are exchanged together to join two neighbours not yet joined; \
                          {a} and {b} {}.",
@@ -770,18 +773,27 @@ impl Linie1 {
             .filter(|b| self.stop_sign(**b).is_none())
             .map(|b| d.building(*b).letter.to_string())
             .collect();
-        let why = if !unsigned.is_empty() {
-            format!(
-                "building{} {} ha{} no stop sign yet (no tile lies next to {}), so no route can stop there (rulings 3)",
-                if unsigned.len() == 1 { "" } else { "s" },
-                unsigned.join(", "),
-                if unsigned.len() == 1 { "s" } else { "ve" },
-                if unsigned.len() == 1 { "it" } else { "them" }
+        // One citation a refusal, the rule that says why: stop signs
+        // (rulings 3), the card's order (Stationmaster ruling 3), else the
+        // route check itself (rulings 5).
+        let (rule, why) = if !unsigned.is_empty() {
+            (
+                "rulings 3",
+                format!(
+                    "building{} {} ha{} no stop sign yet (no tile lies next to {}), so no route can stop there",
+                    if unsigned.len() == 1 { "" } else { "s" },
+                    unsigned.join(", "),
+                    if unsigned.len() == 1 { "s" } else { "ve" },
+                    if unsigned.len() == 1 { "it" } else { "them" }
+                ),
             )
         } else if !self.joined(from, to) {
-            format!(
-                "no track joins terminal {} to terminal {} without a sharp turn",
-                names.0, names.1
+            (
+                "rulings 5",
+                format!(
+                    "no track joins terminal {} to terminal {} without a sharp turn",
+                    names.0, names.1
+                ),
             )
         } else {
             let missed: Vec<String> = stops
@@ -800,17 +812,25 @@ impl Linie1 {
                 .collect();
             if missed.is_empty() {
                 if self.ordered(seat) {
-                    "no single route passes all your stops in the card's order (variant 3)"
-                        .to_string()
+                    (
+                        "Stationmaster ruling 3",
+                        "no single route passes all your stops in the card's order".to_string(),
+                    )
                 } else {
-                    "no single route passes all your stops".to_string()
+                    (
+                        "rulings 5",
+                        "no single route passes all your stops".to_string(),
+                    )
                 }
             } else {
-                format!("no route between them passes {}", missed.join(" or "))
+                (
+                    "rulings 5",
+                    format!("no route between them passes {}", missed.join(" or ")),
+                )
             }
         };
         Err(RuleError::new(
-            "rulings 5",
+            rule,
             format!(
                 "Your route from {} to {} is not complete: {why}. Lay tiles as usual.",
                 names.0, names.1
@@ -892,7 +912,7 @@ impl Linie1 {
                 finished = true;
                 if !last {
                     return Err(RuleError::new(
-                        "seed, Fine del gioco",
+                        "rule book, Fine del gioco",
                         format!(
                             "Your tram ends its trip at {}: the move stops there.",
                             self.place_name(tram.at)
@@ -958,23 +978,25 @@ impl Linie1 {
             ));
         }
         if n > usize::from(max) {
-            return Err(RuleError::new(
-                "rulings 6",
-                match limit {
-                    Limit::AtMost => format!(
-                        "Your tram may move at most {max} square{} now: {} (rulings 6).",
-                        if max == 1 { "" } else { "s" },
+            // One citation, added where the sentence is put together: the
+            // main rule's limit (rulings 6) or the die's (rulings 7).
+            return Err(match limit {
+                Limit::AtMost => RuleError::new(
+                    "rulings 6",
+                    format!(
+                        "Your tram may move at most {} now: {}.",
+                        squares(max),
                         match self.last_move {
                             Some(m) => format!("the last move was {m}, plus one"),
                             None => "the first move of the game goes one square".to_string(),
                         }
                     ),
-                    _ => format!(
-                        "The die allows {max} square{} this move.",
-                        if max == 1 { "" } else { "s" }
-                    ),
-                },
-            ));
+                ),
+                _ => RuleError::new(
+                    "rulings 7",
+                    format!("The die allows {} this move.", squares(max)),
+                ),
+            });
         }
         Ok(())
     }
@@ -1015,7 +1037,8 @@ impl Linie1 {
             Limit::Exactly if n < max && !stopped_early => Err(RuleError::new(
                 "Stationmaster ruling 2",
                 format!(
-                    "The die says {max}: your tram must go {max} squares unless a stop sign, your terminal or the end of the track stops it first."
+                    "The die says {max}: your tram must go {} unless a stop sign, your terminal or the end of the track stops it first.",
+                    squares(max)
                 ),
             )),
             Limit::ToStop if n < max && !stopped_early => Err(RuleError::new(
@@ -1187,11 +1210,11 @@ impl Linie1 {
         match self.phase {
             Phase::Lay { laid } => Ok(laid),
             Phase::Draw { .. } => Err(RuleError::new(
-                "seed, Piazzare le tessere",
+                "rule book, Piazzare le tessere",
                 "You have laid your two tiles: draw now (`draw supply`, or `draw PLAYER TILE`).",
             )),
             _ => Err(RuleError::new(
-                "seed, Viaggio inaugurale",
+                "rule book, Viaggio inaugurale",
                 format!("{} is driving and lays no more tiles.", self.name(seat)),
             )),
         }
@@ -1217,7 +1240,7 @@ impl Linie1 {
             .collect()
     }
 
-    /// Laying is over: draw back to five (seed, Piazzare le tessere), from
+    /// Laying is over: draw back to five (rule book, Piazzare le tessere), from
     /// the supply at once if no driver's hand is open, else by `draw`
     /// orders.
     fn end_laying(&mut self, seat: Seat, events: &mut Vec<Event>) {
@@ -1266,7 +1289,7 @@ impl Linie1 {
     ) -> Result<(), RuleError> {
         let Phase::Draw { owed } = self.phase else {
             return Err(RuleError::new(
-                "seed, Piazzare le tessere",
+                "rule book, Piazzare le tessere",
                 "You draw after laying your two tiles, and only when a driver's open hand gives a choice.",
             ));
         };
@@ -1282,7 +1305,7 @@ impl Linie1 {
             (Some(d), tile) => {
                 if !self.open_hands(seat).contains(&d) {
                     return Err(RuleError::new(
-                        "seed, Piazzare le tessere",
+                        "rule book, Piazzare le tessere",
                         format!(
                             "{} has no open hand to draw from: only players already driving show theirs.",
                             self.players
@@ -1298,7 +1321,7 @@ impl Linie1 {
                 }
                 .ok_or_else(|| {
                     RuleError::new(
-                        "seed, Piazzare le tessere",
+                        "rule book, Piazzare le tessere",
                         format!(
                             "{}'s open hand has no such tile.",
                             self.players[d.index()].name
@@ -1537,7 +1560,7 @@ impl Linie1 {
             return Ok(());
         }
         if !self.can_finish(seat, walk.tram, walk.mask, to) {
-            // Stationmaster ruling 5 (seed, Viaggio inaugurale: a wrong way).
+            // Stationmaster ruling 5 (rule book, Viaggio inaugurale: a wrong way).
             if let Some(trip) = self.players[seat.index()].trip.as_mut() {
                 trip.tram = None;
                 trip.stopped.clear();
@@ -1590,7 +1613,7 @@ impl Linie1 {
         Ok(events)
     }
 
-    /// Passes play to the next seat (seed, Il gioco: clockwise), or ends a
+    /// Passes play to the next seat (rule book, Il gioco: clockwise), or ends a
     /// game nobody can move on (Stationmaster ruling 1).
     fn next_turn(&mut self, events: &mut Vec<Event>) {
         let n = self.players.len();
@@ -2022,7 +2045,8 @@ impl Linie1 {
             }
         }
         for (i, t) in d.tiles.iter().enumerate() {
-            let n = count[i] + usize::from(self.supply[i]) + usize::from(self.out_of_game[i]);
+            let out = self.out_of_game.get(i).copied().unwrap_or(0);
+            let n = count[i] + usize::from(self.supply[i]) + usize::from(out);
             if n != usize::from(t.count) {
                 return Err(format!(
                     "{} of {} \"{}\" tiles are accounted for",
@@ -2146,6 +2170,16 @@ enum Limit {
     AtMost,
     Exactly,
     ToStop,
+}
+
+/// `n` and a regular noun, singular for one: "1 square", "3 squares".
+pub(crate) fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `n` squares, as a move's length is said.
+fn squares(n: u8) -> String {
+    counted(usize::from(n), "square")
 }
 
 fn side_word(e: Edge) -> &'static str {

@@ -5,7 +5,7 @@
 //! Secrets (rulings 4): a player's line and route card are filled in only
 //! for that player, or for everyone once they have started their inaugural
 //! trip (they show the cards then), or once the game is over. Hands are
-//! face up (seed, Preparazione) and shown to all.
+//! face up (rule book, Preparazione) and shown to all.
 
 use serde::{Deserialize, Serialize};
 
@@ -49,8 +49,10 @@ pub struct View {
     pub supply_left: usize,
     /// The last move's distance.
     pub last_move: Option<u8>,
-    /// The longest the next move may be under the main rule.
-    pub max_move: u8,
+    /// The longest the next move may be under the main rule (rulings 6);
+    /// None, and left out of the JSON, with a die (variants 1 and 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_move: Option<u8>,
     /// The die for this move (variants), once rolled.
     pub roll: Option<u8>,
     /// The last die result (variant 2).
@@ -255,7 +257,7 @@ impl Linie1 {
             stop_signs,
             supply_left: self.supply_left(),
             last_move: self.last_move,
-            max_move: self.max_distance(),
+            max_move: (self.options.die == DieRule::None).then(|| self.max_distance()),
             roll,
             last_roll: match self.options.die {
                 DieRule::None => None,

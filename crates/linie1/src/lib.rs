@@ -563,7 +563,7 @@ impl Game for Linie1 {
     }
 
     fn awaiting_to(&self, viewer: Viewer) -> Vec<Awaited> {
-        self.awaited_to(viewer.seat())
+        self.awaited_to(viewer)
     }
 
     fn turn_number(&self) -> u32 {
@@ -613,11 +613,11 @@ impl Game for Linie1 {
     }
 
     fn view(&self, viewer: Viewer) -> View {
-        self.view_revealed(viewer.seat(), false)
+        self.view_revealed(viewer, false)
     }
 
     fn view_over(&self, viewer: Viewer) -> View {
-        self.view_revealed(viewer.seat(), true)
+        self.view_revealed(viewer, true)
     }
 
     fn describe_to(board: &Components, view: &View, event: &Event) -> String {
@@ -688,10 +688,10 @@ impl Linie1 {
     /// finished is told they may start their trip instead of laying (seed,
     /// Viaggio inaugurale). Only they are: to the others, that the route is
     /// finished is as secret as the cards (rulings 4).
-    pub(crate) fn awaited_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {
+    pub(crate) fn awaited_to(&self, viewer: Viewer) -> Vec<Awaited> {
         let mut awaited = self.awaited();
         for a in &mut awaited {
-            if Some(a.seat) == viewer
+            if viewer == Viewer::Player(a.seat)
                 && self.phase == (Phase::Lay { laid: 0 })
                 && !self.players[a.seat.index()].driving
                 && !self.starts(a.seat).is_empty()

@@ -579,11 +579,11 @@ impl Game for Rocket {
     }
 
     fn view(&self, viewer: Viewer) -> view::View {
-        view::view(self, viewer.seat(), false)
+        view::view(self, viewer, false)
     }
 
     fn view_over(&self, viewer: Viewer) -> view::View {
-        view::view(self, viewer.seat(), true)
+        view::view(self, viewer, true)
     }
 
     fn describe_to(board: &Board, view: &view::View, event: &Event) -> String {

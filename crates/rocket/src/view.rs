@@ -13,14 +13,14 @@ use serde::Serialize;
 use super::board::{Good, PlaceKind, Terrain};
 use super::scoring::Money;
 use super::{LineStatus, Phase, Rocket};
-use engine::{Person, Seat};
+use engine::{Person, Seat, Viewer};
 
 /// A Rocket game as one reader (a player, or a spectator) may see it.
 #[derive(Clone, Debug, Serialize)]
 pub struct View {
-    /// The reader's seat; `None` for a spectator.
+    /// Who reads it.
     #[serde(skip)]
-    seat: Option<Seat>,
+    reader: Viewer,
     /// Each player's money where this reader may see it, by seat.
     #[serde(skip)]
     money: Vec<Option<Money>>,
@@ -163,9 +163,9 @@ pub(super) struct PlacingView {
 }
 
 impl View {
-    /// The reader's seat; `None` for a spectator.
+    /// The reader's seat; `None` for anyone who plays none.
     pub fn seat(&self) -> Option<Seat> {
-        self.seat
+        self.reader.seat()
     }
 
     /// `seat`'s money, if this reader may see it.
@@ -188,14 +188,14 @@ impl View {
     /// `seat` as this reader reads them: in the second person for
     /// themselves, by name for anyone else (issue 38).
     pub fn who(&self, seat: Seat) -> Person {
-        Person::new(self.name(seat), self.seat == Some(seat))
+        Person::new(self.name(seat), self.reader == Viewer::Player(seat))
     }
 }
 
-/// The view for `viewer` (None: a spectator): the one place where what a
-/// reader may see is decided; `over`: the game was stopped (aborted), and
-/// nothing is secret any more.
-pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
+/// The view for `viewer`: the one place where what a reader may see is
+/// decided; `over`: the game was stopped (aborted), and nothing is secret
+/// any more.
+pub(super) fn view(g: &Rocket, viewer: Viewer, over: bool) -> View {
     let b = g.board();
     let name = |s: Seat| g.player(s).name.clone();
     // Rulings 13: money is private, unless open_money or the game is over.
@@ -203,7 +203,7 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
     let money: Vec<Option<Money>> = (0..g.players().len())
         .map(|i| {
             let seat = Seat(i as u8);
-            (money_public || viewer == Some(seat)).then_some(g.player(seat).money)
+            (money_public || viewer == Viewer::Player(seat)).then_some(g.player(seat).money)
         })
         .collect();
     let players = (0..g.players().len())
@@ -211,7 +211,7 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
         .collect();
     let (stations, track) = stations_and_track(g);
     View {
-        seat: viewer,
+        reader: viewer,
         money,
         money_public,
         game: None,
@@ -225,7 +225,7 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
         options: option_names(g),
         phase: phase_name(g.phase()),
         finished: g.result().is_some(),
-        viewer: viewer.map(name),
+        viewer: viewer.seat().map(name),
         players,
         lines: b.line_ids().map(|l| line_view(g, l)).collect(),
         cities: city_views(g),

@@ -590,21 +590,18 @@ impl Game for Rocket {
         event::describe(board, view, event)
     }
 
-    fn draw_map(&self, _spectator: &view::View) -> engine::Map {
-        // Rocket's board holds nothing private.
-        render::map(self)
+    fn draw_map(&self, spectator: &view::View) -> engine::Map {
+        render::map(self.board(), spectator)
     }
 
     fn picture(
         &self,
-        _spectator: &view::View,
+        spectator: &view::View,
         last: &[Event],
         _stopped: Option<&str>,
     ) -> Option<engine::picture::Picture> {
-        // The board holds nothing private (only money is, rulings 13, and
-        // the picture shows none), as for the map; it says nothing of
-        // whose turn it is, so nothing of a stop either.
-        Some(picture::board_picture(self, last))
+        // It says nothing of whose turn it is, so nothing of a stop either.
+        Some(picture::board_picture(self.board(), spectator, last))
     }
 
     fn status_to(_board: &Board, view: &view::View) -> String {

@@ -10,9 +10,10 @@
 
 use serde::Serialize;
 
-use super::board::{Good, PlaceKind, Terrain};
+use super::board::{Board, Good, LineId, PlaceId, PlaceKind, Terrain};
+use super::hex::{Dir, Hex};
 use super::scoring::Money;
-use super::{LineStatus, Phase, Rocket};
+use super::{Cell, LineStatus, Phase, Rocket};
 use engine::{Person, Seat, Viewer};
 
 /// A Rocket game as one reader (a player, or a spectator) may see it.
@@ -47,6 +48,80 @@ pub struct View {
     pub(super) awaiting: Vec<AwaitedView>,
     pub(super) veto: Option<VetoView>,
     pub(super) result: Option<ResultView>,
+    /// The pieces on the board, for the map and the picture; not in the
+    /// JSON view, which lists them by hex.
+    #[serde(skip)]
+    pub(super) table: Table,
+}
+
+/// What stands on the board, as everyone sees it: the pieces, with
+/// nothing private among them (rulings 13: only money is), which the map
+/// and the picture are drawn from.
+#[derive(Clone, Debug)]
+pub(super) struct Table {
+    /// What stands on each hex, in the board's order.
+    cells: Vec<Cell>,
+    /// Each line's locomotive, by line.
+    locomotives: Vec<Locomotive>,
+    /// Goods tokens still on each city, by place and good.
+    city_tokens: Vec<[u8; 4]>,
+}
+
+/// Where a line's locomotive stands, and which way it faces.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Locomotive {
+    /// Its hex (None once its line is dissolved).
+    pub(super) at: Option<Hex>,
+    /// Its facing (None while on its starting town).
+    pub(super) facing: Option<Dir>,
+}
+
+impl Table {
+    fn of(g: &Rocket) -> Table {
+        Table {
+            cells: g.cells.clone(),
+            locomotives: g
+                .lines
+                .iter()
+                .map(|l| Locomotive {
+                    at: l.locomotive,
+                    facing: l.facing,
+                })
+                .collect(),
+            city_tokens: g.city_tokens.clone(),
+        }
+    }
+
+    /// What stands on `hex` of `board` (nothing, on a board the view is
+    /// not of).
+    pub(super) fn cell(&self, board: &Board, hex: Hex) -> &Cell {
+        const EMPTY: Cell = Cell {
+            track: None,
+            tile: None,
+            station: None,
+            locomotive: None,
+        };
+        self.cells.get(board.index(hex)).unwrap_or(&EMPTY)
+    }
+
+    /// Line `l`'s locomotive.
+    pub(super) fn locomotive(&self, l: LineId) -> Locomotive {
+        self.locomotives
+            .get(l.index())
+            .copied()
+            .unwrap_or(Locomotive {
+                at: None,
+                facing: None,
+            })
+    }
+
+    /// The goods tokens left on `city`, by good.
+    pub(super) fn city_tokens(&self, city: PlaceId) -> [u8; 4] {
+        self.city_tokens
+            .get(city.index())
+            .copied()
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -257,6 +332,7 @@ pub(super) fn view(g: &Rocket, viewer: Viewer, over: bool) -> View {
             .collect(),
         veto: veto_view(g),
         result: result_view(g),
+        table: Table::of(g),
     }
 }
 

@@ -624,10 +624,8 @@ impl Game for Linie1 {
         event::describe(board, view, event)
     }
 
-    fn draw_map(&self, _spectator: &View) -> engine::Map {
-        // The board holds nothing secret: trams appear only once their
-        // cards are shown.
-        render::map(self)
+    fn draw_map(&self, spectator: &View) -> engine::Map {
+        render::map(self.data(), spectator)
     }
 
     fn picture(

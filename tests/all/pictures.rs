@@ -14,6 +14,7 @@ use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::picture::Picture;
 use stationmaster::engine::{Game, Seat};
+use stationmaster::linie1::Linie1;
 use stationmaster::mail::OutMail;
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
@@ -29,7 +30,7 @@ pub(crate) const LAND: [u8; 3] = [0xef, 0xe8, 0xcf];
 pub(crate) const SEA: [u8; 3] = [0xb9, 0xd4, 0xee];
 
 fn picture(g: &Rocket, last: &[stationmaster::rocket::Event]) -> Picture {
-    g.picture(&g.view(Viewer::Spectator), last, None)
+    Rocket::picture(g.board(), &g.view(Viewer::Spectator), last, None)
         .expect("Rocket draws its board")
 }
 
@@ -75,7 +76,7 @@ fn a_rocket_picture_shows_nothing_the_text_hides() {
     let spectator = svg(&g, &[]);
     for seat in 0..3 {
         let view = g.view(Viewer::Player(Seat(seat)));
-        let theirs = g.picture(&view, &[], None).map(|p| p.svg());
+        let theirs = Rocket::picture(g.board(), &view, &[], None).map(|p| p.svg());
         assert_eq!(theirs.as_deref(), Some(spectator.as_str()));
     }
     // Money is the one secret (rulings 13): no amount is drawn.
@@ -514,10 +515,10 @@ fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
     let pictures = [
         picture(&common::game(&ABC), &[]),
         picture(&g, &events),
-        Game::picture(&linie1, &linie1.view(Viewer::Spectator), &[], None)
+        Linie1::picture(linie1.board(), &linie1.view(Viewer::Spectator), &[], None)
             .expect("Linie 1 draws its board"),
         // No tile laid: nothing stamped, only the bottom layer kept.
-        Game::picture(&empty, &empty.view(Viewer::Spectator), &[], None)
+        Linie1::picture(empty.board(), &empty.view(Viewer::Spectator), &[], None)
             .expect("Linie 1 draws its board"),
     ];
     assert!(pictures[3].layers.iter().all(|l| l.stamps.is_empty()));
@@ -557,8 +558,7 @@ fn each_picture_of_a_game_drawn_from_the_one_before_shows_its_whole_svg() {
             }
             let order = legal[rng.below(legal.len())].clone();
             let events = g.apply(awaited, &order).expect("a legal order applies");
-            let p = g
-                .picture(&g.view(Viewer::Spectator), &events, None)
+            let p = G::picture(g.board(), &g.view(Viewer::Spectator), &events, None)
                 .expect("the game draws its board");
             let png = stationmaster::picture::png(&p).expect("rendered");
             if n % every == 0 {
@@ -589,8 +589,7 @@ fn a_linie1_tile_laid_draws_again_only_the_bands_it_touched() {
         let legal = g.legal_orders(awaited);
         let order = legal[rng.below(legal.len())].clone();
         let events = g.apply(awaited, &order).expect("a legal order applies");
-        let p = g
-            .picture(&g.view(Viewer::Spectator), &events, None)
+        let p = Linie1::picture(g.board(), &g.view(Viewer::Spectator), &events, None)
             .expect("the game draws its board");
         let before = stationmaster::picture::counts();
         stationmaster::picture::png(&p).expect("rendered");

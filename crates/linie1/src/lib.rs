@@ -13,7 +13,8 @@
 //! full before anything changes, so a refused order leaves the game as it was.
 //!
 //! What a reader may see is decided once, in [`Linie1::view`]: the status
-//! text, the JSON view and the event sentences are all drawn from it.
+//! text, the JSON view, the event sentences, the map and the picture are
+//! all drawn from it.
 //!
 //! This module never touches mail, disk or the clock; its randomness is the
 //! game's own seeded generator, stored with the state.
@@ -624,19 +625,17 @@ impl Game for Linie1 {
         event::describe(board, view, event)
     }
 
-    fn draw_map(&self, spectator: &View) -> engine::Map {
-        render::map(self.data(), spectator)
+    fn draw_map(board: &Components, view: &View) -> engine::Map {
+        render::map(board, view)
     }
 
     fn picture(
-        &self,
-        spectator: &View,
+        board: &Components,
+        view: &View,
         _last: &[Event],
         stopped: Option<&str>,
     ) -> Option<engine::picture::Picture> {
-        // A reader's own line and route card are in their status block
-        // below it.
-        Some(picture::board_picture(spectator, self.data(), stopped))
+        Some(picture::board_picture(view, board, stopped))
     }
 
     fn status_to(_board: &Components, view: &View) -> String {

@@ -1,6 +1,7 @@
 //! What one reader may see of a game, decided in one place: [`Linie1::view`].
-//! The JSON view is this struct serialised; the status text and the event
-//! sentences are drawn from it.
+//! The JSON view is this struct serialised; the status text, the event
+//! sentences, the map and the picture are drawn from it (and the printed
+//! board).
 //!
 //! Secrets (rulings 4): a player's line and route card are filled in only
 //! for that player, or for everyone once they have started their inaugural

@@ -590,18 +590,18 @@ impl Game for Rocket {
         event::describe(board, view, event)
     }
 
-    fn draw_map(&self, spectator: &view::View) -> engine::Map {
-        render::map(self.board(), spectator)
+    fn draw_map(board: &Board, view: &view::View) -> engine::Map {
+        render::map(board, view)
     }
 
     fn picture(
-        &self,
-        spectator: &view::View,
+        board: &Board,
+        view: &view::View,
         last: &[Event],
         _stopped: Option<&str>,
     ) -> Option<engine::picture::Picture> {
         // It says nothing of whose turn it is, so nothing of a stop either.
-        Some(picture::board_picture(self.board(), spectator, last))
+        Some(picture::board_picture(board, view, last))
     }
 
     fn status_to(_board: &Board, view: &view::View) -> String {

@@ -1,7 +1,8 @@
 //! What one reader may see of a Rocket game: the per-player [`View`] that
 //! every output is drawn from (the JSON view of `docs/state-json.md` is
-//! this type serialized; the status block is drawn from it alone, and the
-//! sentences of events from it and the board's names).
+//! this type serialized; the status block is drawn from it alone, the
+//! sentences of events from it and the board's names, and the map and the
+//! picture from it and the board).
 //!
 //! The one thing hidden in Rocket is money (rulings 13). Whose money a
 //! reader sees is decided once, in [`view`]: the viewer's own, or everyone's

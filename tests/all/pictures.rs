@@ -98,6 +98,55 @@ fn a_rocket_picture_shows_nothing_the_text_hides() {
     }
 }
 
+/// Two games the same on the table, one's money (the one secret, rulings
+/// 13) changed in every hand: the map and the picture, drawn from the
+/// spectator's view, cannot tell them apart, while each player's status
+/// can. A map or picture that read the game's money would differ.
+#[test]
+fn the_map_and_picture_are_the_same_whatever_money_is_held() {
+    use stationmaster::engine::AnyGame;
+    let mut g = common::veto_position(&[], &[(ANDI, "C13"), (BELA, "G14"), (CECIL, "E13")]);
+    let events: Vec<serde_json::Value> = common::extend(&mut g, "GWR G13")
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    let mut state = serde_json::to_value(&g).unwrap();
+    for (i, p) in state["players"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        let money = p["money"].as_u64().unwrap();
+        p["money"] = (money + (7 + 4 * i as u64) * 1000).into();
+    }
+    let richer: Rocket = serde_json::from_value(state).unwrap();
+    for s in 0..3 {
+        let reader = Viewer::Player(Seat(s));
+        assert_ne!(
+            AnyGame::render_status(&g, reader),
+            AnyGame::render_status(&richer, reader),
+            "the games differ in {reader:?}'s money"
+        );
+    }
+    for game in [&g, &richer] {
+        let map = AnyGame::render_map(game);
+        // Nothing private on the board: every reader's view draws it.
+        for s in 0..3 {
+            let view = game.view(Viewer::Player(Seat(s)));
+            assert_eq!(Rocket::draw_map(game.board(), &view), map);
+        }
+    }
+    assert_eq!(AnyGame::render_map(&g), AnyGame::render_map(&richer));
+    let svg = |game: &Rocket| {
+        AnyGame::picture(game, &events, None)
+            .unwrap()
+            .expect("Rocket draws its board")
+            .svg()
+    };
+    assert_eq!(svg(&g), svg(&richer));
+}
+
 /// A 3-player game (Rocket unless made [`Table::of`] another setup) on
 /// in-memory transports.
 struct Table {

@@ -105,9 +105,16 @@ fn track(cell: &mut Cell, paths: Paths, colour: &'static str) {
 struct Shown<'v> {
     tiles: Vec<Option<(Paths, bool)>>,
     signs: Vec<(Square, char)>,
-    /// Where each tram stands (a square or a terminal, as the view names
-    /// it), with its line's number and colour.
-    trams: Vec<(&'v str, Option<(u8, &'static str)>)>,
+    /// Where each tram stands, with its line's number and colour.
+    trams: Vec<(At<'v>, Option<(u8, &'static str)>)>,
+}
+
+/// Where a tram stands: a square, or a terminal by the name the view
+/// gives it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At<'v> {
+    Square(Square),
+    Terminal(&'v str),
 }
 
 impl<'v> Shown<'v> {
@@ -128,6 +135,10 @@ impl<'v> Shown<'v> {
         let trams = (view.players.iter())
             .filter_map(|p| {
                 let at = p.trip.as_ref()?.tram.as_deref()?;
+                let at = match Square::parse(at).filter(|s| d.contains(*s)) {
+                    Some(s) => At::Square(s),
+                    None => At::Terminal(at),
+                };
                 let line = p.line.and_then(|n| {
                     let line = d.lines.iter().find(|l| l.number == n)?;
                     Some((n, css_colour(&line.colour)))
@@ -143,7 +154,7 @@ impl<'v> Shown<'v> {
     }
 
     /// The trams at `place`: their lines' numbers and colours.
-    fn trams_at(&self, place: &str) -> Vec<Option<(u8, &'static str)>> {
+    fn trams_at(&self, place: At<'_>) -> Vec<Option<(u8, &'static str)>> {
         (self.trams.iter())
             .filter(|(at, _)| *at == place)
             .map(|(_, line)| *line)
@@ -169,7 +180,7 @@ fn draw_cell(d: &Components, shown: &Shown<'_>, s: Square) -> Cell {
     for (i, (_, l)) in signs.take(2).enumerate() {
         put(&mut cell, i * 2, 0, &format!("●{l}"), Some(SIGN));
     }
-    let trams = shown.trams_at(&s.to_string());
+    let trams = shown.trams_at(At::Square(s));
     for (i, line) in trams.iter().take(2).enumerate() {
         let text = match line {
             _ if i == 1 && trams.len() > 2 => "@+".to_string(),
@@ -208,7 +219,7 @@ fn map_rows(d: &Components, view: &View) -> Vec<Vec<Seg>> {
     let marker = |t: super::TerminalId| -> Seg {
         let term = d.terminal(t);
         let line = &d.lines[term.line.index()];
-        let tram = if shown.trams_at(&term.name).is_empty() {
+        let tram = if shown.trams_at(At::Terminal(&term.name)).is_empty() {
             ""
         } else {
             "@"

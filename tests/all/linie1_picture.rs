@@ -308,6 +308,43 @@ fn a_secret_card_is_in_no_picture_but_its_owners() {
     assert_ne!(svg(&swapped, Viewer::Player(Seat(0))), mine);
 }
 
+/// Two games the same on the table, Anna's and Cora's cards swapped:
+/// Anna's route is built, so in one she may start her trip, and in the
+/// other Cora holds the finished route (rulings 4: the cards, and so who
+/// is close to finishing, are secret). The map and the picture, drawn
+/// from the spectator's view through the engine, cannot tell them apart,
+/// while Anna's status can. A map or picture that read the cards would
+/// differ.
+#[test]
+fn the_map_and_picture_are_the_same_whoever_holds_the_cards() {
+    use stationmaster::engine::AnyGame;
+    let g = linie1_with_route(&linie1_game(&NAMES[..3], 9, &[]));
+    let mut state = serde_json::to_value(&g).unwrap();
+    let players = state["players"].as_array_mut().unwrap();
+    for field in ["line", "route"] {
+        let a = players[0][field].clone();
+        players[0][field] = players[2][field].clone();
+        players[2][field] = a;
+    }
+    let swapped: Linie1 = serde_json::from_value(state).unwrap();
+    let anna = Viewer::Player(Seat(0));
+    assert!(AnyGame::render_status(&g, anna).contains("the trip to start"));
+    assert_ne!(
+        AnyGame::render_status(&g, anna),
+        AnyGame::render_status(&swapped, anna)
+    );
+    assert_eq!(AnyGame::render_map(&g), AnyGame::render_map(&swapped));
+    for stopped in [None, Some("aborted by the moderator")] {
+        let svg = |game: &Linie1| {
+            AnyGame::picture(game, &[], stopped)
+                .unwrap()
+                .expect("Linie 1 draws its board")
+                .svg()
+        };
+        assert_eq!(svg(&g), svg(&swapped), "{stopped:?}");
+    }
+}
+
 #[test]
 fn every_position_of_a_game_draws_for_every_reader() {
     // A trip driven to its end while the others lay: starts, moves, stops,

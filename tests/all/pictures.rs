@@ -14,6 +14,7 @@ use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::picture::Picture;
 use stationmaster::engine::{Game, Seat};
+use stationmaster::linie1::Linie1;
 use stationmaster::mail::OutMail;
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
@@ -29,7 +30,7 @@ pub(crate) const LAND: [u8; 3] = [0xef, 0xe8, 0xcf];
 pub(crate) const SEA: [u8; 3] = [0xb9, 0xd4, 0xee];
 
 fn picture(g: &Rocket, last: &[stationmaster::rocket::Event]) -> Picture {
-    g.picture(&g.view(Viewer::Spectator), last, None)
+    Rocket::picture(g.board(), &g.view(Viewer::Spectator), last, None)
         .expect("Rocket draws its board")
 }
 
@@ -75,7 +76,7 @@ fn a_rocket_picture_shows_nothing_the_text_hides() {
     let spectator = svg(&g, &[]);
     for seat in 0..3 {
         let view = g.view(Viewer::Player(Seat(seat)));
-        let theirs = g.picture(&view, &[], None).map(|p| p.svg());
+        let theirs = Rocket::picture(g.board(), &view, &[], None).map(|p| p.svg());
         assert_eq!(theirs.as_deref(), Some(spectator.as_str()));
     }
     // Money is the one secret (rulings 13): no amount is drawn.
@@ -95,6 +96,55 @@ fn a_rocket_picture_shows_nothing_the_text_hides() {
     for name in ABC {
         assert!(spectator.contains(&format!("stations of {name}")), "{name}");
     }
+}
+
+/// Two games the same on the table, one's money (the one secret, rulings
+/// 13) changed in every hand: the map and the picture, drawn from the
+/// spectator's view, cannot tell them apart, while each player's status
+/// can. A map or picture that read the game's money would differ.
+#[test]
+fn the_map_and_picture_are_the_same_whatever_money_is_held() {
+    use stationmaster::engine::AnyGame;
+    let mut g = common::veto_position(&[], &[(ANDI, "C13"), (BELA, "G14"), (CECIL, "E13")]);
+    let events: Vec<serde_json::Value> = common::extend(&mut g, "GWR G13")
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    let mut state = serde_json::to_value(&g).unwrap();
+    for (i, p) in state["players"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        let money = p["money"].as_u64().unwrap();
+        p["money"] = (money + (7 + 4 * i as u64) * 1000).into();
+    }
+    let richer: Rocket = serde_json::from_value(state).unwrap();
+    for s in 0..3 {
+        let reader = Viewer::Player(Seat(s));
+        assert_ne!(
+            AnyGame::render_status(&g, reader),
+            AnyGame::render_status(&richer, reader),
+            "the games differ in {reader:?}'s money"
+        );
+    }
+    for game in [&g, &richer] {
+        let map = AnyGame::render_map(game);
+        // Nothing private on the board: every reader's view draws it.
+        for s in 0..3 {
+            let view = game.view(Viewer::Player(Seat(s)));
+            assert_eq!(Rocket::draw_map(game.board(), &view), map);
+        }
+    }
+    assert_eq!(AnyGame::render_map(&g), AnyGame::render_map(&richer));
+    let svg = |game: &Rocket| {
+        AnyGame::picture(game, &events, None)
+            .unwrap()
+            .expect("Rocket draws its board")
+            .svg()
+    };
+    assert_eq!(svg(&g), svg(&richer));
 }
 
 /// A 3-player game (Rocket unless made [`Table::of`] another setup) on
@@ -514,10 +564,10 @@ fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
     let pictures = [
         picture(&common::game(&ABC), &[]),
         picture(&g, &events),
-        Game::picture(&linie1, &linie1.view(Viewer::Spectator), &[], None)
+        Linie1::picture(linie1.board(), &linie1.view(Viewer::Spectator), &[], None)
             .expect("Linie 1 draws its board"),
         // No tile laid: nothing stamped, only the bottom layer kept.
-        Game::picture(&empty, &empty.view(Viewer::Spectator), &[], None)
+        Linie1::picture(empty.board(), &empty.view(Viewer::Spectator), &[], None)
             .expect("Linie 1 draws its board"),
     ];
     assert!(pictures[3].layers.iter().all(|l| l.stamps.is_empty()));
@@ -557,8 +607,7 @@ fn each_picture_of_a_game_drawn_from_the_one_before_shows_its_whole_svg() {
             }
             let order = legal[rng.below(legal.len())].clone();
             let events = g.apply(awaited, &order).expect("a legal order applies");
-            let p = g
-                .picture(&g.view(Viewer::Spectator), &events, None)
+            let p = G::picture(g.board(), &g.view(Viewer::Spectator), &events, None)
                 .expect("the game draws its board");
             let png = stationmaster::picture::png(&p).expect("rendered");
             if n % every == 0 {
@@ -589,8 +638,7 @@ fn a_linie1_tile_laid_draws_again_only_the_bands_it_touched() {
         let legal = g.legal_orders(awaited);
         let order = legal[rng.below(legal.len())].clone();
         let events = g.apply(awaited, &order).expect("a legal order applies");
-        let p = g
-            .picture(&g.view(Viewer::Spectator), &events, None)
+        let p = Linie1::picture(g.board(), &g.view(Viewer::Spectator), &events, None)
             .expect("the game draws its board");
         let before = stationmaster::picture::counts();
         stationmaster::picture::png(&p).expect("rendered");

@@ -217,8 +217,9 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     type View: Serialize;
     /// What every reader may know and play never changes: the printed
     /// board and pieces (Rocket's map, places and lines; Linie 1's board,
-    /// tiles and cards), which the sentences of events and the status
-    /// block read beside the view ([`Game::describe_to`]).
+    /// tiles and cards), which the sentences of events, the status block,
+    /// the map and the picture read beside the view
+    /// ([`Game::describe_to`]).
     type Board;
 
     /// The game's kind as used in `Setup::kind`, e.g. `rocket`.
@@ -325,9 +326,11 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// what a spectator sees; see [`Viewer`]): the one
     /// place where hidden information is decided. Every output is drawn
     /// from it: the JSON view is this value serialized (see
-    /// `docs/state-json.md`), the status block and the sentences of events
-    /// are drawn from it and the [`Game::Board`] alone, never from the
-    /// game, and the map and the picture from the spectator's.
+    /// `docs/state-json.md`); the status block, the sentences of events,
+    /// the map and the picture are drawn from it and the [`Game::Board`]
+    /// alone, never from the game (the map and the picture from the
+    /// spectator's). So a view holds, beside what its JSON shows, what
+    /// those need of the position, and nothing the reader may not see.
     fn view(&self, viewer: Viewer) -> Self::View;
 
     /// [`Game::view`] of a game that is over, above all one stopped before
@@ -359,32 +362,37 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
         Self::describe_to(self.board(), &self.view(viewer), event)
     }
 
-    /// The board, as text and as HTML, drawn on the engine's
-    /// [`canvas::Canvas`] from the spectator's view: it shows nothing
-    /// private, so a report to every player draws it once.
-    fn draw_map(&self, spectator: &Self::View) -> Map;
+    /// The board as the reader of `view` sees it, as text and as HTML,
+    /// drawn on the engine's [`canvas::Canvas`] from that view and the
+    /// `board` alone, as [`Game::describe_to`]: a secret can reach the map
+    /// only through the view. The engine draws it from the spectator's
+    /// view ([`Game::render_map`]): it shows nothing private, so a report
+    /// to every player draws it once.
+    fn draw_map(board: &Self::Board, view: &Self::View) -> Map;
 
     /// The board: [`Game::draw_map`] of the spectator's view.
     fn render_map(&self) -> Map {
-        self.draw_map(&self.view(Viewer::Spectator))
+        Self::draw_map(self.board(), &self.view(Viewer::Spectator))
     }
 
     /// The board as a picture ([`picture::Picture`]: SVG in layers, text
     /// in "DejaVu Sans" only, the font the mail's PNG is rendered with),
-    /// drawn from the spectator's view like the map, so it shows nothing
-    /// private and is one picture for every reader of a change, with what
+    /// drawn from `view` and the `board` alone like the map, with what
     /// `last` (the events of the change being reported) touched marked.
-    /// `stopped`: how a moderator stopped the game (`aborted on …`), for a
-    /// picture that says whose turn it is to say instead (as
-    /// [`Game::stopped_status_to`]). `None` where the game draws no
-    /// picture: its mail is then text and HTML only.
+    /// The engine draws it from the spectator's view
+    /// ([`AnyGame::picture`]), so it shows nothing private and is one
+    /// picture for every reader of a change. `stopped`: how a moderator
+    /// stopped the game (`aborted on …`), for a picture that says whose
+    /// turn it is to say instead (as [`Game::stopped_status_to`]). `None`
+    /// where the game draws no picture: its mail is then text and HTML
+    /// only.
     fn picture(
-        &self,
-        spectator: &Self::View,
+        board: &Self::Board,
+        view: &Self::View,
         last: &[Self::Event],
         stopped: Option<&str>,
     ) -> Option<picture::Picture> {
-        let _ = (spectator, last, stopped);
+        let _ = (board, view, last, stopped);
         None
     }
 
@@ -507,9 +515,9 @@ pub trait AnyGame: Send + Sync {
     ) -> Result<ReportText, SetupError>;
     /// See [`Game::render_map`].
     fn render_map(&self) -> Map;
-    /// [`Game::picture`], with the events (as stored in
-    /// [`Applied::events`]) of the change being reported marked, or `None`
-    /// where the game draws no picture; `stopped` as there.
+    /// [`Game::picture`] of the spectator's view, with the events (as
+    /// stored in [`Applied::events`]) of the change being reported marked,
+    /// or `None` where the game draws no picture; `stopped` as there.
     fn picture(
         &self,
         last: &[serde_json::Value],
@@ -678,8 +686,8 @@ impl<G: Game> AnyGame for G {
         last: &[serde_json::Value],
         stopped: Option<&str>,
     ) -> Result<Option<picture::Picture>, SetupError> {
-        Ok(Game::picture(
-            self,
+        Ok(G::picture(
+            self.board(),
             &self.view(Viewer::Spectator),
             &read_events::<G>(last)?,
             stopped,

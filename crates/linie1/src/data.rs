@@ -163,15 +163,16 @@ impl Paths {
     pub fn parse(text: &str) -> Result<Paths, String> {
         let mut bits = 0u8;
         for piece in text.split('+') {
-            let letters: Vec<char> = piece.trim().chars().collect();
-            let edges: Vec<Option<Edge>> = letters.iter().map(|c| Edge::from_letter(*c)).collect();
-            let (Some(Some(a)), Some(Some(b)), 2) = (edges.first(), edges.get(1), edges.len())
+            // Read without collecting: the map and the picture read every
+            // laid tile's paths back from the view.
+            let mut edges = piece.trim().chars().map(Edge::from_letter);
+            let (Some(Some(a)), Some(Some(b)), None) = (edges.next(), edges.next(), edges.next())
             else {
                 return Err(format!(
                     "`{piece}` is not a path: a path is two edge letters of N, E, S, W, e.g. NS or WE"
                 ));
             };
-            let Some(bit) = pair_bit(*a, *b) else {
+            let Some(bit) = pair_bit(a, b) else {
                 return Err(format!("`{piece}` joins an edge to itself"));
             };
             if bits & bit != 0 {

@@ -13,7 +13,8 @@
 //! full before anything changes, so a refused order leaves the game as it was.
 //!
 //! What a reader may see is decided once, in [`Linie1::view`]: the status
-//! text, the JSON view and the event sentences are all drawn from it.
+//! text, the JSON view, the event sentences, the map and the picture are
+//! all drawn from it.
 //!
 //! This module never touches mail, disk or the clock; its randomness is the
 //! game's own seeded generator, stored with the state.
@@ -567,7 +568,7 @@ impl Game for Linie1 {
     }
 
     fn awaiting_to(&self, viewer: Viewer) -> Vec<Awaited> {
-        self.awaited_to(viewer.seat())
+        self.awaited_to(viewer)
     }
 
     fn turn_number(&self) -> u32 {
@@ -617,32 +618,28 @@ impl Game for Linie1 {
     }
 
     fn view(&self, viewer: Viewer) -> View {
-        self.view_revealed(viewer.seat(), false)
+        self.view_revealed(viewer, false)
     }
 
     fn view_over(&self, viewer: Viewer) -> View {
-        self.view_revealed(viewer.seat(), true)
+        self.view_revealed(viewer, true)
     }
 
     fn describe_to(board: &Components, view: &View, event: &Event) -> String {
         event::describe(board, view, event)
     }
 
-    fn draw_map(&self, _spectator: &View) -> engine::Map {
-        // The board holds nothing secret: trams appear only once their
-        // cards are shown.
-        render::map(self)
+    fn draw_map(board: &Components, view: &View) -> engine::Map {
+        render::map(board, view)
     }
 
     fn picture(
-        &self,
-        spectator: &View,
+        board: &Components,
+        view: &View,
         _last: &[Event],
         stopped: Option<&str>,
     ) -> Option<engine::picture::Picture> {
-        // A reader's own line and route card are in their status block
-        // below it.
-        Some(picture::board_picture(spectator, self.data(), stopped))
+        Some(picture::board_picture(view, board, stopped))
     }
 
     fn status_to(_board: &Components, view: &View) -> String {
@@ -692,10 +689,10 @@ impl Linie1 {
     /// finished is told they may start their trip instead of laying (rule book,
     /// Viaggio inaugurale). Only they are: to the others, that the route is
     /// finished is as secret as the cards (rulings 4).
-    pub(crate) fn awaited_to(&self, viewer: Option<Seat>) -> Vec<Awaited> {
+    pub(crate) fn awaited_to(&self, viewer: Viewer) -> Vec<Awaited> {
         let mut awaited = self.awaited();
         for a in &mut awaited {
-            if Some(a.seat) == viewer
+            if viewer == Viewer::Player(a.seat)
                 && self.phase == (Phase::Lay { laid: 0 })
                 && !self.players[a.seat.index()].driving
                 && !self.starts(a.seat).is_empty()

@@ -17,10 +17,9 @@ use engine::canvas::{self, css_colour};
 
 /// A piece of map text and its CSS colour, if any.
 type Seg = (String, Option<&'static str>);
-use super::data::{Edge, Paths, Square};
+use super::data::{Components, Edge, Paths, Square};
 use super::rules::counted;
 use super::view::{PlayerView, View};
-use super::{Linie1, Place};
 use engine::{Map, grammar};
 
 /// The widest line the map and status may print.
@@ -100,8 +99,71 @@ fn track(cell: &mut Cell, paths: Paths, colour: &'static str) {
     }
 }
 
-fn draw_cell(g: &Linie1, s: Square) -> Cell {
-    let d = g.data();
+/// What the reader's view shows on the board, read once for the map: the
+/// tiles laid (paths and trees) by square, the stop signs, and the trams
+/// with their line where its card is shown (rulings 4: a tram is on the
+/// board only once its cards are).
+struct Shown<'v> {
+    tiles: Vec<Option<(Paths, bool)>>,
+    signs: Vec<(Square, char)>,
+    /// Where each tram stands, with its line's number and colour.
+    trams: Vec<(At<'v>, Option<(u8, &'static str)>)>,
+}
+
+/// Where a tram stands: a square, or a terminal by the name the view
+/// gives it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At<'v> {
+    Square(Square),
+    Terminal(&'v str),
+}
+
+impl<'v> Shown<'v> {
+    /// Read from `view`, on `d`; what `d` has no place for is left out.
+    fn of(d: &Components, view: &'v View) -> Shown<'v> {
+        let mut tiles = vec![None; d.square_count()];
+        for t in &view.tiles {
+            let Some(s) = Square::parse(&t.square).filter(|s| d.contains(*s)) else {
+                continue;
+            };
+            if let Ok(paths) = Paths::parse(&t.paths) {
+                tiles[d.index(s)] = Some((paths, t.trees));
+            }
+        }
+        let signs = (view.stop_signs.iter())
+            .filter_map(|sign| Some((Square::parse(&sign.square)?, sign.building)))
+            .collect();
+        let trams = (view.players.iter())
+            .filter_map(|p| {
+                let at = p.trip.as_ref()?.tram.as_deref()?;
+                let at = match Square::parse(at).filter(|s| d.contains(*s)) {
+                    Some(s) => At::Square(s),
+                    None => At::Terminal(at),
+                };
+                let line = p.line.and_then(|n| {
+                    let line = d.lines.iter().find(|l| l.number == n)?;
+                    Some((n, css_colour(&line.colour)))
+                });
+                Some((at, line))
+            })
+            .collect();
+        Shown {
+            tiles,
+            signs,
+            trams,
+        }
+    }
+
+    /// The trams at `place`: their lines' numbers and colours.
+    fn trams_at(&self, place: At<'_>) -> Vec<Option<(u8, &'static str)>> {
+        (self.trams.iter())
+            .filter(|(at, _)| *at == place)
+            .map(|(_, line)| *line)
+            .collect()
+    }
+}
+
+fn draw_cell(d: &Components, shown: &Shown<'_>, s: Square) -> Cell {
     let mut cell = blank();
     if let Some(b) = d.building_at(s) {
         let l = d.building(b).letter;
@@ -110,54 +172,25 @@ fn draw_cell(g: &Linie1, s: Square) -> Cell {
         put(&mut cell, 2, 1, "┗━━━┛", Some(BUILDING));
         return cell;
     }
-    let Some(laid) = g.laid(s) else {
+    let Some((paths, trees)) = shown.tiles.get(d.index(s)).copied().flatten() else {
         put(&mut cell, 1, 3, "·", None);
         return cell;
     };
-    let colour = if d.tile(laid.tile).trees {
-        TREES
-    } else {
-        TRACK
-    };
-    track(&mut cell, laid.paths, colour);
-    let signs: Vec<char> = d
-        .buildings
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| g.stop_sign(super::BuildingId(*i as u8)) == Some(s))
-        .map(|(_, b)| b.letter)
-        .collect();
-    for (i, l) in signs.iter().take(2).enumerate() {
+    track(&mut cell, paths, if trees { TREES } else { TRACK });
+    let signs = shown.signs.iter().filter(|(at, _)| *at == s);
+    for (i, (_, l)) in signs.take(2).enumerate() {
         put(&mut cell, i * 2, 0, &format!("●{l}"), Some(SIGN));
     }
-    let trams: Vec<(u8, &'static str)> = trams_at(g, Place::Square(s));
-    for (i, (n, c)) in trams.iter().take(2).enumerate() {
-        let text = if i == 1 && trams.len() > 2 {
-            "@+".to_string()
-        } else {
-            format!("@{n}")
+    let trams = shown.trams_at(At::Square(s));
+    for (i, line) in trams.iter().take(2).enumerate() {
+        let text = match line {
+            _ if i == 1 && trams.len() > 2 => "@+".to_string(),
+            Some((n, _)) => format!("@{n}"),
+            None => "@?".to_string(),
         };
-        put(&mut cell, i * 2, 5, &text, Some(c));
+        put(&mut cell, i * 2, 5, &text, line.map(|(_, c)| c));
     }
     cell
-}
-
-/// The trams at `p`: line number and colour.
-fn trams_at(g: &Linie1, p: Place) -> Vec<(u8, &'static str)> {
-    let d = g.data();
-    g.players()
-        .iter()
-        .filter(|pl| {
-            pl.trip
-                .as_ref()
-                .and_then(|t| t.tram)
-                .is_some_and(|t| t.at == p)
-        })
-        .map(|pl| {
-            let line = &d.lines[pl.line.index()];
-            (line.number, css_colour(&line.colour))
-        })
-        .collect()
 }
 
 fn segs(chars: &[(char, Option<&'static str>)]) -> Vec<Seg> {
@@ -172,8 +205,8 @@ fn segs(chars: &[(char, Option<&'static str>)]) -> Vec<Seg> {
 }
 
 /// The map as rows of segments: letters, terminals, the grid, a key.
-fn map_rows(g: &Linie1) -> Vec<Vec<Seg>> {
-    let d = g.data();
+fn map_rows(d: &Components, view: &View) -> Vec<Vec<Seg>> {
+    let shown = Shown::of(d, view);
     let cols = usize::from(d.columns);
     let margin = 6;
     let mut rows: Vec<Vec<Seg>> = Vec::new();
@@ -187,7 +220,7 @@ fn map_rows(g: &Linie1) -> Vec<Vec<Seg>> {
     let marker = |t: super::TerminalId| -> Seg {
         let term = d.terminal(t);
         let line = &d.lines[term.line.index()];
-        let tram = if trams_at(g, Place::Terminal(t)).is_empty() {
+        let tram = if shown.trams_at(At::Terminal(&term.name)).is_empty() {
             ""
         } else {
             "@"
@@ -214,7 +247,7 @@ fn map_rows(g: &Linie1) -> Vec<Vec<Seg>> {
     rows.push(edge_line(Edge::N));
     for r in 0..d.rows {
         let cells: Vec<Cell> = (0..d.columns)
-            .map(|c| draw_cell(g, Square::new(r, c)))
+            .map(|c| draw_cell(d, &shown, Square::new(r, c)))
             .collect();
         for k in 0..3 {
             let mut line: Vec<Seg> = Vec::new();
@@ -270,11 +303,12 @@ fn map_rows(g: &Linie1) -> Vec<Vec<Seg>> {
     rows
 }
 
-/// The board as text and HTML. It holds nothing secret: trams appear only
-/// once their cards are shown.
-pub(super) fn map(g: &Linie1) -> Map {
+/// The board `d` as text and HTML, drawn from what the reader of `view`
+/// sees on it: the tiles, the stop signs and the trams, each of which
+/// appears only once its cards are shown (rulings 4).
+pub(super) fn map(d: &Components, view: &View) -> Map {
     canvas::draw(
-        map_rows(g)
+        map_rows(d, view)
             .into_iter()
             .map(|row| row.into_iter().map(|(t, c)| (t.into(), c)).collect())
             .collect(),

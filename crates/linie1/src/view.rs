@@ -1,6 +1,7 @@
 //! What one reader may see of a game, decided in one place: [`Linie1::view`].
-//! The JSON view is this struct serialised; the status text and the event
-//! sentences are drawn from it.
+//! The JSON view is this struct serialised; the status text, the event
+//! sentences, the map and the picture are drawn from it (and the printed
+//! board).
 //!
 //! Secrets (rulings 4): a player's line and route card are filled in only
 //! for that player, or for everyone once they have started their inaugural
@@ -10,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DieRule, Linie1, Phase, Place};
-use engine::{Person, Seat};
+use engine::{Person, Seat, Viewer};
 
 /// A game as one reader may see it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,13 +151,12 @@ impl View {
 }
 
 impl Linie1 {
-    /// The game as the player in `seat` may see it (`None`: anyone else,
-    /// who sees nothing private): the one place where hidden information
-    /// is decided (rulings 4). `over`: the game was stopped (aborted) and
+    /// The game as `viewer` may see it (a player their own cards, anyone
+    /// else nothing private): the one place where hidden information is
+    /// decided (rulings 4). `over`: the game was stopped (aborted) and
     /// every player's cards are shown, as at a real table once a game is
-    /// over. [`Game::view`](engine::Game::view) and `view_over`
-    /// call it with the reader's seat.
-    pub(super) fn view_revealed(&self, viewer: Option<Seat>, over: bool) -> View {
+    /// over. [`Game::view`](engine::Game::view) and `view_over` call it.
+    pub(super) fn view_revealed(&self, viewer: Viewer, over: bool) -> View {
         let d = &self.data;
         let finished = self.result.is_some();
         let place = |p: Place| match p {
@@ -169,7 +169,7 @@ impl Linie1 {
             .enumerate()
             .map(|(i, p)| {
                 let seat = Seat(i as u8);
-                let shown = viewer == Some(seat) || p.driving || finished || over;
+                let shown = viewer == Viewer::Player(seat) || p.driving || finished || over;
                 let stops: Vec<char> = self
                     .required_stops(seat)
                     .iter()
@@ -234,9 +234,10 @@ impl Linie1 {
             kind: "linie1".into(),
             board: d.name.clone(),
             viewer: viewer
+                .seat()
                 .and_then(|s| self.players.get(s.index()))
                 .map(|p| p.name.clone()),
-            viewer_seat: viewer.map(|s| s.0),
+            viewer_seat: viewer.seat().map(|s| s.0),
             options: self.options.names(),
             phase: phase.into(),
             finished,

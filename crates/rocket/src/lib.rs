@@ -579,32 +579,29 @@ impl Game for Rocket {
     }
 
     fn view(&self, viewer: Viewer) -> view::View {
-        view::view(self, viewer.seat(), false)
+        view::view(self, viewer, false)
     }
 
     fn view_over(&self, viewer: Viewer) -> view::View {
-        view::view(self, viewer.seat(), true)
+        view::view(self, viewer, true)
     }
 
     fn describe_to(board: &Board, view: &view::View, event: &Event) -> String {
         event::describe(board, view, event)
     }
 
-    fn draw_map(&self, _spectator: &view::View) -> engine::Map {
-        // Rocket's board holds nothing private.
-        render::map(self)
+    fn draw_map(board: &Board, view: &view::View) -> engine::Map {
+        render::map(board, view)
     }
 
     fn picture(
-        &self,
-        _spectator: &view::View,
+        board: &Board,
+        view: &view::View,
         last: &[Event],
         _stopped: Option<&str>,
     ) -> Option<engine::picture::Picture> {
-        // The board holds nothing private (only money is, rulings 13, and
-        // the picture shows none), as for the map; it says nothing of
-        // whose turn it is, so nothing of a stop either.
-        Some(picture::board_picture(self, last))
+        // It says nothing of whose turn it is, so nothing of a stop either.
+        Some(picture::board_picture(board, view, last))
     }
 
     fn status_to(_board: &Board, view: &view::View) -> String {

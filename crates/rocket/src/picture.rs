@@ -11,11 +11,11 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::Rocket;
-use super::board::{Good, LineId, PlaceKind, Terrain};
+use super::board::{Board, Good, LineId, PlaceKind, Terrain};
 use super::event::Event;
 use super::hex::{Dir, Hex};
 use super::render::{PLACE, SEA, STATION_COLOURS, WALES, line_codes, station_letter};
+use super::view::View;
 use engine::Seat;
 use engine::canvas::{css_colour, escape_html};
 use engine::picture::{Layer, Picture};
@@ -117,8 +117,7 @@ impl std::fmt::Display for Tenths {
 
 /// The hexes the events of the last change touched: where locomotives
 /// went from and to, track laid, stations placed or moved, tokens taken.
-fn touched(g: &Rocket, last: &[Event]) -> BTreeSet<Hex> {
-    let b = g.board();
+fn touched(b: &Board, last: &[Event]) -> BTreeSet<Hex> {
     let mut out = BTreeSet::new();
     for e in last {
         match e {
@@ -168,7 +167,7 @@ fn anchored_label(
 /// it, or, where a place lies beside it in its row (Northampton and
 /// Bedford), pushed away from that one, so the two names never run into
 /// each other.
-fn name_at(b: &super::board::Board, hex: Hex, dy: f64) -> ((f64, f64), &'static str) {
+fn name_at(b: &Board, hex: Hex, dy: f64) -> ((f64, f64), &'static str) {
     let (x, y) = centre(hex);
     let beside = |d: Dir| {
         hex.step(d, b.columns, b.rows)
@@ -255,16 +254,17 @@ fn track_path(out: &mut String, ds: &[String], colour: &str, k: usize) {
     }
 }
 
-/// The board as a picture, with the hexes `last` touched marked. Four
-/// layers: the land and sea with the coordinates and the legend's symbols
-/// (fixed), the track and goods left (changing), the places and their names
-/// over the track (fixed), the stations, locomotives, last change and the
-/// players (changing).
-pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
-    let b = g.board();
+/// The board `b` as a picture, drawn from the pieces on it as the reader
+/// of `v` sees them (everyone sees them all: only money is private,
+/// rulings 13, and the picture shows none), with the hexes `last` touched
+/// marked. Four layers: the land and sea with the coordinates and the
+/// legend's symbols (fixed), the track and goods left (changing), the
+/// places and their names over the track (fixed), the stations,
+/// locomotives, last change and the players (changing).
+pub(super) fn board_picture(b: &Board, v: &View, last: &[Event]) -> Picture {
     let codes = line_codes(b);
     let colour = |l: LineId| css_colour(&b.line(l).colour);
-    let legend_rows = 2 + b.lines.len().div_ceil(4) + g.players().len().div_ceil(4).max(1);
+    let legend_rows = 2 + b.lines.len().div_ceil(4) + v.players.len().div_ceil(4).max(1);
     let height = (grid_bottom(b) + 12.0 + legend_rows as f64 * LEGEND_ROW + 8.0).ceil();
     let fixed = fixed_layers(b);
     let stations_top = fixed.stations_top;
@@ -277,7 +277,7 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
     let mut joints = String::new();
     for i in 0..b.hex_count() {
         let hex = b.hex_at(i);
-        let cell = g.cell(hex);
+        let cell = v.table.cell(b, hex);
         let Some(l) = cell.track else { continue };
         let (x, y) = centre(hex);
         match cell.tile {
@@ -307,7 +307,7 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
         let (x, y) = centre(p.hex);
         match p.kind {
             PlaceKind::Start(l) => {
-                if g.cell(p.hex).locomotive.is_none() {
+                if v.table.cell(b, p.hex).locomotive.is_none() {
                     let _ = writeln!(
                         out,
                         "<circle cx=\"{x:.1}\" cy=\"{:.1}\" r=\"9\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"3\"/><text x=\"{x:.1}\" y=\"{:.1}\" font-size=\"7\" fill=\"{}\" text-anchor=\"middle\">{}</text>",
@@ -320,7 +320,7 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
                 }
             }
             PlaceKind::City(_) => {
-                let left = g.city_tokens(super::PlaceId(i as u8));
+                let left = v.table.city_tokens(super::PlaceId(i as u8));
                 let goods: Vec<String> = Good::ALL
                     .iter()
                     .filter(|good| left[good.index()] > 0)
@@ -341,14 +341,14 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
     // Stations, then locomotives on top.
     for i in 0..b.hex_count() {
         let hex = b.hex_at(i);
-        if let Some(s) = g.cell(hex).station {
+        if let Some(s) = v.table.cell(b, hex).station {
             let (x, y) = centre(hex);
             station(&mut out, x + 8.0, y + 8.0, s);
         }
     }
     for l in b.line_ids() {
-        let line = g.line(l);
-        if let Some(hex) = line.locomotive {
+        let line = v.table.locomotive(l);
+        if let Some(hex) = line.at {
             let (x, y) = centre(hex);
             let y = if line.facing.is_none() { y - 4.0 } else { y };
             locomotive(&mut out, x, y, colour(l), &codes[l.index()], line.facing);
@@ -356,7 +356,7 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
     }
 
     // The last change.
-    for hex in touched(g, last) {
+    for hex in touched(b, last) {
         let (x, y) = centre(hex);
         let _ = writeln!(
             out,
@@ -365,7 +365,7 @@ pub(super) fn board_picture(g: &Rocket, last: &[Event]) -> Picture {
         );
     }
 
-    legend_stations(g, stations_top, &mut out);
+    legend_stations(v, stations_top, &mut out);
     Picture {
         width: WIDTH as u32,
         height: height as u32,
@@ -395,10 +395,10 @@ struct Fixed {
 /// keeps its pixels already). A board is drawn under the lock, once: a
 /// second thread with the same new board waits for it rather than drawing
 /// it too.
-fn fixed_layers(board: &super::board::Board) -> std::sync::Arc<Fixed> {
+fn fixed_layers(board: &Board) -> std::sync::Arc<Fixed> {
     use std::sync::{Arc, Mutex};
     /// The boards drawn lately (most games are on the embedded board).
-    static DRAWN: Mutex<Vec<(super::board::Board, Arc<Fixed>)>> = Mutex::new(Vec::new());
+    static DRAWN: Mutex<Vec<(Board, Arc<Fixed>)>> = Mutex::new(Vec::new());
     const KEPT: usize = 4;
     let mut drawn = DRAWN
         .lock()
@@ -416,12 +416,12 @@ fn fixed_layers(board: &super::board::Board) -> std::sync::Arc<Fixed> {
 }
 
 /// The bottom of the grid's last row of hexes, where the legend starts.
-fn grid_bottom(b: &super::board::Board) -> f64 {
+fn grid_bottom(b: &Board) -> f64 {
     TOP + 2.0 * R + (f64::from(b.rows) - 1.0) * 1.5 * R
 }
 
 /// [`Fixed`], drawn.
-fn draw_fixed(b: &super::board::Board) -> Fixed {
+fn draw_fixed(b: &Board) -> Fixed {
     let codes = line_codes(b);
     let mut out = String::with_capacity(24 * 1024);
     // No background: white where rendered to PNG, the page's colour in a
@@ -439,7 +439,7 @@ fn draw_fixed(b: &super::board::Board) -> Fixed {
 
 /// The hexes: land, sea and Wales, one path each (few elements render
 /// fast), then the sea's waves and Wales's hatching.
-fn draw_terrain(b: &super::board::Board, out: &mut String) {
+fn draw_terrain(b: &Board, out: &mut String) {
     let mut paths = [String::new(), String::new(), String::new()];
     let mut marks = [String::new(), String::new()];
     for i in 0..b.hex_count() {
@@ -487,7 +487,7 @@ fn draw_terrain(b: &super::board::Board, out: &mut String) {
 }
 
 /// Wales's name, once, over its hexes.
-fn name_wales(b: &super::board::Board, out: &mut String) {
+fn name_wales(b: &Board, out: &mut String) {
     let wales: Vec<(f64, f64)> = (0..b.hex_count())
         .map(|i| b.hex_at(i))
         .filter(|h| b.terrain(*h) == Terrain::Wales)
@@ -503,7 +503,7 @@ fn name_wales(b: &super::board::Board, out: &mut String) {
 }
 
 /// Coordinates: column letters above, row numbers to the west.
-fn draw_coordinates(b: &super::board::Board, out: &mut String) {
+fn draw_coordinates(b: &Board, out: &mut String) {
     for c in 0..b.columns {
         let (x, _) = centre(Hex::new(c, 0));
         let _ = writeln!(
@@ -528,7 +528,7 @@ fn draw_coordinates(b: &super::board::Board, out: &mut String) {
 /// The places, drawn over the track: starting towns (their rings are
 /// drawn with the track while the locomotive has not left), cities as
 /// squares, railway towns as small rings, and all their names.
-fn draw_places(b: &super::board::Board) -> String {
+fn draw_places(b: &Board) -> String {
     let mut places = String::with_capacity(8 * 1024);
     for p in &b.places {
         let (x, y) = centre(p.hex);
@@ -580,7 +580,7 @@ fn legend_text(out: &mut String, x: f64, y: f64, what: &str) {
 /// The legend below the grid, four items a row: the symbols and the lines
 /// (code, id, track), the same for every game on the board. Returns where
 /// the players' row goes ([`legend_stations`]).
-fn legend_symbols(b: &super::board::Board, codes: &[String], top: f64, out: &mut String) -> f64 {
+fn legend_symbols(b: &Board, codes: &[String], top: f64, out: &mut String) -> f64 {
     let column = legend_column;
     let text = legend_text;
     let mut y = top + LEGEND_ROW / 2.0;
@@ -677,13 +677,13 @@ fn legend_symbols(b: &super::board::Board, codes: &[String], top: f64, out: &mut
 }
 
 /// The legend's last rows, from `y`: the players' stations.
-fn legend_stations(g: &Rocket, mut y: f64, out: &mut String) {
-    for (s, p) in g.players().iter().enumerate() {
+fn legend_stations(v: &View, mut y: f64, out: &mut String) {
+    for (s, p) in v.players.iter().enumerate() {
         if s > 0 && s % 4 == 0 {
             y += LEGEND_ROW;
         }
         let x = legend_column(s);
         station(out, x + 8.0, y, Seat(s as u8));
-        legend_text(out, x, y, &format!("stations of {}", p.name));
+        legend_text(out, x, y, &format!("stations of {}", p.public.name));
     }
 }

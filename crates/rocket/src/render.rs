@@ -9,8 +9,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::Rocket;
-use super::board::{Good, LineId, PlaceKind, Terrain};
+use super::board::{Board, Good, LineId, PlaceKind, Terrain};
 use super::view::{PublicPlayer, VetoView, View};
 use engine::canvas::{self, Seg, css_colour};
 use engine::{Map, Seat};
@@ -54,10 +53,9 @@ pub(super) const WALES: &str = "#9e9e9e";
 pub(super) const PLACE: &str = "#263238";
 
 /// The pieces of hex `i`, added to `line`.
-fn cell(g: &Rocket, codes: &[String], i: usize, line: &mut Vec<Seg>) {
-    let b = g.board();
+fn cell(b: &Board, v: &View, codes: &[String], i: usize, line: &mut Vec<Seg>) {
     let hex = b.hex_at(i);
-    let c = g.cell(hex);
+    let c = v.table.cell(b, hex);
     let line_colour = |l: LineId| Some(css_colour(&b.line(l).colour));
     let station = || -> Seg {
         match c.station {
@@ -84,7 +82,9 @@ fn cell(g: &Rocket, codes: &[String], i: usize, line: &mut Vec<Seg>) {
         }
         Terrain::Land => {
             if let Some(l) = c.locomotive {
-                let facing = g.line(l).facing.map_or("", |d| d.name()).to_lowercase();
+                let facing = (v.table.locomotive(l).facing)
+                    .map_or("", |d| d.name())
+                    .to_lowercase();
                 line.push((
                     format!("{:<4}", format!("{}{facing}", codes[l.index()])).into(),
                     line_colour(l),
@@ -108,8 +108,7 @@ fn cell(g: &Rocket, codes: &[String], i: usize, line: &mut Vec<Seg>) {
 }
 
 /// The map as lines of coloured pieces: grid, coordinates, key and places.
-fn map_segments(g: &Rocket) -> Vec<Vec<Seg>> {
-    let b = g.board();
+fn map_segments(b: &Board, v: &View) -> Vec<Vec<Seg>> {
     let codes = line_codes(b);
     let cols = usize::from(b.columns);
     let mut lines: Vec<Vec<Seg>> = Vec::new();
@@ -128,7 +127,7 @@ fn map_segments(g: &Rocket) -> Vec<Vec<Seg>> {
             line.push((Cow::Borrowed("   "), None));
         }
         for c in 0..cols {
-            cell(g, &codes, r * cols + c, &mut line);
+            cell(b, v, &codes, r * cols + c, &mut line);
             line.push((Cow::Borrowed(" "), None));
         }
         if r % 2 == 0 {
@@ -139,20 +138,20 @@ fn map_segments(g: &Rocket) -> Vec<Vec<Seg>> {
     }
     lines.push(vec![(header.into(), None)]);
     let mut rest = String::new();
-    key(g, &codes, &mut rest);
+    key(b, v, &codes, &mut rest);
     lines.extend(rest.lines().map(|l| vec![(l.to_string().into(), None)]));
     lines
 }
 
-/// The map as text and as HTML, from one drawing on the engine's canvas.
-pub(super) fn map(g: &Rocket) -> Map {
-    canvas::draw(map_segments(g))
+/// The map of `b` as text and as HTML, from one drawing on the engine's
+/// canvas, drawn from the pieces on the board as the reader of `v` sees
+/// them (everyone sees them all: only money is private, rulings 13).
+pub(super) fn map(b: &Board, v: &View) -> Map {
+    canvas::draw(map_segments(b, v))
 }
 
 /// The key and the list of places, below the grid.
-fn key(g: &Rocket, codes: &[String], out: &mut String) {
-    let b = g.board();
-
+fn key(b: &Board, v: &View, codes: &[String], out: &mut String) {
     // The key.
     out.push_str("\nKey: (Abc) starting town   @Abc@ starting town, locomotive not yet moved\n");
     out.push_str(
@@ -169,8 +168,8 @@ fn key(g: &Rocket, codes: &[String], out: &mut String) {
         .map(|l| format!("{} {}", codes[l.index()], b.line(l).id))
         .collect();
     let _ = writeln!(out, "     Lines: {}", line_key.join(", "));
-    let players: Vec<String> = (0..g.players().len())
-        .map(|s| format!("{} {}", station_letter(Seat(s as u8)), g.players()[s].name))
+    let players: Vec<String> = (v.players.iter().enumerate())
+        .map(|(s, p)| format!("{} {}", station_letter(Seat(s as u8)), p.public.name))
         .collect();
     let _ = writeln!(out, "     Stations: {}", players.join(", "));
 
@@ -184,7 +183,7 @@ fn key(g: &Rocket, codes: &[String], out: &mut String) {
             PlaceKind::Start(l) => format!("{} {} ({} start)", p.abbr, p.name, b.line(l).id),
             PlaceKind::Town => format!("{} {} (town)", p.abbr, p.name),
             PlaceKind::City(_) => {
-                let left = g.city_tokens(super::PlaceId(i as u8));
+                let left = v.table.city_tokens(super::PlaceId(i as u8));
                 let goods: String = Good::ALL
                     .iter()
                     .map(|good| format!("{}{}", &good.name()[..2], left[good.index()]))

@@ -1,7 +1,8 @@
 //! What one reader may see of a Rocket game: the per-player [`View`] that
 //! every output is drawn from (the JSON view of `docs/state-json.md` is
-//! this type serialized; the status block is drawn from it alone, and the
-//! sentences of events from it and the board's names).
+//! this type serialized; the status block is drawn from it alone, the
+//! sentences of events from it and the board's names, and the map and the
+//! picture from it and the board).
 //!
 //! The one thing hidden in Rocket is money (rulings 13). Whose money a
 //! reader sees is decided once, in [`view`]: the viewer's own, or everyone's
@@ -10,17 +11,18 @@
 
 use serde::Serialize;
 
-use super::board::{Good, PlaceKind, Terrain};
+use super::board::{Board, Good, LineId, PlaceId, PlaceKind, Terrain};
+use super::hex::{Dir, Hex};
 use super::scoring::Money;
-use super::{LineStatus, Phase, Rocket};
-use engine::{Person, Seat};
+use super::{Cell, LineStatus, Phase, Rocket};
+use engine::{Person, Seat, Viewer};
 
 /// A Rocket game as one reader (a player, or a spectator) may see it.
 #[derive(Clone, Debug, Serialize)]
 pub struct View {
-    /// The reader's seat; `None` for a spectator.
+    /// Who reads it.
     #[serde(skip)]
-    seat: Option<Seat>,
+    reader: Viewer,
     /// Each player's money where this reader may see it, by seat.
     #[serde(skip)]
     money: Vec<Option<Money>>,
@@ -47,6 +49,80 @@ pub struct View {
     pub(super) awaiting: Vec<AwaitedView>,
     pub(super) veto: Option<VetoView>,
     pub(super) result: Option<ResultView>,
+    /// The pieces on the board, for the map and the picture; not in the
+    /// JSON view, which lists them by hex.
+    #[serde(skip)]
+    pub(super) table: Table,
+}
+
+/// What stands on the board, as everyone sees it: the pieces, with
+/// nothing private among them (rulings 13: only money is), which the map
+/// and the picture are drawn from.
+#[derive(Clone, Debug)]
+pub(super) struct Table {
+    /// What stands on each hex, in the board's order.
+    cells: Vec<Cell>,
+    /// Each line's locomotive, by line.
+    locomotives: Vec<Locomotive>,
+    /// Goods tokens still on each city, by place and good.
+    city_tokens: Vec<[u8; 4]>,
+}
+
+/// Where a line's locomotive stands, and which way it faces.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Locomotive {
+    /// Its hex (None once its line is dissolved).
+    pub(super) at: Option<Hex>,
+    /// Its facing (None while on its starting town).
+    pub(super) facing: Option<Dir>,
+}
+
+impl Table {
+    fn of(g: &Rocket) -> Table {
+        Table {
+            cells: g.cells.clone(),
+            locomotives: g
+                .lines
+                .iter()
+                .map(|l| Locomotive {
+                    at: l.locomotive,
+                    facing: l.facing,
+                })
+                .collect(),
+            city_tokens: g.city_tokens.clone(),
+        }
+    }
+
+    /// What stands on `hex` of `board` (nothing, on a board the view is
+    /// not of).
+    pub(super) fn cell(&self, board: &Board, hex: Hex) -> &Cell {
+        const EMPTY: Cell = Cell {
+            track: None,
+            tile: None,
+            station: None,
+            locomotive: None,
+        };
+        self.cells.get(board.index(hex)).unwrap_or(&EMPTY)
+    }
+
+    /// Line `l`'s locomotive.
+    pub(super) fn locomotive(&self, l: LineId) -> Locomotive {
+        self.locomotives
+            .get(l.index())
+            .copied()
+            .unwrap_or(Locomotive {
+                at: None,
+                facing: None,
+            })
+    }
+
+    /// The goods tokens left on `city`, by good.
+    pub(super) fn city_tokens(&self, city: PlaceId) -> [u8; 4] {
+        self.city_tokens
+            .get(city.index())
+            .copied()
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -163,9 +239,9 @@ pub(super) struct PlacingView {
 }
 
 impl View {
-    /// The reader's seat; `None` for a spectator.
+    /// The reader's seat; `None` for anyone who plays none.
     pub fn seat(&self) -> Option<Seat> {
-        self.seat
+        self.reader.seat()
     }
 
     /// `seat`'s money, if this reader may see it.
@@ -188,14 +264,14 @@ impl View {
     /// `seat` as this reader reads them: in the second person for
     /// themselves, by name for anyone else (issue 38).
     pub fn who(&self, seat: Seat) -> Person {
-        Person::new(self.name(seat), self.seat == Some(seat))
+        Person::new(self.name(seat), self.reader == Viewer::Player(seat))
     }
 }
 
-/// The view for `viewer` (None: a spectator): the one place where what a
-/// reader may see is decided; `over`: the game was stopped (aborted), and
-/// nothing is secret any more.
-pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
+/// The view for `viewer`: the one place where what a reader may see is
+/// decided; `over`: the game was stopped (aborted), and nothing is secret
+/// any more.
+pub(super) fn view(g: &Rocket, viewer: Viewer, over: bool) -> View {
     let b = g.board();
     let name = |s: Seat| g.player(s).name.clone();
     // Rulings 13: money is private, unless open_money or the game is over.
@@ -203,7 +279,7 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
     let money: Vec<Option<Money>> = (0..g.players().len())
         .map(|i| {
             let seat = Seat(i as u8);
-            (money_public || viewer == Some(seat)).then_some(g.player(seat).money)
+            (money_public || viewer == Viewer::Player(seat)).then_some(g.player(seat).money)
         })
         .collect();
     let players = (0..g.players().len())
@@ -211,7 +287,7 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
         .collect();
     let (stations, track) = stations_and_track(g);
     View {
-        seat: viewer,
+        reader: viewer,
         money,
         money_public,
         game: None,
@@ -225,7 +301,7 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
         options: option_names(g),
         phase: phase_name(g.phase()),
         finished: g.result().is_some(),
-        viewer: viewer.map(name),
+        viewer: viewer.seat().map(name),
         players,
         lines: b.line_ids().map(|l| line_view(g, l)).collect(),
         cities: city_views(g),
@@ -257,6 +333,7 @@ pub(super) fn view(g: &Rocket, viewer: Option<Seat>, over: bool) -> View {
             .collect(),
         veto: veto_view(g),
         result: result_view(g),
+        table: Table::of(g),
     }
 }
 

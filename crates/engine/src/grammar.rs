@@ -225,6 +225,11 @@ pub fn hint(label: &str, items: &[String], sep: &str) -> String {
     out
 }
 
+/// `n` and a regular noun, singular for one: "1 square", "3 squares".
+pub fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

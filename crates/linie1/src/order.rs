@@ -16,9 +16,9 @@
 use std::fmt::Write as _;
 
 use super::data::{Paths, Square, TerminalId, TileId};
-use super::rules::counted;
 use super::{Linie1, Phase, Place};
 use engine::Seat;
+use engine::grammar::counted;
 use engine::grammar::{self, Match, OrderError, OrderForm};
 
 /// An order of Linie 1.
@@ -516,6 +516,13 @@ pub(super) fn hints(g: &Linie1, seat: Seat) -> Vec<String> {
             "",
         ));
     }
+    out.extend(move_hint(g, &legal));
+    out
+}
+
+/// The "You can" line for the tram's moves among `legal`: the longest few,
+/// with how many ways there are and what limits them.
+fn move_hint(g: &Linie1, legal: &[Order]) -> Option<String> {
     let mut moves: Vec<&Vec<Place>> = legal
         .iter()
         .filter_map(|o| match o {
@@ -545,7 +552,7 @@ pub(super) fn hints(g: &Linie1, seat: Seat) -> Vec<String> {
                 counted(moves.len(), "way")
             ));
         }
-        out.push(grammar::hint("move SQUARE...", &examples, ", "));
+        return Some(grammar::hint("move SQUARE...", &examples, ", "));
     }
-    out
+    None
 }

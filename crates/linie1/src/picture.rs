@@ -25,9 +25,9 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::data::{Components, Edge, Paths, Square};
-use super::rules::counted;
 use super::view::{PlayerView, View};
 use engine::canvas::{css_colour, escape_html};
+use engine::grammar::counted;
 use engine::picture::{Layer, Picture, Stamp};
 
 /// A square's side in pixels.

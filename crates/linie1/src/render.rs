@@ -18,8 +18,8 @@ use engine::canvas::{self, css_colour};
 /// A piece of map text and its CSS colour, if any.
 type Seg = (String, Option<&'static str>);
 use super::data::{Components, Edge, Paths, Square};
-use super::rules::counted;
 use super::view::{PlayerView, View};
+use engine::grammar::counted;
 use engine::{Map, grammar};
 
 /// The widest line the map and status may print.

@@ -10,6 +10,7 @@ use super::data::{BuildingId, Components, Edge, Paths, Square, TerminalId, TileI
 use super::event::Event;
 use super::order::Order;
 use super::{DieRule, HAND_SIZE, Laid, Linie1, Outcome, Phase, Place, TILES_PER_TURN, Tram, Trip};
+use engine::grammar::counted;
 use engine::{RuleError, Seat};
 
 /// The longest move the engine considers: a die's 5 or 6 runs to the next
@@ -2170,11 +2171,6 @@ enum Limit {
     AtMost,
     Exactly,
     ToStop,
-}
-
-/// `n` and a regular noun, singular for one: "1 square", "3 squares".
-pub(crate) fn counted(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// `n` squares, as a move's length is said.

@@ -506,7 +506,7 @@ pub(super) fn unfinished(g: &Linie1, seat: Seat) -> Option<String> {
             Some(format!(
                 "Your turn is not over: you still owe {}, from {}. {} in one mail, one a line.",
                 counted(usize::from(owed), "draw"),
-                from.join(" or "),
+                from.join(" or from "),
                 if owed > 1 { "Send them" } else { "Send it" },
             ))
         }

@@ -7,7 +7,11 @@
 //! - a **tile** is named by its track: its paths, each two edge letters of
 //!   N, E, S, W, joined by `+`: `WE` a straight lying east-west, `NS+SW` a
 //!   straight with a curve from its south end to the west. The paths say both
-//!   which tile and how it is turned; letters go in any order;
+//!   which tile and how it is turned; letters go in any order. Or by its
+//!   number and turn (issue 35): `lay 3 C4 90` is tile 3 (its number in
+//!   the components, which the drawing of the hand shows) turned 90°
+//!   clockwise from its printed paths; the order is the one the paths
+//!   name, and its text is the path notation;
 //! - a **terminal** is its line number and the board edge it lies beyond:
 //!   `1W`, `4N`;
 //! - a **move** names every square the tram enters, a terminal by its name:
@@ -139,6 +143,8 @@ Tiles: by their track, the paths of the tile as it will lie, each two of the
 edge letters N E S W, joined by +: WE straight east-west, NS straight
 north-south, WS curve west-south, NS+SW straight with a curve from south to
 west, NS+WE crossing, NE+ES+SW+WN four curves.
+Or by number and turn: lay 3 C4 90 is tile 3 of your hand (the number its
+drawing shows) turned 90 degrees clockwise (0, 90, 180 or 270).
 Terminals: line number and edge (1W, 4N); the map shows them at its edges.";
 
 #[derive(Clone, Copy, PartialEq)]

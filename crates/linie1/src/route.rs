@@ -440,8 +440,17 @@ impl Linie1 {
     /// How far `seat`'s route is built: its points in the order that
     /// needs the fewest squares filled, each stretch's fewest empty squares
     /// to fill, and whether the trip may start. It reads `seat`'s secret
-    /// cards (rulings 4). What the count assumes: see [`crate::route`]'s
-    /// notes (a tile imagined nowhere; [`Linie1::route_progress_with`]).
+    /// cards (rulings 4): show it to that player alone.
+    ///
+    /// The count is a 0-1 breadth-first search over (square, side entered
+    /// by): a laid tile is crossed only along its track, as a tram would
+    /// (rulings 6), an empty square in by any side and out by any other,
+    /// counting one; buildings and the board's edge close a way. It
+    /// assumes the tiles for the empty squares are at hand and fit (their
+    /// other sides are not checked, and no exchange is counted), that a
+    /// stop with no sign yet is reached on any empty square next to its
+    /// building (rulings 3), and counts each stretch on its own, so a way
+    /// may leave a stop by any side; `complete` is the route check itself.
     pub fn route_progress(&self, seat: Seat) -> RouteProgress {
         let mut out = self.route_progress_with(seat, None);
         out.complete = !self.starts(seat).is_empty();

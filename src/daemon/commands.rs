@@ -32,6 +32,9 @@ pub enum Command {
     /// `takeback`: the player's last mail's orders taken back, while
     /// nobody else has acted and they showed nothing random or secret.
     Takeback,
+    /// `moves [WHAT]`: every order the player can give now, or those about
+    /// one part of the position (Linie 1: a square, a hand tile).
+    Moves,
 }
 
 /// The mail commands a player may give besides orders, each on a line of
@@ -56,12 +59,18 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("address remove ADDRESS", Command::Address),
     ("leave", Command::Leave),
     ("takeback", Command::Takeback),
+    ("moves [WHAT]", Command::Moves),
 ];
 
 /// The commands besides orders as `help` lists them after the orders
 /// (docs/players.md, "Commands"): each form and what it does.
 pub const COMMANDS_HELP: &[(&str, &str)] = &[
     ("map", "your report again, with no change to the game"),
+    (
+        "moves [WHAT]",
+        "every order you can give now, ready to copy (\"You can\" shows a few); in Linie 1 \
+         `moves C4` those on a square, `moves 2` those of tile 2 of your hand",
+    ),
     (
         "history [A..B]",
         "every accepted order so far (or entries A to B)",
@@ -173,6 +182,9 @@ mod tests {
         assert_eq!(command("Takeback"), Some(Command::Takeback));
         assert_eq!(command("takeback my last move"), None);
         assert_eq!(command("extend gwr c14"), None);
+        assert_eq!(command("moves"), Some(Command::Moves));
+        assert_eq!(command("Moves C4"), Some(Command::Moves));
+        assert_eq!(command("move C4"), None);
     }
 
     #[test]

@@ -736,6 +736,8 @@ struct Read {
     wants: Vec<Command>,
     /// `history FROM-TO`: the turns asked for.
     history_turns: Option<(u32, u32)>,
+    /// `moves [WHAT]`, each line's word after `moves`, if any.
+    moves: Vec<Option<String>>,
     /// `away DATE to DATE` and `back`, echoed with the orders.
     absence: Vec<String>,
     /// `say` and `tell`: table talk.
@@ -796,6 +798,11 @@ impl Read {
                 if let Some(r) = line.split_whitespace().nth(1) {
                     self.history_turns = crate::local::parse_turns(r).ok();
                 }
+            }
+            Some(Command::Moves) => {
+                self.wants.push(Command::Moves);
+                self.moves
+                    .push(line.split_whitespace().nth(1).map(str::to_string));
             }
             Some(c) => self.wants.push(c),
             None => self.orders.push(line.to_string()),
@@ -990,7 +997,7 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         })
     }
 
-    /// `leave`, `help` and `history`, answered in the reply.
+    /// `leave`, `help`, `moves` and `history`, answered in the reply.
     fn answer_commands(&mut self) -> Result<(), DaemonError> {
         let (ctx, id, game) = (self.ctx, self.id, &*self.stored.loaded.game);
         let wants = &self.read.wants;
@@ -1004,6 +1011,8 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
                 commands::commands_help()
             ));
         }
+        // Listed in the reply as the game stands after the mail's orders.
+        self.asked.moves_asked = self.read.moves.clone();
         if wants.contains(&Command::History) {
             let turns = self.read.history_turns;
             let entries: Vec<_> = ctx

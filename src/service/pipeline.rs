@@ -485,6 +485,7 @@ impl<'a, 'c> Reports<'a, 'c> {
             let asked = answer.asked;
             mail.reply = Some(answer.section.clone());
             mail.help = asked.help.clone();
+            mail.moves_asked = asked.moves_asked.clone();
             mail.history = asked.history.clone();
             mail.to = asked.to.clone();
             threading = Some(answer.thread.clone());

@@ -68,6 +68,12 @@ pub struct MailContext {
     pub help: Option<String>,
     /// The game's history, when asked for.
     pub history: Option<Vec<String>>,
+    /// The answers to `moves [WHAT]`, each what was asked and the orders.
+    pub moves: Vec<Listing>,
+    /// What `moves` lines asked (the word after it, if any), answered as
+    /// [`Self::moves`] by [`player_mail`] for the game as it stands then.
+    #[serde(skip)]
+    pub moves_asked: Vec<Option<String>>,
     /// What happened since the reader's last report.
     pub events: Vec<String>,
     /// The map and status, as text.
@@ -120,6 +126,60 @@ pub struct MailContext {
     /// where the games are not on the web.
     #[serde(skip)]
     pub attachment: Option<FileAttachment>,
+}
+
+/// One answer to `moves [WHAT]`: a sentence, and the orders one a line
+/// (sent as they are, to be copied).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Listing {
+    /// What the list is, or why there is none.
+    pub said: String,
+    /// The orders.
+    pub lines: Vec<String>,
+}
+
+/// The answers to `asked` (`moves` lines, each its word after `moves`)
+/// for `seat`, from the game as it stands.
+fn listings(game: &dyn AnyGame, seat: Seat, asked: &[Option<String>]) -> Vec<Listing> {
+    asked
+        .iter()
+        .map(|about| {
+            let command = match about {
+                Some(a) => format!("moves {a}"),
+                None => "moves".to_string(),
+            };
+            match game.order_list(seat, about.as_deref()) {
+                Ok(lines) if lines.is_empty() => Listing {
+                    said: format!("`{command}`: you have no order to give now."),
+                    lines,
+                },
+                Ok(lines) => Listing {
+                    said: format!(
+                        "`{command}`: what you can order now; copy the orders you mean into \
+                         your reply, one a line:"
+                    ),
+                    lines,
+                },
+                Err(why) => Listing {
+                    said: format!("{}.", why.trim_end_matches('.')),
+                    lines: Vec::new(),
+                },
+            }
+        })
+        .collect()
+}
+
+/// In `mail` to `seat`: the answers to its `moves` lines; and, where it
+/// answers their own mail and leaves their turn half done, what is still
+/// owed (issue 35: never silence about it).
+fn answer_moves_and_owed(game: &dyn AnyGame, seat: Seat, meta: &GameMeta, mail: &mut MailContext) {
+    mail.moves = listings(game, seat, &mail.moves_asked);
+    if let Some(reply) = mail.reply.as_mut()
+        && meta.paused.is_none()
+        && let Some(owed) = game.unfinished(seat)
+    {
+        reply.notes.push(owed);
+    }
 }
 
 /// A `reports` mode as the welcome offers it.
@@ -1101,6 +1161,10 @@ pub fn check_templates(templates: &crate::mail::templates::Templates) -> Vec<Str
         notes: lines(&["A note from a moderator: hello"]),
         help: Some("order ARGUMENT".into()),
         history: Some(lines(&["#1 2026-11-23 09:00 bob: first order"])),
+        moves: vec![Listing {
+            said: "`moves`: what you can order now:".into(),
+            lines: lines(&["order ARGUMENT"]),
+        }],
         events: lines(&["bob: first order", "   bob gains a point."]),
         map: "(the map)".into(),
         map_html: "<pre>(the map)</pre>".into(),
@@ -1268,6 +1332,7 @@ pub fn player_mail(
         .iter()
         .map(|h| h.replace('\n', "\n  "))
         .collect();
+    answer_moves_and_owed(game, seat, meta, &mut mail);
     if let Some(since) = meta.paused {
         // The clocks stand still: a deadline shown now would be wrong once
         // the resume moves it on, and no order is taken meanwhile (as

@@ -28,7 +28,7 @@ use serde_json::Value;
 use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::{Game, PlayerSetup, Seat, Setup, Status, Viewer};
-use stationmaster::linie1::{Edge, Linie1, Order, Paths, Square, TerminalId};
+use stationmaster::linie1::{Edge, Linie1, Order, Paths, Phase, Square, TerminalId};
 use stationmaster::local;
 use stationmaster::mail::OutMail;
 use stationmaster::mail::templates::Templates;
@@ -380,6 +380,15 @@ impl World {
         );
         self.inbox.push(raw);
         self.process()
+    }
+
+    /// A mail from seat `seat`; the answer to it.
+    fn ask(&mut self, seat: usize, body: &str) -> Got {
+        let got = self.send(seat, body);
+        got.iter()
+            .find(|m| m.to == self.addresses[seat] && m.in_reply_to.is_some())
+            .unwrap_or_else(|| panic!("{} is answered: {got:#?}", PLAYERS[seat]))
+            .clone()
     }
 
     /// A moderator's command by mail; their answer.
@@ -1318,4 +1327,148 @@ fn takeback_is_refused_once_tiles_were_drawn_from_the_supply() {
         "{}",
         got[0].text
     );
+}
+
+/// Issue 35, point 3: `moves` answers with every order the player can
+/// give, ready to copy (by tile number and turn); `moves C4` with those
+/// on one square, `moves 2` with those of one hand tile; a tile not in
+/// the hand, and a player whose turn it is not, are told so. Nothing of
+/// the game changes.
+#[test]
+fn moves_by_mail_lists_the_orders_all_or_of_a_square_or_a_tile() {
+    let mut w = World::new();
+    let seat = w.active();
+    let before = w.game();
+    let lays = before
+        .legal_orders(Seat(seat as u8))
+        .iter()
+        .filter(|o| matches!(o, Order::Lay { .. }))
+        .count();
+    let text = w.ask(seat, "moves").text;
+    assert!(
+        text.contains("`moves`: what you can order now; copy the orders you mean"),
+        "{text}"
+    );
+    // Every lay once, each as `lay TILE SQUARE TURN`.
+    let listed = text.matches("lay 1 ").count() + text.matches("lay 2 ").count();
+    assert!(listed >= lays, "{listed} of {lays}: {text}");
+    assert!(text.contains("  > moves"), "the command is echoed: {text}");
+    let text = w.ask(seat, "moves C4").text;
+    let lines: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("`moves C4`"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert!(!lines.is_empty(), "{text}");
+    for order in lines.iter().flat_map(|l| l.split("   ")) {
+        assert!(
+            order.trim().starts_with("lay ") && order.contains(" C4 "),
+            "{order}: {text}"
+        );
+    }
+    let text = w.ask(seat, "moves 2").text;
+    let lines: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("`moves 2`"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert!(!lines.is_empty(), "{text}");
+    for order in lines.iter().flat_map(|l| l.split("   ")) {
+        assert!(order.trim().starts_with("lay 2 "), "{order}: {text}");
+    }
+    let text = flat(&w.ask(seat, "moves 9").text);
+    assert!(
+        text.contains("tile 9 is not in your hand, which holds tiles 1, 2."),
+        "{text}"
+    );
+    let other = (seat + 1) % PLAYERS.len();
+    let text = w.ask(other, "moves").text;
+    assert!(
+        text.contains("`moves`: you have no order to give now."),
+        "{text}"
+    );
+    assert_eq!(w.game(), before, "listing changes nothing");
+    // A lay copied from the list is laid.
+    let order = lines[0].split("   ").next().unwrap().trim().to_string();
+    let text = w.ask(seat, &order).text;
+    assert!(text.contains("Applied."), "{order}: {text}");
+}
+
+/// Issue 35, point 4: once a player drives, a layer draws by order. The
+/// "You can" hints show the whole turn as one mail with its draws; a mail
+/// with the two lays alone is answered with the draws still owed; the
+/// draws then end the turn; and a whole turn in one mail is applied.
+#[test]
+fn draws_owed_are_answered_and_a_whole_turn_goes_in_one_mail() {
+    let mut w = World::new();
+    let builder = w.builder.index();
+    let mut turns = 0;
+    // Until the builder drives and another player is to lay.
+    loop {
+        let g = w.game();
+        let a = w.active();
+        if w.shown()[builder] && a != builder && matches!(g.phase(), Phase::Lay { laid: 0 }) {
+            break;
+        }
+        w.play_turn();
+        turns += 1;
+        assert!(turns < 300, "nobody set out in 300 turns");
+    }
+    let seat = w.active();
+    let last = w
+        .mails
+        .iter()
+        .rev()
+        .find(|m| m.to == w.addresses[seat])
+        .unwrap()
+        .text
+        .clone();
+    assert!(
+        last.contains("a whole turn           in one mail, one order a line, e.g.:")
+            && last.contains("  draw supply"),
+        "{last}"
+    );
+    let orders = w.turn_orders(Seat(seat as u8)).expect("a turn to play");
+    let (draws, lays): (Vec<String>, Vec<String>) =
+        orders.iter().cloned().partition(|o| o.starts_with("draw"));
+    assert_eq!(lays.len(), 2, "{orders:?}");
+    assert!(!draws.is_empty(), "{orders:?}");
+    let text = flat(&w.ask(seat, &lays.join("\n")).text);
+    assert!(text.contains("Applied."), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Your turn is not over: you still owe {} draw{}, from the supply (`draw supply`) or \
+             from {}'s open hand",
+            draws.len(),
+            if draws.len() == 1 { "" } else { "s" },
+            PLAYERS[builder]
+        )),
+        "{text}"
+    );
+    assert_eq!(w.active(), seat, "the turn waits for the draws");
+    let text = w.ask(seat, &draws.join("\n")).text;
+    assert!(text.contains("Applied."), "{text}");
+    assert!(!text.contains("Your turn is not over"), "{text}");
+    assert_ne!(w.active(), seat, "the draws ended the turn");
+
+    // The next layer sends the whole turn, draws too, in one mail.
+    loop {
+        let g = w.game();
+        if w.active() != builder && matches!(g.phase(), Phase::Lay { laid: 0 }) {
+            break;
+        }
+        w.play_turn();
+    }
+    let seat = w.active();
+    let (orders, _) = w.play_turn();
+    assert!(
+        orders.iter().filter(|o| o.starts_with("lay ")).count() == 2,
+        "{orders:?}"
+    );
+    assert!(orders.iter().any(|o| o.starts_with("draw ")), "{orders:?}");
+    assert_ne!(w.active(), seat, "one mail was the whole turn");
+    let verified = local::verify(w.daemon.store(), &w.id).unwrap();
+    assert!(verified.contains("intact"), "{verified}");
 }

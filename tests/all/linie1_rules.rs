@@ -545,6 +545,51 @@ fn drawing_from_a_drivers_open_hand() {
     assert_eq!(g.turn().active, ANNA);
 }
 
+/// Issue 35: a draw that leaves no choice is made for the player, in the
+/// events of the order that ended the laying (so the log replays it):
+/// here the supply is empty and Anna's open hand holds one kind of tile.
+/// Where the supply gives a choice beside it, the player still draws.
+#[test]
+fn a_draw_with_no_choice_is_made_for_the_player() {
+    let mut g = route_game(2, &["stops=2"]);
+    ok(&mut g, ANNA, "start 2W");
+    ok(&mut g, ANNA, "move A10");
+    let g = no_supply(&hand(&g, ANNA, &["WE", "WE"]));
+    let mut forced = g.clone();
+    ok(&mut forced, BERT, "lay C4 WE");
+    let events = ok(&mut forced, BERT, "lay H4 WE");
+    let drawn: Vec<&Event> = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::Drew {
+                    from: Some(ANNA),
+                    ..
+                }
+            )
+        })
+        .collect();
+    assert_eq!(drawn.len(), 2, "{events:?}");
+    assert_eq!(forced.players()[1].hand.len(), 5);
+    assert!(forced.players()[0].hand.is_empty());
+    assert_eq!(forced.turn().active, ANNA);
+    // A game stored before issue 35 (no `auto_draws` in its state) asks
+    // for the draw as it did, so its log replays as it was played.
+    let mut old = edit(&g, |v| {
+        v.as_object_mut().unwrap().remove("auto_draws");
+    });
+    ok(&mut old, BERT, "lay C4 WE");
+    ok(&mut old, BERT, "lay H4 WE");
+    assert_eq!(old.turn().active, BERT);
+    assert_eq!(old.legal_orders(BERT).len(), 1);
+    let said = old.hints(BERT).join("\n");
+    assert!(
+        said.contains("draw Anna WE (2 tiles still to draw"),
+        "{said}"
+    );
+}
+
 #[test]
 fn rulings_08_an_empty_supply_leaves_hands_short() {
     let mut g = no_supply(&game(2, &[]));
@@ -1304,8 +1349,10 @@ fn hints_give_examples_from_the_own_hand() {
     let g = route_game(2, &["stops=2"]);
     let hints = g.hints(ANNA).join("\n");
     assert!(hints.contains("start TERMINAL"), "{hints}");
-    assert!(hints.contains("lay SQUARE PATHS"), "{hints}");
-    assert!(hints.contains("placements in all"), "{hints}");
+    // Issue 35: lays ready to copy, by tile number and turn, and the
+    // count with how to list them all.
+    assert!(hints.contains("lay TILE SQUARE TURN"), "{hints}");
+    assert!(hints.contains(" lays; reply `moves` (all)"), "{hints}");
     assert!(!hints.contains(", ("), "no comma before the count: {hints}");
     for line in hints.lines() {
         assert!(line.chars().count() <= 96, "{line}");

@@ -322,6 +322,37 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// engine from [`Game::legal_orders`], which a game may make large.
     fn hints(&self, seat: Seat) -> Vec<String>;
 
+    /// Every order `seat` could give now, ready to copy, for a player's
+    /// `moves` command (where [`Game::hints`] shows a few): all of them,
+    /// or with `about` those that concern one part of the position in the
+    /// game's own words (Linie 1: a square `C4`, or a hand tile `3`). An
+    /// empty list: nothing to give now. `Err`: a sentence saying why
+    /// `about` names nothing to list. By default the legal orders, one a
+    /// line, and `about` refused.
+    fn order_list(&self, seat: Seat, about: Option<&str>) -> Result<Vec<String>, String> {
+        match about {
+            None => Ok(self
+                .legal_orders(seat)
+                .iter()
+                .map(|o| self.order_text(o))
+                .collect()),
+            Some(a) => Err(format!(
+                "`moves {a}`: this game's `moves` lists every order you can give, and takes \
+                 no word after it"
+            )),
+        }
+    }
+
+    /// What `seat` still owes of a turn they have begun and not finished
+    /// (Linie 1: a second tile, or the draws after laying), as a sentence
+    /// for the answer to their mail, so that a mail that leaves a turn
+    /// half done is never answered with silence about it; None when they
+    /// owe nothing, or the game has no such turns.
+    fn unfinished(&self, seat: Seat) -> Option<String> {
+        let _ = seat;
+        None
+    }
+
     /// What `viewer` may see of the game (a moderator and the operator see
     /// what a spectator sees; see [`Viewer`]): the one
     /// place where hidden information is decided. Every output is drawn
@@ -495,6 +526,10 @@ pub trait AnyGame: Send + Sync {
     fn forms(&self) -> Vec<OrderForm>;
     /// The "You can:" hints for `seat`.
     fn hints(&self, seat: Seat) -> Vec<String>;
+    /// See [`Game::order_list`].
+    fn order_list(&self, seat: Seat, about: Option<&str>) -> Result<Vec<String>, String>;
+    /// See [`Game::unfinished`].
+    fn unfinished(&self, seat: Seat) -> Option<String>;
     /// Events (as stored in [`Applied::events`]) as sentences for `viewer`;
     /// an event this version cannot read is an error, never left out.
     fn describe_events(
@@ -640,6 +675,14 @@ impl<G: Game> AnyGame for G {
 
     fn hints(&self, seat: Seat) -> Vec<String> {
         Game::hints(self, seat)
+    }
+
+    fn order_list(&self, seat: Seat, about: Option<&str>) -> Result<Vec<String>, String> {
+        Game::order_list(self, seat, about)
+    }
+
+    fn unfinished(&self, seat: Seat) -> Option<String> {
+        Game::unfinished(self, seat)
     }
 
     fn describe_events(

@@ -22,9 +22,11 @@
 
 pub mod data;
 mod event;
+mod hints;
 mod order;
 pub mod picture;
 mod render;
+mod route;
 mod rules;
 mod view;
 
@@ -42,6 +44,7 @@ use engine::{
 };
 pub use event::Event;
 pub use order::{FORMS, NOTATION, Order};
+pub use route::{RoutePoint, RouteProgress, Stretch};
 pub use view::{PlayerView, View};
 
 /// Players at the table (rule book, Preparazione; rulings 1).
@@ -385,6 +388,11 @@ pub struct Linie1 {
     last_roller: Option<Seat>,
     /// Turns in a row that ended with a pass (Stationmaster ruling 1).
     passes: u8,
+    /// True in games set up since issue 35: draws that leave no choice
+    /// are made for the player (`Linie1::forced_draws`). False, and read
+    /// so, in a game stored before, whose log replays as it was played.
+    #[serde(default)]
+    auto_draws: bool,
     result: Option<Outcome>,
 }
 
@@ -460,6 +468,7 @@ impl Linie1 {
             last_roll: None,
             last_roller: None,
             passes: 0,
+            auto_draws: true,
             result: None,
         })
     }
@@ -614,7 +623,15 @@ impl Game for Linie1 {
     }
 
     fn hints(&self, seat: Seat) -> Vec<String> {
-        order::hints(self, seat)
+        hints::hints(self, seat)
+    }
+
+    fn order_list(&self, seat: Seat, about: Option<&str>) -> Result<Vec<String>, String> {
+        hints::order_list(self, seat, about)
+    }
+
+    fn unfinished(&self, seat: Seat) -> Option<String> {
+        hints::unfinished(self, seat)
     }
 
     fn view(&self, viewer: Viewer) -> View {
@@ -642,12 +659,12 @@ impl Game for Linie1 {
         Some(picture::board_picture(view, board, stopped))
     }
 
-    fn status_to(_board: &Components, view: &View) -> String {
-        render::status(view, None)
+    fn status_to(board: &Components, view: &View) -> String {
+        render::status(board, view, None)
     }
 
-    fn stopped_status_to(_board: &Components, view: &View, how: &str) -> String {
-        render::status(view, Some(how))
+    fn stopped_status_to(board: &Components, view: &View, how: &str) -> String {
+        render::status(board, view, Some(how))
     }
 
     fn check_invariants(&self) -> Result<(), String> {

@@ -7,7 +7,11 @@
 //! - a **tile** is named by its track: its paths, each two edge letters of
 //!   N, E, S, W, joined by `+`: `WE` a straight lying east-west, `NS+SW` a
 //!   straight with a curve from its south end to the west. The paths say both
-//!   which tile and how it is turned; letters go in any order;
+//!   which tile and how it is turned; letters go in any order. Or by its
+//!   number and turn (issue 35): `lay 3 C4 90` is tile 3 (its number in
+//!   the components, which the drawing of the hand shows) turned 90°
+//!   clockwise from its printed paths; the order is the one the paths
+//!   name, and its text is the path notation;
 //! - a **terminal** is its line number and the board edge it lies beyond:
 //!   `1W`, `4N`;
 //! - a **move** names every square the tram enters, a terminal by its name:
@@ -16,9 +20,8 @@
 use std::fmt::Write as _;
 
 use super::data::{Paths, Square, TerminalId, TileId};
-use super::{Linie1, Phase, Place};
+use super::{Linie1, Place};
 use engine::Seat;
-use engine::grammar::counted;
 use engine::grammar::{self, Match, OrderError, OrderForm};
 
 /// An order of Linie 1.
@@ -75,6 +78,11 @@ pub const FORMS: &[OrderForm] = &[
         form: "lay SQUARE PATHS",
         summary: "lay a hand tile: square C4, track WE or NS+SW",
         example: "lay C4 NS+SW",
+    },
+    OrderForm {
+        form: "lay TILE SQUARE TURN",
+        summary: "hand tile TILE turned TURN degrees clockwise",
+        example: "lay 2 C4 90",
     },
     OrderForm {
         form: "exchange SQUARE PATHS",
@@ -135,6 +143,8 @@ Tiles: by their track, the paths of the tile as it will lie, each two of the
 edge letters N E S W, joined by +: WE straight east-west, NS straight
 north-south, WS curve west-south, NS+SW straight with a curve from south to
 west, NS+WE crossing, NE+ES+SW+WN four curves.
+Or by number and turn: lay 3 C4 90 is tile 3 of your hand (the number its
+drawing shows) turned 90 degrees clockwise (0, 90, 180 or 270).
 Terminals: line number and edge (1W, 4N); the map shows them at its edges.";
 
 #[derive(Clone, Copy, PartialEq)]
@@ -178,7 +188,11 @@ pub(super) fn parse(g: &Linie1, line: &str) -> Result<Order, OrderError> {
     };
     match keyword {
         Keyword::Lay => {
-            let swaps = square_paths(g, line, args, "lay SQUARE PATHS")?;
+            let swaps = if numbered(args) {
+                tile_turns(g, line, args, "lay TILE SQUARE TURN")?
+            } else {
+                square_paths(g, line, args, "lay SQUARE PATHS")?
+            };
             match swaps.as_slice() {
                 [(square, paths)] => Ok(Order::Lay {
                     square: *square,
@@ -191,7 +205,16 @@ pub(super) fn parse(g: &Linie1, line: &str) -> Result<Order, OrderError> {
             }
         }
         Keyword::Exchange => {
-            let swaps = square_paths(g, line, args, "exchange SQUARE PATHS [SQUARE PATHS]")?;
+            let swaps = if numbered(args) {
+                tile_turns(
+                    g,
+                    line,
+                    args,
+                    "exchange TILE SQUARE TURN [TILE SQUARE TURN]",
+                )?
+            } else {
+                square_paths(g, line, args, "exchange SQUARE PATHS [SQUARE PATHS]")?
+            };
             if swaps.len() > 2 {
                 return Err(OrderError::new(
                     line,
@@ -203,41 +226,7 @@ pub(super) fn parse(g: &Linie1, line: &str) -> Result<Order, OrderError> {
         Keyword::Pass => none("pass", Order::Pass),
         Keyword::Roll => none("roll", Order::Roll),
         Keyword::Repeat => none("repeat", Order::Repeat),
-        Keyword::Draw => match args {
-            [w] if grammar::match_word(w, &[("supply".to_string(), ())]) == Match::One(()) => {
-                Ok(Order::Draw {
-                    from: None,
-                    tile: None,
-                })
-            }
-            [who, tile @ ..] if !tile.is_empty() => {
-                let names: Vec<(String, Seat)> = g
-                    .players()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| (p.name.clone(), Seat(i as u8)))
-                    .collect();
-                let seat = match grammar::match_word(who, &names) {
-                    Match::One(s) => s,
-                    _ => {
-                        return Err(OrderError::new(line, format!("`{who}` is not a player"))
-                            .expecting(names.into_iter().map(|(n, _)| n).collect()));
-                    }
-                };
-                let paths = paths(line, &tile.join("+"))?;
-                let tile = g.data().tile_with_paths(paths).ok_or_else(|| {
-                    OrderError::new(line, format!("no tile shows exactly the paths {paths}"))
-                })?;
-                Ok(Order::Draw {
-                    from: Some(seat),
-                    tile: Some(tile),
-                })
-            }
-            _ => Err(OrderError::new(
-                line,
-                "write `draw supply`, or `draw PLAYER PATHS` to take a tile from a driver's open hand",
-            )),
-        },
+        Keyword::Draw => draw(g, line, args),
         Keyword::Start => match args {
             [w] => Ok(Order::Start {
                 terminal: terminal(g, line, w)?,
@@ -268,6 +257,170 @@ pub(super) fn parse(g: &Linie1, line: &str) -> Result<Order, OrderError> {
                     .collect::<Result<_, _>>()?,
             }),
         },
+    }
+}
+
+/// `draw supply`, or `draw PLAYER TILE` with the tile by its paths or its
+/// number.
+fn draw(g: &Linie1, line: &str, args: &[&str]) -> Result<Order, OrderError> {
+    match args {
+        [w] if grammar::match_word(w, &[("supply".to_string(), ())]) == Match::One(()) => {
+            Ok(Order::Draw {
+                from: None,
+                tile: None,
+            })
+        }
+        [who, tile @ ..] if !tile.is_empty() => {
+            let names: Vec<(String, Seat)> = g
+                .players()
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.clone(), Seat(i as u8)))
+                .collect();
+            let seat = match grammar::match_word(who, &names) {
+                Match::One(s) => s,
+                _ => {
+                    return Err(OrderError::new(line, format!("`{who}` is not a player"))
+                        .expecting(names.into_iter().map(|(n, _)| n).collect()));
+                }
+            };
+            let tile = match tile {
+                [n] if is_number(n) => tile_numbered(g, line, n)?,
+                _ => {
+                    let paths = paths(line, &tile.join("+"))?;
+                    g.data().tile_with_paths(paths).ok_or_else(|| {
+                        OrderError::new(line, format!("no tile shows exactly the paths {paths}"))
+                    })?
+                }
+            };
+            Ok(Order::Draw {
+                from: Some(seat),
+                tile: Some(tile),
+            })
+        }
+        _ => Err(OrderError::new(
+            line,
+            "write `draw supply`, or `draw PLAYER PATHS` to take a tile from a driver's open hand",
+        )),
+    }
+}
+
+fn is_number(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(|c| c.is_ascii_digit())
+}
+
+/// True if a lay or exchange names its tile by number (`lay 3 C4 90`)
+/// rather than by its paths (`lay C4 NS+SW`), whose first word is a square.
+fn numbered(args: &[&str]) -> bool {
+    args.first().is_some_and(|w| is_number(w))
+}
+
+/// The tile type numbered `word` (its number in the components and on
+/// the drawings of a hand, `../shared/linie1.md`).
+fn tile_numbered(g: &Linie1, line: &str, word: &str) -> Result<TileId, OrderError> {
+    let d = g.data();
+    word.parse::<u8>()
+        .ok()
+        .and_then(|n| d.tiles.iter().position(|t| t.number == n))
+        .map(|i| TileId(i as u8))
+        .ok_or_else(|| {
+            OrderError::new(
+                line,
+                format!(
+                    "there is no tile {word}: tiles are numbered 1 to {}, as your hand shows them",
+                    d.tiles.len()
+                ),
+            )
+        })
+}
+
+/// `TILE SQUARE [TURN]`, once or twice: a tile by its number, where it
+/// goes, and how far it is turned clockwise from the drawing of the hand,
+/// in degrees (0, 90, 180 or 270; 0 when left out). The order is the one
+/// its paths name (`lay 2 C4 90` is `lay C4 NW`: the curve WS turned a
+/// quarter clockwise).
+fn tile_turns(
+    g: &Linie1,
+    line: &str,
+    args: &[&str],
+    form: &str,
+) -> Result<Vec<(Square, Paths)>, OrderError> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let (tile, at) = (args[i], args.get(i + 1));
+        if !is_number(tile) {
+            return Err(OrderError::new(
+                line,
+                format!("expected a tile's number where `{tile}` is; write `{form}`"),
+            ));
+        }
+        let Some(at) = at else {
+            return Err(OrderError::new(
+                line,
+                format!("where does tile {tile} go? name a square, e.g. `C4`; write `{form}`"),
+            ));
+        };
+        let tile = tile_numbered(g, line, tile)?;
+        let s = square(g, line, at)?;
+        // A number after the square is its turn, unless a square follows
+        // it: then it is the next tile's number.
+        let turn_word = args
+            .get(i + 2)
+            .filter(|w| is_turn_word(w))
+            .filter(|_| args.get(i + 3).is_none_or(|w| is_number(w)));
+        let quarters = match turn_word {
+            Some(w) => turn(line, w)?,
+            None => 0,
+        };
+        out.push((s, g.data().tile(tile).paths.turned(quarters)));
+        i += if turn_word.is_some() { 3 } else { 2 };
+    }
+    if out.is_empty() {
+        return Err(OrderError::new(
+            line,
+            format!("incomplete order; write `{form}`, e.g. `lay 2 C4 90`"),
+        ));
+    }
+    Ok(out)
+}
+
+/// A turn as written: digits, with a degree sign or not.
+fn is_turn_word(word: &str) -> bool {
+    is_number(word.trim_end_matches('°'))
+}
+
+/// Quarter turns clockwise of a turn in degrees: 0, 90, 180 or 270.
+fn turn(line: &str, word: &str) -> Result<usize, OrderError> {
+    match word.trim_end_matches('°') {
+        "0" | "360" => Ok(0),
+        "90" => Ok(1),
+        "180" => Ok(2),
+        "270" => Ok(3),
+        _ => Err(OrderError::new(
+            line,
+            format!(
+                "`{word}` is no turn: write 0, 90, 180 or 270, the degrees the tile turns \
+                 clockwise from its drawing in your hand"
+            ),
+        )),
+    }
+}
+
+/// How a tile's `paths` lie, as `TILE SQUARE TURN` writes them: the
+/// tile's number and the fewest degrees clockwise from its drawing.
+pub(super) fn tile_turn(g: &Linie1, paths: Paths) -> Option<(u8, u16)> {
+    let t = g.data().tile(g.data().tile_with_paths(paths)?);
+    let k = (0..4).find(|k| t.paths.turned(*k) == paths)?;
+    Some((t.number, k as u16 * 90))
+}
+
+/// A lay as `lay TILE SQUARE TURN` writes it (the path notation where
+/// the paths are no tile's).
+pub(super) fn lay_text(g: &Linie1, square: Square, paths: Paths) -> String {
+    match tile_turn(g, paths) {
+        Some((n, deg)) => format!("lay {n} {square} {deg}"),
+        None => format!("lay {square} {paths}"),
     }
 }
 
@@ -423,136 +576,4 @@ pub(super) fn text(g: &Linie1, order: &Order) -> String {
         Order::Along { squares } => format!("move {squares}"),
         Order::Skip => engine::SKIP_ORDER.into(),
     }
-}
-
-/// The "You can:" hints for `seat`: each form open now, with real examples
-/// from their own hand and the board, rather than every placement.
-pub(super) fn hints(g: &Linie1, seat: Seat) -> Vec<String> {
-    let legal = g.legal(seat);
-    let mut out = Vec::new();
-    if legal.is_empty() {
-        return out;
-    }
-    let starts: Vec<String> = legal
-        .iter()
-        .filter_map(|o| match o {
-            Order::Start { terminal } => Some(g.data().terminal(*terminal).name.clone()),
-            _ => None,
-        })
-        .collect();
-    if !starts.is_empty() {
-        out.push(grammar::hint(
-            "start TERMINAL",
-            &[format!(
-                "your route is complete: start your trip at {}",
-                starts.join(" or ")
-            )],
-            "",
-        ));
-    }
-    // Lays: one example for each tile of the hand, quiet squares first.
-    let lays: Vec<&Order> = legal
-        .iter()
-        .filter(|o| matches!(o, Order::Lay { .. }))
-        .collect();
-    if !lays.is_empty() {
-        let mut examples: Vec<String> = Vec::new();
-        let mut seen: Vec<TileId> = Vec::new();
-        for o in &lays {
-            if let Order::Lay { paths, .. } = o
-                && let Some(t) = g.data().tile_with_paths(*paths)
-                && !seen.contains(&t)
-            {
-                seen.push(t);
-                examples.push(text(g, o));
-            }
-        }
-        // The count closes the last example, not an item of its own (a
-        // stray comma before it).
-        if let Some(last) = examples.last_mut() {
-            last.push_str(&format!(" … ({} in all)", counted(lays.len(), "placement")));
-        }
-        out.push(grammar::hint("lay SQUARE PATHS", &examples, ", "));
-    }
-    let exchanges: Vec<&Order> = legal
-        .iter()
-        .filter(|o| matches!(o, Order::Exchange { .. }))
-        .collect();
-    if !exchanges.is_empty() {
-        let mut examples: Vec<String> = exchanges.iter().take(3).map(|o| text(g, o)).collect();
-        if exchanges.len() > 3
-            && let Some(last) = examples.last_mut()
-        {
-            last.push_str(&format!(" … ({} in all)", exchanges.len()));
-        }
-        out.push(grammar::hint("exchange SQUARE PATHS", &examples, ", "));
-    }
-    if legal.contains(&Order::Pass) {
-        out.push(grammar::hint(
-            "pass",
-            &["no tile of your hand fits anywhere".to_string()],
-            "",
-        ));
-    }
-    let mut draws: Vec<String> = Vec::new();
-    for o in &legal {
-        if let Order::Draw { .. } = o {
-            draws.push(text(g, o));
-        }
-    }
-    if !draws.is_empty() {
-        out.push(grammar::hint("draw", &draws, ", "));
-    }
-    if legal.contains(&Order::Roll) {
-        out.push(grammar::hint("roll", &["roll the die".to_string()], ""));
-    }
-    if legal.contains(&Order::Repeat) {
-        out.push(grammar::hint(
-            "repeat",
-            &[format!(
-                "move by the last result, {}",
-                g.last_roll.unwrap_or_default()
-            )],
-            "",
-        ));
-    }
-    out.extend(move_hint(g, &legal));
-    out
-}
-
-/// The "You can" line for the tram's moves among `legal`: the longest few,
-/// with how many ways there are and what limits them.
-fn move_hint(g: &Linie1, legal: &[Order]) -> Option<String> {
-    let mut moves: Vec<&Vec<Place>> = legal
-        .iter()
-        .filter_map(|o| match o {
-            Order::Move { places } => Some(places),
-            _ => None,
-        })
-        .collect();
-    if !moves.is_empty() {
-        moves.sort_by_key(|m| std::cmp::Reverse(m.len()));
-        let longest = moves[0].len();
-        let mut examples: Vec<String> = moves
-            .iter()
-            .take(3)
-            .map(|m| text(g, &Order::Move { places: m.to_vec() }))
-            .collect();
-        let limit = match g.phase() {
-            Phase::Drive { roll: Some(r) } if *r >= 5 => {
-                "the die says: on to the next stop sign".to_string()
-            }
-            Phase::Drive { roll: Some(r) } => format!("the die says {r}"),
-            _ => format!("at most {} now", g.max_distance()),
-        };
-        // The count closes the last example, as for lays (no stray comma).
-        if let Some(last) = examples.last_mut() {
-            last.push_str(&format!(
-                " ({}; {limit}; the longest goes {longest})",
-                counted(moves.len(), "way")
-            ));
-        }
-        return Some(grammar::hint("move SQUARE...", &examples, ", "));
-    }
-    None
 }

@@ -318,7 +318,7 @@ pub(super) fn map(d: &Components, view: &View) -> Map {
 /// The status block of `v`, drawn from what the reader may see;
 /// `stopped`: the game was stopped before its end (a moderator's abort),
 /// and how, said where the turn would be.
-pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
+pub(super) fn status(board: &Components, v: &View, stopped: Option<&str>) -> String {
     let mut out = String::new();
     // A game over looks back: no next move's limit.
     let over = v.result.is_some() || stopped.is_some();
@@ -332,7 +332,57 @@ pub(super) fn status(v: &View, stopped: Option<&str>) -> String {
         out.push('\n');
         out.push_str(&wrap(&row, 2));
     }
+    if let Some(drawn) = your_hand(board, v, over) {
+        out.push('\n');
+        out.push_str(&drawn);
+    }
     out
+}
+
+/// The reader's own hand while they lay, drawn (issue 35): each kind of
+/// tile once, under its number, as `lay TILE SQUARE 0` lays it, so that
+/// an order can name it by number and turn (`lay 2 C4 90`). Hands lie
+/// face up (rule book, Preparazione), so this shows nothing secret; it is
+/// drawn for the reader alone as it is their orders it serves.
+fn your_hand(board: &Components, v: &View, over: bool) -> Option<String> {
+    let me = v.viewer_seat.and_then(|s| v.players.get(usize::from(s)))?;
+    if me.driving || over || me.hand.is_empty() {
+        return None;
+    }
+    // Number, paths as drawn, how many.
+    let mut tiles: Vec<(u8, Paths, usize)> = Vec::new();
+    for text in &me.hand {
+        let tile = board.tile(board.tile_with_paths(Paths::parse(text).ok()?)?);
+        match tiles.iter_mut().find(|t| t.0 == tile.number) {
+            Some(t) => t.2 += 1,
+            None => tiles.push((tile.number, tile.paths, 1)),
+        }
+    }
+    tiles.sort_by_key(|t| t.0);
+    let mut rows = vec![String::new(); 5];
+    for (number, paths, count) in tiles {
+        let mut cell = blank();
+        track(&mut cell, paths, TRACK);
+        let line = |k: usize| cell[k].iter().map(|(c, _)| *c).collect::<String>();
+        let label = match count {
+            1 => format!("tile {number}"),
+            n => format!("tile {number} ×{n}"),
+        };
+        let _ = write!(rows[0], "  {label:<11}");
+        let _ = write!(rows[1], "  ·{}·  ", line(0));
+        let _ = write!(rows[2], "   {}   ", line(1));
+        let _ = write!(rows[3], "  ·{}·  ", line(2));
+        let _ = write!(rows[4], "  {:^9}  ", paths.to_string());
+    }
+    let mut out = String::from(
+        "Your hand, each tile as `lay TILE SQUARE 0` lays it (TURN 90, 180, 270: turned \
+         clockwise):\n",
+    );
+    for row in rows {
+        out.push_str(row.trim_end());
+        out.push('\n');
+    }
+    Some(out)
 }
 
 /// The first line: how the game ended, or whom it waits for.

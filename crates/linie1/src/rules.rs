@@ -626,7 +626,7 @@ impl Linie1 {
 
     /// True if `seat`'s stops must come in card order (variant 3; Stationmaster
     /// ruling 3).
-    fn ordered(&self, seat: Seat) -> bool {
+    pub(super) fn ordered(&self, seat: Seat) -> bool {
         self.options.ordered_stops && self.required_stops(seat).len() >= 3
     }
 
@@ -1189,7 +1189,10 @@ impl Linie1 {
                 }
                 self.end_laying(seat, &mut events);
             }
-            Order::Draw { from, tile } => self.draw(seat, *from, *tile, &mut events)?,
+            Order::Draw { from, tile } => {
+                self.draw(seat, *from, *tile, &mut events)?;
+                self.forced_draws(seat, &mut events);
+            }
             Order::Start { terminal } => self.start(seat, *terminal, &mut events)?,
             Order::Roll | Order::Repeat => self.roll(seat, *order == Order::Repeat, &mut events)?,
             Order::Move { places } => self.move_tram(seat, places, &mut events)?,
@@ -1248,12 +1251,57 @@ impl Linie1 {
         let owed = HAND_SIZE.saturating_sub(self.players[seat.index()].hand.len()) as u8;
         if owed > 0 && !self.open_hands(seat).is_empty() {
             self.phase = Phase::Draw { owed };
+            self.forced_draws(seat, events);
             return;
         }
         for _ in 0..owed {
             self.draw_supply(seat, events);
         }
         self.next_turn(events);
+    }
+
+    /// The draws open to `seat` now: the supply, and each kind of tile in
+    /// each other driver's open hand (rule book, Piazzare le tessere).
+    pub(super) fn draw_choices(&self, seat: Seat) -> Vec<Order> {
+        let mut out = Vec::new();
+        if self.supply_left() > 0 {
+            out.push(Order::Draw {
+                from: None,
+                tile: None,
+            });
+        }
+        for d in self.open_hands(seat) {
+            let mut tiles = self.players[d.index()].hand.clone();
+            tiles.sort();
+            tiles.dedup();
+            for t in tiles {
+                out.push(Order::Draw {
+                    from: Some(d),
+                    tile: Some(t),
+                });
+            }
+        }
+        out
+    }
+
+    /// While `seat` owes draws that leave no choice (one draw open: the
+    /// supply alone, or with the supply empty one open hand of one kind
+    /// of tile), they are made for them, as every choice would make them
+    /// (rule book, Piazzare le tessere; issue 35). Only in games set up
+    /// since ([`Linie1::auto_draws`]): an older game's log replays as
+    /// it was played.
+    fn forced_draws(&mut self, seat: Seat, events: &mut Vec<Event>) {
+        while self.auto_draws
+            && matches!(self.phase, Phase::Draw { .. })
+            && self.turn.active == seat
+        {
+            let [Order::Draw { from, tile }] = self.draw_choices(seat)[..] else {
+                return;
+            };
+            if self.draw(seat, from, tile, events).is_err() {
+                return;
+            }
+        }
     }
 
     fn draw_supply(&mut self, seat: Seat, events: &mut Vec<Event>) -> bool {
@@ -1923,27 +1971,7 @@ impl Linie1 {
                 }
                 lays
             }
-            Phase::Draw { .. } => {
-                let mut out = Vec::new();
-                if self.supply_left() > 0 {
-                    out.push(Order::Draw {
-                        from: None,
-                        tile: None,
-                    });
-                }
-                for d in self.open_hands(seat) {
-                    let mut tiles = self.players[d.index()].hand.clone();
-                    tiles.sort();
-                    tiles.dedup();
-                    for t in tiles {
-                        out.push(Order::Draw {
-                            from: Some(d),
-                            tile: Some(t),
-                        });
-                    }
-                }
-                out
-            }
+            Phase::Draw { .. } => self.draw_choices(seat),
             Phase::Drive { roll } => {
                 if p.trip.as_ref().and_then(|t| t.tram).is_none() {
                     return self.starts(seat);

@@ -12,6 +12,7 @@
 //! fraction of the size of a full-colour one and quick to compress.
 
 mod glyphs;
+mod truetype;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

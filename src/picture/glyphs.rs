@@ -25,7 +25,11 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use roxmltree::{Node, NodeId};
-use ttf_parser::GlyphId;
+
+use super::truetype::{Face, Segment};
+
+/// A glyph's number in the font.
+type GlyphId = u16;
 
 /// DejaVu Sans, the one font pictures are drawn in (`templates/fonts/`,
 /// its licence beside it).
@@ -83,7 +87,7 @@ fn is_svg(node: &Node, name: &str) -> bool {
 /// DejaVu Sans, read once, and each glyph's outline, read when first
 /// drawn.
 struct Font {
-    face: ttf_parser::Face<'static>,
+    face: Face<'static>,
     /// Font units a pixel of `font-size`.
     units_per_em: f32,
     /// By glyph id.
@@ -94,7 +98,7 @@ fn font() -> Result<&'static Font, String> {
     static FONT_READ: OnceLock<Result<Font, String>> = OnceLock::new();
     FONT_READ
         .get_or_init(|| {
-            let face = ttf_parser::Face::parse(FONT, 0).map_err(|e| format!("DejaVu Sans: {e}"))?;
+            let face = Face::parse(FONT).ok_or("DejaVu Sans does not read as a TrueType font")?;
             Ok(Font {
                 units_per_em: f32::from(face.units_per_em()),
                 outlines: (0..face.number_of_glyphs())
@@ -110,62 +114,24 @@ fn font() -> Result<&'static Font, String> {
 impl Font {
     /// `glyph`'s outline in font units, y up.
     fn outline(&self, glyph: GlyphId) -> &[Segment] {
-        match self.outlines.get(usize::from(glyph.0)) {
+        match self.outlines.get(usize::from(glyph)) {
             Some(slot) => slot.get_or_init(|| {
-                let mut outline = Outline(Vec::new());
-                self.face.outline_glyph(glyph, &mut outline);
-                outline.0.into_boxed_slice()
+                let mut outline = Vec::new();
+                self.face.outline(glyph, &mut outline);
+                outline.into_boxed_slice()
             }),
             None => &[],
         }
     }
 
-    /// The kerning between `left` and `right`, in font units: the sum of
-    /// the `kern` table's horizontal pair subtables (DejaVu Sans has one).
+    /// The kerning between `left` and `right`, in font units (the `kern`
+    /// table's pairs).
     fn kerning(&self, left: GlyphId, right: GlyphId) -> f32 {
-        let Some(kern) = self.face.tables().kern else {
-            return 0.0;
-        };
-        kern.subtables
-            .into_iter()
-            .filter(|s| s.horizontal && !s.variable && !s.has_cross_stream)
-            .filter_map(|s| s.glyphs_kerning(left, right))
-            .map(f32::from)
-            .sum()
+        f32::from(self.face.kerning(left, right))
     }
 
     fn advance(&self, glyph: GlyphId) -> f32 {
-        f32::from(self.face.glyph_hor_advance(glyph).unwrap_or(0))
-    }
-}
-
-/// A piece of a glyph's outline, in font units.
-#[derive(Clone, Copy, Debug)]
-enum Segment {
-    Move(f32, f32),
-    Line(f32, f32),
-    Quad(f32, f32, f32, f32),
-    Cubic(f32, f32, f32, f32, f32, f32),
-    Close,
-}
-
-struct Outline(Vec<Segment>);
-
-impl ttf_parser::OutlineBuilder for Outline {
-    fn move_to(&mut self, x: f32, y: f32) {
-        self.0.push(Segment::Move(x, y));
-    }
-    fn line_to(&mut self, x: f32, y: f32) {
-        self.0.push(Segment::Line(x, y));
-    }
-    fn quad_to(&mut self, x1: f32, y1: f32, x: f32, y: f32) {
-        self.0.push(Segment::Quad(x1, y1, x, y));
-    }
-    fn curve_to(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, x: f32, y: f32) {
-        self.0.push(Segment::Cubic(x1, y1, x2, y2, x, y));
-    }
-    fn close(&mut self) {
-        self.0.push(Segment::Close);
+        f32::from(self.face.advance(glyph))
     }
 }
 
@@ -194,7 +160,8 @@ fn outline(out: &mut String, svg: &str, text: Node, font: &Font) -> Result<(), S
     let mut pen = 0.0;
     let mut before: Option<(GlyphId, f32)> = None;
     for letter in &letters {
-        let glyph = font.face.glyph_index(letter.c).unwrap_or(GlyphId(0));
+        // A character the font lacks: its glyph 0, the missing glyph's box.
+        let glyph = font.face.glyph_index(letter.c).unwrap_or(0);
         let scale = letter.size / font.units_per_em;
         if let Some((left, size)) = before
             && size == letter.size
@@ -491,14 +458,6 @@ fn write_outline(d: &mut String, outline: &[Segment], x: f32, y: f32, scale: f32
             Segment::Quad(x1, y1, px, py) => {
                 d.push('Q');
                 point(d, x1, y1);
-                d.push(' ');
-                point(d, px, py);
-            }
-            Segment::Cubic(x1, y1, x2, y2, px, py) => {
-                d.push('C');
-                point(d, x1, y1);
-                d.push(' ');
-                point(d, x2, y2);
                 d.push(' ');
                 point(d, px, py);
             }

@@ -1,8 +1,9 @@
 //! A board's picture ([`crate::engine::Game::picture`], SVG) rendered to PNG
 //! in-process, for mail clients that show no SVG (most): resvg, pure Rust,
-//! its text drawn as glyph outlines of DejaVu Sans, built into the program
-//! (`templates/fonts/`, its licence beside it; [`glyphs`]), so the picture
-//! is the same on every machine whatever fonts it has.
+//! its text drawn as glyph outlines of DejaVu Sans, built into the
+//! program (`templates/fonts/`, its licence beside it;
+//! `picture/glyphs.rs`), so the picture is the same on every machine
+//! whatever fonts it has.
 //!
 //! Cheap by design, since every report carries one: a picture is some 600
 //! pixels wide (a phone's screen; it scales down on a narrower one) and is

@@ -1,9 +1,9 @@
 //! The pictures' text as glyph outlines: before usvg reads an SVG, each
 //! `<text>` element becomes a `<path>` of DejaVu Sans's glyphs (the font
-//! built into the program), laid out as usvg's own text layout laid it out:
-//! each glyph's advance width and the font's kerning pairs (its `kern`
-//! table), on the baseline at `y`, moved left by half or all of the line's
-//! width for `text-anchor` `middle` or `end`. resvg is built without its
+//! built into the program, read by [`super::truetype`]), laid out as usvg
+//! laid it out: each glyph's advance width and the font's kerning pairs
+//! (its `kern` table), on the baseline at `y`, moved left by half or all
+//! of the line's width for `text-anchor` `middle` or `end`. resvg is built without its
 //! text feature, whose shaping stack (fontdb, harfrust, skrifa,
 //! read-fonts) was some 120 CPU seconds of a cold build (issue 37, point
 //! 8). The games' SVG is unchanged: a browser showing it draws the `<text>`.
@@ -16,9 +16,10 @@
 //! drawn in the regular face, the one face built in (as usvg drew it).
 //! Refused, as a fault in a game's drawing: letters placed one by one
 //! (several `x`, `dx`, `rotate`, a tspan's own `x`), spacing, vertical or
-//! right-to-left text, a path to follow. Not done: contextual shaping
-//! (Arabic's joined forms, ligatures) and reordering right-to-left runs
-//! inside a line.
+//! right-to-left text, a path to follow. Not done: the font's OpenType
+//! layout (harfrust drew DejaVu Sans's fi, ffi and ff as ligatures, a
+//! pixel or two apart from the letters at our sizes; Arabic's joined
+//! forms) and reordering right-to-left runs inside a line.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -88,7 +89,7 @@ fn is_svg(node: &Node, name: &str) -> bool {
 /// drawn.
 struct Font {
     face: Face<'static>,
-    /// Font units a pixel of `font-size`.
+    /// Font units in an em (one `font-size`).
     units_per_em: f32,
     /// By glyph id.
     outlines: Box<[OnceLock<Box<[Segment]>>]>,

@@ -1,8 +1,9 @@
 //! A board's picture ([`crate::engine::Game::picture`], SVG) rendered to PNG
 //! in-process, for mail clients that show no SVG (most): resvg, pure Rust,
-//! with DejaVu Sans built into the program (`templates/fonts/`, its licence
-//! beside it), so the picture is the same on every machine whatever fonts
-//! it has.
+//! its text drawn as glyph outlines of DejaVu Sans, built into the
+//! program (`templates/fonts/`, its licence beside it;
+//! `picture/glyphs.rs`), so the picture is the same on every machine
+//! whatever fonts it has.
 //!
 //! Cheap by design, since every report carries one: a picture is some 600
 //! pixels wide (a phone's screen; it scales down on a narrower one) and is
@@ -11,8 +12,11 @@
 //! the nearest of the 256 most used, invisibly at this size. That PNG is a
 //! fraction of the size of a full-colour one and quick to compress.
 
+mod glyphs;
+mod truetype;
+
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use resvg::{tiny_skia, usvg};
 
@@ -24,9 +28,6 @@ pub const PNG_WIDTH: u32 = 600;
 /// The tallest PNG drawn (a picture taller than this is refused: it would
 /// be a bug in a game's drawing, not a board).
 const MAX_HEIGHT: u32 = 4000;
-
-/// DejaVu Sans, the one font pictures are drawn in.
-const FONT: &[u8] = include_bytes!("../templates/fonts/DejaVuSans.ttf");
 
 /// A picture as PNG.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,24 +53,6 @@ pub enum PictureError {
     /// The PNG encoder failed.
     #[error("the board's picture could not be written as PNG: {0}")]
     Png(String),
-}
-
-/// The font database, loaded once: DejaVu Sans, which is also the family
-/// every generic name (sans-serif, serif …) falls back to.
-fn fonts() -> Arc<usvg::fontdb::Database> {
-    static DB: OnceLock<Arc<usvg::fontdb::Database>> = OnceLock::new();
-    DB.get_or_init(|| {
-        let mut db = usvg::fontdb::Database::new();
-        db.load_font_data(FONT.to_vec());
-        let family = "DejaVu Sans";
-        db.set_sans_serif_family(family);
-        db.set_serif_family(family);
-        db.set_monospace_family(family);
-        db.set_cursive_family(family);
-        db.set_fantasy_family(family);
-        Arc::new(db)
-    })
-    .clone()
 }
 
 /// `picture` rendered [`PNG_WIDTH`] pixels wide, on white, as a report
@@ -189,13 +172,11 @@ fn fit(width: f32, height: f32) -> Result<(f32, u32), PictureError> {
     Ok((scale, pixels as u32))
 }
 
+/// `svg` read, its text drawn as glyph outlines ([`glyphs`]).
 fn parse(svg: &str) -> Result<usvg::Tree, PictureError> {
-    let options = usvg::Options {
-        fontdb: fonts(),
-        font_family: "DejaVu Sans".to_string(),
-        ..usvg::Options::default()
-    };
-    usvg::Tree::from_str(svg, &options).map_err(|e| PictureError::Svg(e.to_string()))
+    let svg = glyphs::outlined(svg).map_err(PictureError::Svg)?;
+    usvg::Tree::from_str(&svg, &usvg::Options::default())
+        .map_err(|e| PictureError::Svg(e.to_string()))
 }
 
 /// A canvas `width` by `height` pixels, white or transparent.

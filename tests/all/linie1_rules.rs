@@ -1418,8 +1418,13 @@ fn the_map_fits_100_columns_and_shows_track_signs_and_trams() {
     assert!(m.text.contains("●K"), "stop signs");
     assert!(m.text.contains("@2"), "Anna's tram, line 2");
     assert!(m.text.contains("2W") && m.text.contains("6S"), "terminals");
-    assert!(m.text.contains("┼"), "the crossing");
-    assert!(m.text.contains("╯") && m.text.contains("╭"), "the curves");
+    // The board above its key, which draws a crossing and curves too.
+    let board = m.text.split("Key:").next().unwrap();
+    assert!(board.contains("───┼───"), "the crossing");
+    assert!(
+        board.contains("╱│╲") && board.contains("╲│╱"),
+        "the four curves, each cutting its corner"
+    );
     assert!(m.html.contains("<span style=\"color:"), "coloured");
     assert!(!m.html.contains("<pre"));
     let status = g.render_status(Viewer::Player(BERT));

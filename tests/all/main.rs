@@ -34,6 +34,7 @@ mod ingest;
 mod linie1_data;
 mod linie1_e2e;
 mod linie1_mail;
+mod linie1_map;
 mod linie1_picture;
 mod linie1_playouts;
 mod linie1_rules;

@@ -1,15 +1,17 @@
 //! The ASCII map and status block of a Linie 1 game, at most 100 columns
 //! wide, as a player reads it in a mail.
 //!
-//! Each square is a block of 3 lines × 7 columns. Track is drawn with
-//! box-drawing characters: a track end is a stub at the middle of its side
-//! (so neighbours' track joins up), a tile of one path shows it at the
-//! centre (`│`, `─`, `╭`, …), and a tile of several paths shows its
-//! straights through the centre and each curve in its own corner, so a
-//! crossing (`┼`) and four curves differ at a glance. `●A` is building A's
-//! stop sign, `@3` line 3's tram, `┃ A ┃` building A; terminals stand at the
-//! edges with their names (`1W` is line 1's terminal beyond the west edge).
-//! Columns are lettered above and below, rows numbered on both sides.
+//! Each square is a block of 3 lines × 7 columns, and its track is drawn
+//! inside it with box-drawing characters (issue 35): track at the middle of
+//! each side a path ends at (so neighbours' track joins up), a lone path
+//! through the middle (`│`, `─`, a curve turning there: `╭`), and among
+//! several paths the straights through the middle (`┼` both) and each
+//! curve a diagonal cutting its corner (`╱`, `╲`), so that every set of
+//! paths draws differently. `●A` is building A's stop sign, `@3` line 3's
+//! tram, `┃ A ┃` building A; terminals stand at the edges with their names
+//! (`1W` is line 1's terminal beyond the west edge). Columns are lettered
+//! above and below, rows numbered on both sides, and a key under the map
+//! tells every mark.
 
 use std::fmt::Write as _;
 
@@ -45,57 +47,51 @@ fn put(cell: &mut Cell, r: usize, c: usize, text: &str, colour: Option<&'static 
     }
 }
 
-/// The track of `paths` drawn in a cell.
+/// The track of `paths` drawn inside a cell, as the key under the map
+/// tells ([`key`]): track at the middle of each side a path ends at, where
+/// a neighbour's joins it (`│` above or below, `─` left or right); a lone
+/// path through the middle (`│`, `─`, or a curve turning there: `╭`, `╮`,
+/// `╰`, `╯`); among several, the straights through the middle (`┼` both)
+/// and each curve a diagonal cutting its corner beside the middle (`╱`
+/// north-west and south-east, `╲` north-east and south-west). Each path
+/// has marks of its own, so every set of paths draws differently, and no
+/// mark stands outside its square's track (issue 35).
 fn track(cell: &mut Cell, paths: Paths, colour: &'static str) {
     let col = Some(colour);
-    for e in Edge::ALL {
-        if paths.touches(e) {
-            match e {
-                Edge::N => put(cell, 0, 3, "│", col),
-                Edge::S => put(cell, 2, 3, "│", col),
-                Edge::W => put(cell, 1, 0, "───", col),
-                Edge::E => put(cell, 1, 4, "───", col),
-            }
-        }
-    }
-    let curve = |a: Edge, b: Edge| -> char {
-        match (a, b) {
-            (Edge::N, Edge::E) => '╰',
-            (Edge::N, Edge::W) => '╯',
-            (Edge::S, Edge::E) => '╭',
-            _ => '╮',
-        }
+    let lone = paths.count() == 1;
+    // A lone path's sides reach the middle; among several, they stop
+    // short of the diagonals.
+    let (west, east) = if lone {
+        ("───", 4)
+    } else {
+        ("──", 5)
     };
-    let pairs: Vec<(Edge, Edge)> = paths.pairs().collect();
-    if let [(a, b)] = pairs.as_slice() {
-        let c = match (a, b) {
-            (Edge::N, Edge::S) => '│',
-            (Edge::W, Edge::E) => '─',
-            _ => curve(*a, *b),
-        };
-        cell[1][3] = (c, col);
-        return;
+    for side in Edge::ALL.into_iter().filter(|&e| paths.touches(e)) {
+        match side {
+            Edge::N => put(cell, 0, 3, "│", col),
+            Edge::S => put(cell, 2, 3, "│", col),
+            Edge::W => put(cell, 1, 0, west, col),
+            Edge::E => put(cell, 1, east, west, col),
+        }
     }
-    let ns = paths.joins(Edge::N, Edge::S);
     let we = paths.joins(Edge::W, Edge::E);
-    cell[1][3] = (
-        match (ns, we) {
-            (true, true) => '┼',
-            (true, false) => '│',
-            (false, true) => '─',
-            _ => '·',
-        },
-        col,
-    );
-    for (a, b) in pairs {
-        let (r, c) = match (a, b) {
-            (Edge::N, Edge::W) => (0, 2),
-            (Edge::N, Edge::E) => (0, 4),
-            (Edge::S, Edge::W) => (2, 2),
-            (Edge::S, Edge::E) => (2, 4),
-            _ => continue,
+    if we {
+        put(cell, 1, 2, "───", col);
+    }
+    for (a, b) in paths.pairs() {
+        let (r, c, mark) = match (a, b, lone) {
+            (Edge::N, Edge::S, _) => (1, 3, if we { '┼' } else { '│' }),
+            (Edge::N, Edge::E, true) => (1, 3, '╰'),
+            (Edge::N, Edge::W, true) => (1, 3, '╯'),
+            (Edge::S, Edge::E, true) => (1, 3, '╭'),
+            (Edge::S, Edge::W, true) => (1, 3, '╮'),
+            (Edge::N, Edge::W, false) => (0, 2, '╱'),
+            (Edge::N, Edge::E, false) => (0, 4, '╲'),
+            (Edge::S, Edge::W, false) => (2, 2, '╲'),
+            (Edge::S, Edge::E, false) => (2, 4, '╱'),
+            _ => continue, // west to east, drawn above
         };
-        cell[r][c] = (curve(a, b), col);
+        cell[r][c] = (mark, col);
     }
 }
 
@@ -285,20 +281,59 @@ fn map_rows(d: &Components, view: &View) -> Vec<Vec<Seg>> {
     rows.push(edge_line(Edge::S));
     rows.push(vec![(letters, None)]);
 
-    let trees: Vec<String> = d
-        .tiles
-        .iter()
+    rows.extend(key(d));
+    rows
+}
+
+/// The squares the key draws: a crossing, four curves, a lone curve.
+const EXAMPLES: [&str; 3] = ["NS+WE", "NE+NW+SE+SW", "SW"];
+
+/// The key under the map: every mark it draws, so that the map can be read
+/// by the key alone (issue 35), with three squares drawn as examples.
+fn key(d: &Components) -> Vec<Vec<Seg>> {
+    let text = |t: &str| -> Vec<Seg> { vec![(t.to_string(), None)] };
+    let mut rows = vec![
+        text(""),
+        text(
+            "Key: a square is 3 lines × 7 columns: its middle under its letter, \
+             its number on its middle line.",
+        ),
+        text(&format!(
+            "     Its track is drawn inside it, each path apart; drawn here: {}:",
+            EXAMPLES.join(", ")
+        )),
+    ];
+    let examples = EXAMPLES.map(|p| {
+        let mut cell = blank();
+        track(&mut cell, Paths::parse(p).unwrap_or(Paths::NONE), TRACK);
+        cell
+    });
+    let beside = [
+        "│ ─ through the middle: a straight NS, WE; ┼ both, a crossing",
+        "╭ ╮ ╰ ╯ in the middle: a lone curve: ╭ SE, ╮ SW, ╰ NE, ╯ NW",
+        "╱ ╲ by the middle, among other paths: a curve cutting that corner:",
+    ];
+    for (k, words) in beside.into_iter().enumerate() {
+        let mut row: Vec<Seg> = vec![("     ".into(), None)];
+        for cell in &examples {
+            row.extend(segs(&cell[k]));
+            row.push(("  ".into(), None));
+        }
+        row.push((words.into(), None));
+        rows.push(row);
+    }
+    let trees: Vec<String> = (d.tiles.iter())
         .filter(|t| t.trees)
         .map(|t| t.paths.to_string())
         .collect();
-    for text in [
-        String::new(),
-        "Key: ┃A┃ building A   ●A its stop sign   @3 tram of line 3   · empty square".to_string(),
-        "     1W terminal of line 1 beyond the west edge (N, E, S, W); @ beside it: a tram inside"
-            .to_string(),
-        format!("     Trees, never exchanged: {}", trees.join(", ")),
+    for t in [
+        "     ╱ NW above left, ╲ NE above right, ╲ SW below left, ╱ SE below right",
+        "     Track at the middle of a side (│ above or below, ─ left or right): a path ends there",
+        "     ┃A┃ building A   ●A its stop sign   @3 tram of line 3   · empty square",
+        "     1W terminal of line 1 beyond the west edge (N, E, S, W); @ beside it: a tram inside",
+        &format!("     Trees, never exchanged: {}", trees.join(", ")),
     ] {
-        rows.push(vec![(text, None)]);
+        rows.push(text(t));
     }
     rows
 }

@@ -21,6 +21,7 @@ mod aborted;
 mod architecture;
 mod beside_daemon;
 mod board;
+mod bots;
 mod cli;
 mod contract;
 mod crash;

@@ -302,7 +302,7 @@ impl Linie1 {
     /// one marks the sides of its neighbours that face it) instead of
     /// reading the four neighbours of every square. Meaningless for a
     /// building's own square.
-    fn all_side_demands(&self) -> Vec<(u8, u8)> {
+    pub(super) fn all_side_demands(&self) -> Vec<(u8, u8)> {
         let d = &self.data;
         let mut demands = vec![(0u8, 0u8); self.cells.len()];
         // The board's edge: no track may run off it, except into a
@@ -652,7 +652,7 @@ impl Linie1 {
 
     /// The stops `trip` has made, as bits of `full_mask`'s: one for
     /// each of `seat`'s required stops, in the order of their route card.
-    fn stopped_mask(&self, seat: Seat, trip: &Trip) -> u8 {
+    pub(super) fn stopped_mask(&self, seat: Seat, trip: &Trip) -> u8 {
         let stops = self.required_stops(seat);
         trip.stopped.iter().fold(0u8, |m, b| {
             let i = stops.iter().position(|x| x == b).unwrap_or(7);
@@ -664,15 +664,14 @@ impl Linie1 {
         matches!(place, Place::Square(s) if self.stop_signs.contains(&Some(s)))
     }
 
-    /// Whether a tram of `seat` at `from`, with `mask` counted, can still
-    /// reach `to` through every remaining stop (rulings 5, 6).
-    fn can_finish(&self, seat: Seat, from: Tram, mask: u8, to: TerminalId) -> bool {
+    /// Every (tram, stops counted) state of `seat`'s trip from `mask` on,
+    /// numbered: by place, the edge or leg it came in by (or none), and
+    /// the mask; and how many numbers there are.
+    fn tram_states(&self, seat: Seat, mask: u8) -> (impl Fn(Tram, u8) -> usize + '_, usize) {
         let full = self.full_mask(seat);
-        // Every (tram, stops counted) state once: a bit each, by place,
-        // the edge or leg it came in by (or none), and the mask.
         let squares = self.data.square_count();
         let masks = usize::from(full | mask) + 1;
-        let key = |t: Tram, m: u8| {
+        let key = move |t: Tram, m: u8| {
             let place = match t.at {
                 Place::Square(s) => self.data.index(s),
                 Place::Terminal(x) => squares + x.index(),
@@ -686,7 +685,47 @@ impl Linie1 {
             };
             (place * 5 + came) * masks + usize::from(m)
         };
-        let states = (squares + self.data.terminals.len()) * 5 * masks;
+        (key, (squares + self.data.terminals.len()) * 5 * masks)
+    }
+
+    /// The fewest places a tram of `seat` at `from`, with `mask` counted,
+    /// enters to reach `to` through every remaining stop along the track
+    /// laid (a breadth-first [`Linie1::can_finish`]), or None if it
+    /// cannot: how far a trip has still to go, for the bots' estimate.
+    pub(super) fn steps_to_finish(
+        &self,
+        seat: Seat,
+        from: Tram,
+        mask: u8,
+        to: TerminalId,
+    ) -> Option<u32> {
+        let full = self.full_mask(seat);
+        let (key, states) = self.tram_states(seat, mask);
+        let mut seen = vec![false; states];
+        let mut queue = std::collections::VecDeque::from([(from, mask, 0u32)]);
+        seen[key(from, mask)] = true;
+        while let Some((tram, mask, steps)) = queue.pop_front() {
+            for next in self.next_states(tram) {
+                let m = self.advance(seat, mask, next.at);
+                if next.at == Place::Terminal(to) && m == full {
+                    return Some(steps + 1);
+                }
+                let k = key(next, m);
+                if !seen[k] {
+                    seen[k] = true;
+                    queue.push_back((next, m, steps + 1));
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether a tram of `seat` at `from`, with `mask` counted, can still
+    /// reach `to` through every remaining stop (rulings 5, 6).
+    fn can_finish(&self, seat: Seat, from: Tram, mask: u8, to: TerminalId) -> bool {
+        let full = self.full_mask(seat);
+        // Every (tram, stops counted) state once: a bit each.
+        let (key, states) = self.tram_states(seat, mask);
         let mut seen = vec![0u64; states.div_ceil(64)];
         let mut mark = |t: Tram, m: u8| {
             let k = key(t, m);
@@ -737,7 +776,7 @@ impl Linie1 {
     }
 
     /// The other terminal of `seat`'s line.
-    fn other_terminal(&self, seat: Seat, t: TerminalId) -> Option<TerminalId> {
+    pub(super) fn other_terminal(&self, seat: Seat, t: TerminalId) -> Option<TerminalId> {
         self.data
             .terminals_of(self.players[seat.index()].line)
             .into_iter()

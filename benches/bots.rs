@@ -116,6 +116,10 @@ fn settings() -> Settings {
         progress: env_or("SM_BOT_PROGRESS", d.progress),
         widen_base: env_or("SM_BOT_WIDEN_BASE", d.widen_base),
         widen_power: env_or("SM_BOT_WIDEN_POWER", d.widen_power),
+        others_width: std::env::var("SM_BOT_OTHERS_WIDTH")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .or(d.others_width),
     }
 }
 

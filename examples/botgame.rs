@@ -40,7 +40,7 @@ fn main() {
             } else { let o = legal[greedy(&g, seat, &legal, &mut rng)].clone(); if std::env::var("V").is_ok() && matches!(o, stationmaster::linie1::Order::Move{..} | stationmaster::linie1::Order::Start{..}) { println!("   {n} t{} greedy {} {}", g.turn_number(), seat.0, g.order_text(&o)); } o };
             g.apply(seat, &order).unwrap();
             for s in 0..4 { let e = g.estimate(Seat(s as u8)).unwrap(); let t = g.turn_number();
-                if e >= 1500 && complete[s] == 0 { complete[s] = t; } if e > 1500 && start[s] == 0 { start[s] = t; } }
+                if g.players()[s].driving && start[s] == 0 { start[s] = t; complete[s] = (2005 - e) as u32 / 4; } }
         }
         println!("seed {seed} bot {} winner {:?} | start est {:?} complete {:?} start {:?} end t{}", bot_seat.0, g.outcome().and_then(|o| o.winner).map(|s| s.0), first_est, complete, start, g.turn_number());
     }

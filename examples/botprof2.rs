@@ -17,6 +17,6 @@ fn main() {
     }
     let t = std::time::Instant::now();
     let mut x = 0i64;
-    for _ in 0..3000 { for s in 0..4 { x += g.estimate(Seat(s)).unwrap(); } }
+    for _ in 0..3000 { x += g.estimates().unwrap().iter().sum::<i64>(); let _ = Seat(0); }
     println!("{x} {:?} per seat", t.elapsed() / 12000);
 }

@@ -115,6 +115,11 @@ pub struct Settings {
     pub widen_base: f64,
     /// See [`Settings::widen_base`].
     pub widen_power: f64,
+    /// The most orders the search considers for another seat at a node
+    /// (None: as many as for the bot's own): with 1, the others play the
+    /// first of their orders in hint order, and the tree branches only on
+    /// the bot's own, seeing further ahead.
+    pub others_width: Option<usize>,
 }
 
 impl Default for Settings {
@@ -126,6 +131,7 @@ impl Default for Settings {
             progress: 0.3,
             widen_base: 2.0,
             widen_power: 0.5,
+            others_width: None,
         }
     }
 }
@@ -194,9 +200,7 @@ pub fn choose<G: Game>(
     world.order_hint(seat, &mut legal);
     by_estimate(&world, seat, &mut legal);
     let seats = world.player_names().len();
-    let base: Option<Vec<i64>> = (0..seats)
-        .map(|i| world.estimate(Seat(i as u8)))
-        .collect();
+    let base = world.estimates();
     let mut search = Search::new(seat, (seats, base), legal, settings, rng);
     for _ in 0..settings.iterations.max(1) {
         search.iterate(&world);
@@ -395,7 +399,12 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
         let width = {
             let n = &self.nodes[node];
             let listed = n.choice.as_ref().map_or(0, |c| c.orders.len());
-            self.width(n.visits).min(listed)
+            let mine = n.choice.as_ref().is_some_and(|c| c.seat == self.me);
+            let w = self.width(n.visits).min(listed);
+            match self.settings.others_width {
+                Some(k) if !mine => w.min(k.max(1)),
+                _ => w,
+            }
         };
         let mut passed: Vec<usize> = Vec::new();
         while passed.len() < width {
@@ -561,20 +570,18 @@ fn results<G: Game>(state: &G, seats: usize, base: Option<&[i64]>, progress: f64
             })
             .collect();
     }
-    let est: Option<Vec<i64>> = (0..seats)
-        .map(|i| state.estimate(Seat(i as u8)))
-        .collect();
-    let (Some(est), Some(base)) = (est, base) else {
+    let (Some(est), Some(base)) = (state.estimates(), base) else {
         return vec![0.5; seats];
     };
     let scale = G::ESTIMATE_SCALE.max(f64::MIN_POSITIVE);
     (0..seats)
         .map(|i| {
-            let ahead: f64 = (0..seats)
+            let ahead: f64 = (0..seats.min(est.len()))
                 .filter(|j| *j != i)
-                .map(|j| logistic((est[i] - est[j]) as f64 / scale))
+                .map(|j| logistic((est.get(i).copied().unwrap_or(0) - est[j]) as f64 / scale))
                 .sum();
-            let moved = logistic((est[i] - base.get(i).copied().unwrap_or(est[i])) as f64 / scale);
+            let (now, then) = (est.get(i).copied().unwrap_or(0), base.get(i).copied());
+            let moved = logistic((now - then.unwrap_or(now)) as f64 / scale);
             (1.0 - progress) * ahead / others + progress * moved
         })
         .collect()

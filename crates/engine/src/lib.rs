@@ -479,6 +479,17 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
         None
     }
 
+    /// Every seat's [`Game::estimate`], by seat, or None where the game
+    /// gives none: what the bot asks of every position it scores, so a
+    /// game whose estimates share work (one reading of the board for
+    /// every seat) may answer it at once. By default each seat's
+    /// estimate in turn.
+    fn estimates(&self) -> Option<Vec<i64>> {
+        (0..self.player_names().len())
+            .map(|i| self.estimate(Seat(i as u8)))
+            .collect()
+    }
+
     /// The estimate's scale: how far apart two seats' [`Game::estimate`]s
     /// are when the bot takes the one ahead to finish ahead 73 times in
     /// 100 (the logistic curve at 1, [`bot::results`]).

@@ -14,14 +14,18 @@
 //! is public (every tile not on the board or in an open hand) and kept.
 //! The cards dealt anew are overwritten without being read.
 //!
-//! **The estimate** ([`Linie1::estimate_for`]) ranks a seat's standing
-//! on one scale, in steps of [`STEP`] per square: laying, the empty
-//! squares its route still needs (`Linie1::route_progress`); a finished
-//! route above any route still being built; a trip above that, less the
-//! places the tram must still enter along the track to finish (a
-//! breadth-first search over the track laid, through the stops not yet
-//! made). It reads the seat's cards: the bot asks it only of a game it
-//! determinized.
+//! **The estimate** ([`Linie1::estimate_for`]) is how soon a seat may
+//! finish its trip, in tenths of a turn ([`TURN`]) below a fixed
+//! [`BASE`]: for a route still being built, the least cost of the whole
+//! trip over the board as it lies and as it could be built (`trip.rs`),
+//! each square with track costing what driving over it does (a tram makes
+//! some two and a half squares a move) and each empty square that and
+//! half a turn more (two tiles a turn); for a trip under way, the places
+//! the tram must still enter along the track laid, through the stops not
+//! yet made, and a little more than the same route not yet set out on. A
+//! route no tile can finish scores far below any other. It reads the
+//! seat's cards: the bot asks it only of a game it determinized, and the
+//! bench's greedy player only of its own seat.
 //!
 //! **The hint** ([`Linie1::order_hint_for`]): a start first, then the lays
 //! along one of the fewest ways of the seat's route
@@ -35,15 +39,21 @@ use engine::rng::SplitMix64;
 use super::data::{LineId, RouteCardId};
 use super::hints::extends_track;
 use super::order::Order;
+use super::route::Ways;
 use super::trip::Weights;
 use super::{Linie1, shuffle};
 
 /// The estimate's unit: a tenth of a turn.
 pub const TURN: i64 = 10;
-/// What a square of a trip costs, in tenths of a turn: to drive over
+/// What a place of a trip costs, in tenths of a turn: to drive over
 /// track, a tram making some two and a half squares a move; an empty
-/// square must be laid first, half of a turn's two tiles.
-const WEIGHTS: Weights = Weights { laid: 4, empty: 9 };
+/// square must be laid first, half of a turn's two tiles; a stop ends a
+/// move, which costs some of the next.
+const WEIGHTS: Weights = Weights {
+    laid: 4,
+    empty: 9,
+    halt: 6,
+};
 /// The estimate of a trip that costs nothing more.
 const BASE: i64 = 2000;
 /// A trip set out stands above the same route not yet set out on.
@@ -96,11 +106,24 @@ impl Linie1 {
 
     /// See [`engine::Game::estimate`] and the module's notes.
     pub(super) fn estimate_for(&self, seat: Seat) -> Option<i64> {
+        self.estimate_on(seat, &Ways::new(self, None, true))
+    }
+
+    /// See [`engine::Game::estimates`]: every seat's, the board read once.
+    pub(super) fn estimates_all(&self) -> Option<Vec<i64>> {
+        let ways = Ways::new(self, None, true);
+        (0..self.players.len())
+            .map(|i| self.estimate_on(Seat(i as u8), &ways))
+            .collect()
+    }
+
+    /// `seat`'s estimate on the board as `ways` read it (fitted ways).
+    fn estimate_on(&self, seat: Seat, ways: &Ways) -> Option<i64> {
         let p = self.players.get(seat.index())?;
         if let Some(r) = &self.result {
             return Some(if r.winner == Some(seat) { WON } else { 0 });
         }
-        let trip = || match self.trip_cost(seat, WEIGHTS) {
+        let trip = || match self.trip_cost(seat, ways, WEIGHTS) {
             Some(c) => BASE - i64::from(c),
             None => BLOCKED,
         };
@@ -109,10 +132,11 @@ impl Linie1 {
         }
         let tram = p.trip.as_ref().and_then(|t| Some((t, t.tram?)));
         let left = tram.and_then(|(t, tram)| {
-            self.steps_to_finish(seat, tram, self.stopped_mask(seat, t), t.to)
+            let mask = self.stopped_mask(seat, t);
+            self.drive_cost(seat, ways, (tram, mask, t.to), WEIGHTS)
         });
         Some(match left {
-            Some(n) => BASE + STARTED - i64::from(WEIGHTS.laid) * i64::from(n),
+            Some(c) => BASE + STARTED - i64::from(c),
             // Off the board, or taken off at the end of this move: set out
             // again next turn.
             None => trip() - RESTART,

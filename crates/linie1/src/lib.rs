@@ -684,6 +684,11 @@ impl Game for Linie1 {
         self.estimate_for(seat)
     }
 
+    /// Every seat's, the board read once.
+    fn estimates(&self) -> Option<Vec<i64>> {
+        self.estimates_all()
+    }
+
     /// Three turns.
     const ESTIMATE_SCALE: f64 = (3 * bot::TURN) as f64;
 

@@ -635,7 +635,7 @@ impl Linie1 {
     /// certain, at the price of a search from every point). A forward
     /// and a backward search from each point serve every lay at once.
     /// With `fitted`, as if the empty squares of the ways must take a
-    /// tile that fits their neighbours (see [`Linie1::route_missing`]).
+    /// tile that fits their neighbours (see [`Ways::new`]).
     pub(crate) fn along_the_route(
         &self,
         seat: Seat,
@@ -662,37 +662,6 @@ impl Linie1 {
                 })
             })
             .collect()
-    }
-}
-
-impl Linie1 {
-    /// [`RouteProgress::missing`] of `seat`'s route, counted as
-    /// [`Linie1::route_progress`] counts it, or with `fitted` closer to
-    /// what can be laid: a way then crosses an empty square only between
-    /// two sides that some tile of the game, turned some way, joins while
-    /// fitting the square's neighbours as they lie (rulings 1), so a gap
-    /// no tile can close is not counted as one square. For the bots'
-    /// estimate (`bot.rs`): it reads `seat`'s secret cards.
-    pub(crate) fn route_missing(&self, seat: Seat, fitted: bool) -> Option<u32> {
-        let plan = Plan::new(self, seat, None, fitted);
-        let mut best: Option<(u32, Vec<(usize, usize)>)> = None;
-        for seq in &plan.sequences {
-            let Some((total, chain)) = cheapest_chain(seq, &plan.sites, &|a, b| plan.cost(a, b))
-            else {
-                continue;
-            };
-            if best.as_ref().is_none_or(|(c, _)| total < *c) {
-                best = Some((total, chain));
-            }
-        }
-        let (_, chain) = best?;
-        chain
-            .windows(2)
-            .map(|w| match plan.cost(w[0], w[1]).0 {
-                FAR => None,
-                n => Some(u32::from(n)),
-            })
-            .sum()
     }
 }
 

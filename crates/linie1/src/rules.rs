@@ -664,14 +664,15 @@ impl Linie1 {
         matches!(place, Place::Square(s) if self.stop_signs.contains(&Some(s)))
     }
 
-    /// Every (tram, stops counted) state of `seat`'s trip from `mask` on,
-    /// numbered: by place, the edge or leg it came in by (or none), and
-    /// the mask; and how many numbers there are.
-    fn tram_states(&self, seat: Seat, mask: u8) -> (impl Fn(Tram, u8) -> usize + '_, usize) {
+    /// Whether a tram of `seat` at `from`, with `mask` counted, can still
+    /// reach `to` through every remaining stop (rulings 5, 6).
+    fn can_finish(&self, seat: Seat, from: Tram, mask: u8, to: TerminalId) -> bool {
         let full = self.full_mask(seat);
+        // Every (tram, stops counted) state once: a bit each, by place,
+        // the edge or leg it came in by (or none), and the mask.
         let squares = self.data.square_count();
         let masks = usize::from(full | mask) + 1;
-        let key = move |t: Tram, m: u8| {
+        let key = |t: Tram, m: u8| {
             let place = match t.at {
                 Place::Square(s) => self.data.index(s),
                 Place::Terminal(x) => squares + x.index(),
@@ -685,47 +686,7 @@ impl Linie1 {
             };
             (place * 5 + came) * masks + usize::from(m)
         };
-        (key, (squares + self.data.terminals.len()) * 5 * masks)
-    }
-
-    /// The fewest places a tram of `seat` at `from`, with `mask` counted,
-    /// enters to reach `to` through every remaining stop along the track
-    /// laid (a breadth-first [`Linie1::can_finish`]), or None if it
-    /// cannot: how far a trip has still to go, for the bots' estimate.
-    pub(super) fn steps_to_finish(
-        &self,
-        seat: Seat,
-        from: Tram,
-        mask: u8,
-        to: TerminalId,
-    ) -> Option<u32> {
-        let full = self.full_mask(seat);
-        let (key, states) = self.tram_states(seat, mask);
-        let mut seen = vec![false; states];
-        let mut queue = std::collections::VecDeque::from([(from, mask, 0u32)]);
-        seen[key(from, mask)] = true;
-        while let Some((tram, mask, steps)) = queue.pop_front() {
-            for next in self.next_states(tram) {
-                let m = self.advance(seat, mask, next.at);
-                if next.at == Place::Terminal(to) && m == full {
-                    return Some(steps + 1);
-                }
-                let k = key(next, m);
-                if !seen[k] {
-                    seen[k] = true;
-                    queue.push_back((next, m, steps + 1));
-                }
-            }
-        }
-        None
-    }
-
-    /// Whether a tram of `seat` at `from`, with `mask` counted, can still
-    /// reach `to` through every remaining stop (rulings 5, 6).
-    fn can_finish(&self, seat: Seat, from: Tram, mask: u8, to: TerminalId) -> bool {
-        let full = self.full_mask(seat);
-        // Every (tram, stops counted) state once: a bit each.
-        let (key, states) = self.tram_states(seat, mask);
+        let states = (squares + self.data.terminals.len()) * 5 * masks;
         let mut seen = vec![0u64; states.div_ceil(64)];
         let mut mark = |t: Tram, m: u8| {
             let k = key(t, m);
@@ -776,7 +737,7 @@ impl Linie1 {
     }
 
     /// The other terminal of `seat`'s line.
-    pub(super) fn other_terminal(&self, seat: Seat, t: TerminalId) -> Option<TerminalId> {
+    fn other_terminal(&self, seat: Seat, t: TerminalId) -> Option<TerminalId> {
         self.data
             .terminals_of(self.players[seat.index()].line)
             .into_iter()

@@ -44,6 +44,8 @@ use engine::{
 };
 pub use event::Event;
 pub use order::{FORMS, NOTATION, Order};
+#[doc(hidden)]
+pub use route::orders_of;
 pub use route::{RoutePoint, RouteProgress, Stretch};
 pub use view::{PlayerView, View};
 

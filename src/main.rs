@@ -85,7 +85,8 @@ enum Command {
     Show {
         /// The game id.
         game: String,
-        /// Show it as this player sees it (their money, their hints).
+        /// Show it as this player sees it (their money, their hints; a
+        /// Linie 1 player's route on their map and picture).
         #[arg(long = "as", value_name = "NAME")]
         player: Option<String>,
         /// Print the JSON view (docs/state-json.md) instead.

@@ -38,6 +38,7 @@ mod linie1_map;
 mod linie1_picture;
 mod linie1_playouts;
 mod linie1_rules;
+mod linie1_yours;
 mod lobby;
 mod moderator;
 mod outage;

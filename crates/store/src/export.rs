@@ -454,7 +454,7 @@ impl Store {
             w.exported_game(g)?;
         }
         let receipts = self.import_bookkeeping(&mut w, export, mode)?;
-        self.transact(&w, None, &[])
+        self.transact(&w, None, &[], &Default::default())
             .map_err(|e| transaction_error(e, "import"))?;
         // The files of the parts replaced go with the flush below.
         self.lock_gone_parts().extend(

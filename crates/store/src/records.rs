@@ -29,7 +29,12 @@
 //! `missed`, and it is left out of the rating, which counts the people
 //! alone, in their order among themselves. A game with fewer than two
 //! people rates nobody. A person's seat that the bot plays for a while
-//! (autopilot, a missed turn) stays theirs, and so does its result.
+//! (autopilot, a missed turn) stays theirs, and so does its result. To
+//! seat a bot, mark its seat with [`GameMeta::set_bot`] in the update
+//! that seats it (or in a new game's bookkeeping), and where an address
+//! is written for it (its setup; the act of a `replace PLAYER bot`,
+//! `replace PLAYER by bot`) give one without `@`, such as `bot`: then the
+//! records [`derive`] works out from a game's log agree with those kept.
 //!
 //! **The rating** is Weng and Lin's Bayesian approximation with the
 //! Bradley-Terry model over every pair (Weng & Lin, "A Bayesian
@@ -56,6 +61,7 @@
 //! [`GameUpdate::missed`]: crate::GameUpdate::missed
 //! [`GameUpdate::ended`]: crate::GameUpdate::ended
 //! [`GameMeta::bots`]: crate::GameMeta::bots
+//! [`GameMeta::set_bot`]: crate::GameMeta::set_bot
 //! [`Store::commit`]: crate::Store::commit
 //! [`Store::open`]: crate::Store::open
 
@@ -491,6 +497,33 @@ pub struct StoredGame<'a> {
     pub finished: Option<Vec<Placing>>,
 }
 
+/// A game's placings, if it finished by its rules.
+pub(crate) fn finished(game: &dyn engine::AnyGame) -> Option<Vec<Placing>> {
+    match game.status() {
+        engine::Status::Finished(placings) => Some(placings),
+        engine::Status::Active(_) => None,
+    }
+}
+
+/// A game as [`derive`] reads it, owned.
+pub(crate) struct GameFacts {
+    pub(crate) record: GameRecord,
+    pub(crate) meta: GameMeta,
+    pub(crate) log: Vec<LogEntry>,
+    pub(crate) finished: Option<Vec<Placing>>,
+}
+
+impl GameFacts {
+    pub(crate) fn stored(&self) -> StoredGame<'_> {
+        StoredGame {
+            record: &self.record,
+            meta: &self.meta,
+            log: &self.log,
+            finished: self.finished.clone(),
+        }
+    }
+}
+
 /// The records of `games`, derived from what each game keeps (see the
 /// module doc): for a database from before records, and an export
 /// without them. The ratings go in the order the games finished (the
@@ -529,36 +562,34 @@ pub fn derive<'a>(
 
 /// What one stored game gives the records: its seats, hand-overs, missed
 /// deadlines and end, and its rating if it has one.
+///
+/// Who held a seat when: the setup's address, then each moderator's
+/// `replace PLAYER by ADDRESS` in the log. A holder whose address has no
+/// `@` (a bot seated as `bot`) is no person; a seat the bookkeeping marks
+/// as a bot's at the end, whose last holder was a person, was handed on
+/// to the bot.
 fn game_deltas(game: &StoredGame<'_>) -> (Vec<Delta>, Option<Rated>) {
     let (record, meta) = (game.record, game.meta);
     let kind = record.setup.kind.as_str();
     let seats = record.setup.players.len();
-    let bot = |seat: Seat, last: bool| last && meta.is_bot(seat);
+    let person = |address: &str| address.contains('@');
     let delta = |address: &str, what: Event| Delta {
         address: address_key(address),
         kind: kind.to_string(),
         what,
     };
-    // Who holds each seat as the log goes: the setup's, then each
-    // `replace`'s (a bot only where the bookkeeping marks the last).
-    let replaces = replaced(record, game.log);
-    let last_change: Vec<Option<usize>> = (0..seats)
-        .map(|s| replaces.iter().rposition(|(_, seat, _)| seat.index() == s))
-        .collect();
+    let name = |s: usize| Event::Seated(record.setup.players[s].name.clone());
     let mut holders: Vec<String> = record
         .setup
         .players
         .iter()
         .map(|p| p.email.clone())
         .collect();
-    let mut out = Vec::new();
-    for (s, p) in record.setup.players.iter().enumerate() {
-        if !bot(Seat(s as u8), last_change[s].is_none()) {
-            out.push(delta(&p.email, Event::Seated(p.name.clone())));
-        }
-    }
-    // The replace that gave each seat to its holder now, if any.
-    let mut current: Vec<Option<usize>> = vec![None; seats];
+    let mut out: Vec<Delta> = (0..seats)
+        .filter(|s| person(&holders[*s]))
+        .map(|s| delta(&holders[s], name(s)))
+        .collect();
+    let replaces = replaced(record, game.log);
     let mut next = 0;
     let mut missed_run: Option<(Seat, String)> = None;
     for e in game.log {
@@ -566,20 +597,25 @@ fn game_deltas(game: &StoredGame<'_>) -> (Vec<Delta>, Option<Rated>) {
             && *seq == e.seq
         {
             let s = seat.index();
-            out.push(delta(&holders[s], Event::HandedOn));
-            if !bot(*seat, last_change[s] == Some(next)) {
-                let name = record.setup.players[s].name.clone();
-                out.push(delta(address, Event::Seated(name)));
+            if person(&holders[s]) {
+                out.push(delta(&holders[s], Event::HandedOn));
+            }
+            if person(address) {
+                out.push(delta(address, name(s)));
             }
             holders[s] = address.clone();
-            current[s] = Some(next);
             next += 1;
         }
         if let Some(seat) = missed_deadline(e, &mut missed_run)
             && let Some(address) = holders.get(seat.index())
-            && !bot(seat, current[seat.index()] == last_change[seat.index()])
+            && person(address)
         {
             out.push(delta(address, Event::Missed));
+        }
+    }
+    for (s, holder) in holders.iter().enumerate() {
+        if meta.is_bot(Seat(s as u8)) && person(holder) {
+            out.push(delta(holder, Event::HandedOn));
         }
     }
     let ended = if meta.aborted {
@@ -643,7 +679,7 @@ fn missed_deadline(e: &LogEntry, run: &mut Option<(Seat, String)>) -> Option<Sea
 /// without it is from before records, and gets them derived when opened.
 pub(crate) const RECORDS_KEY: &[u8] = b"records";
 /// The records' format.
-const RECORDS_FORMAT: u64 = 1;
+pub(crate) const RECORDS_FORMAT: u64 = 1;
 
 /// `record` as stored.
 fn encode(address: &str, record: &PlayerRecord) -> Result<Vec<u8>, StoreError> {
@@ -678,17 +714,24 @@ impl Store {
     }
 
     /// The records of every stored game, derived from the games ([`derive`]).
-    /// A game that cannot be read is left out of them, and logged.
     pub fn derived_records(&self) -> Result<BTreeMap<String, PlayerRecord>, StoreError> {
+        let games = self.game_facts()?;
+        Ok(derive(games.iter().map(GameFacts::stored)))
+    }
+
+    /// What [`derive`] reads of every stored game, in id order. A game
+    /// that cannot be read is left out, and logged.
+    pub(crate) fn game_facts(&self) -> Result<Vec<GameFacts>, StoreError> {
         let mut games = Vec::new();
         for id in self.ids()? {
             let read = (|| -> Result<_, StoreError> {
                 let loaded = self.load(&id)?;
-                let finished = match loaded.game.status() {
-                    engine::Status::Finished(placings) => Some(placings),
-                    engine::Status::Active(_) => None,
-                };
-                Ok((loaded.record, self.meta(&id)?, self.log(&id)?, finished))
+                Ok(GameFacts {
+                    finished: finished(&*loaded.game),
+                    record: loaded.record,
+                    meta: self.meta(&id)?,
+                    log: self.log(&id)?,
+                })
             })();
             match read {
                 Ok(game) => games.push(game),
@@ -697,14 +740,7 @@ impl Store {
                 }
             }
         }
-        Ok(derive(games.iter().map(|(record, meta, log, finished)| {
-            StoredGame {
-                record,
-                meta,
-                log,
-                finished: finished.clone(),
-            }
-        })))
+        Ok(games)
     }
 
     /// A database from before records gets them, derived from its games,

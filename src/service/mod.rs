@@ -11,6 +11,7 @@ pub mod names;
 pub mod orders;
 pub mod pipeline;
 pub mod quarantine;
+pub mod records;
 pub mod report;
 pub mod scheduler;
 pub mod settings;

@@ -544,3 +544,45 @@ fn a_bots_seat_is_nobodys_record_and_a_game_rates_its_people_alone() {
     s.start();
     assert_eq!(s.store().player_records().unwrap(), kept);
 }
+
+#[test]
+fn a_merge_adds_the_counts_of_both_and_rates_their_games_again() {
+    // Two servers, a finished game each; Béla played in both.
+    let mut a = Server::new();
+    let one = a.game("rocket", &TABLE, 7);
+    a.play_to_the_end(&one, 5);
+    let mut b = Server::new();
+    // rocket-1 is taken on the other server: this one's game is rocket-2.
+    b.store().next_id("rocket").unwrap();
+    let others = [
+        ("Béla", BELA),
+        ("Dora", "dora@example.test"),
+        ("Emil", "emil@example.test"),
+    ];
+    let two = b.game("rocket", &others, 9);
+    b.play_to_the_end(&two, 6);
+    let before = b.record(BELA).kinds["rocket"].clone();
+    a.stop();
+    b.stop();
+    a.ok(&["export", "a.json"]);
+    let file = a.dir.path().join("a.json");
+    b.ok(&["import", "--merge", file.to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_str(&b.ok(&["stats", "--json"])).unwrap();
+    let bela = &json[BELA]["kinds"]["rocket"];
+    assert_eq!(
+        (bela["played"].as_u64(), bela["finished"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(bela["rating"]["games"], 2, "{bela}");
+    assert_ne!(
+        bela["rating"]["mu"].as_f64(),
+        Some(before.rating.unwrap().mu)
+    );
+    for (address, rated) in [(ANDI, 1), (CECIL, 1), ("dora@example.test", 1)] {
+        let k = &json[address]["kinds"]["rocket"];
+        assert_eq!(
+            (k["played"].as_u64(), k["rating"]["games"].as_u64()),
+            (Some(1), Some(rated))
+        );
+    }
+}

@@ -120,8 +120,8 @@ pub fn record_text(record: &PlayerRecord, reader: Reader) -> String {
     lines.join("\n")
 }
 
-/// What a rating and the other figures mean, under a record.
-const KEY: &str = "A rating is the skill less three times its uncertainty (Weng-Lin): 0 at first, it rises as finished games make the skill surer. Only finished games with two or more people count; a bot counts as nobody.";
+/// What a rating means, said once under the records an answer shows.
+pub const RATING_KEY: &str = "A rating is the skill less three times its uncertainty (Weng-Lin): 0 at first, it rises as finished games make the skill surer. Only finished games with two or more people count; a bot counts as nobody.";
 
 /// The records whose player took a seat under a name that reads as
 /// `name` ([`names::seen_as`]), by address.
@@ -135,8 +135,9 @@ pub fn by_name(store: &Store, name: &str) -> Result<Vec<(String, PlayerRecord)>,
 }
 
 /// The answer to `stats` (`asked` none) or `stats ADDRESS|NAME` from
-/// `from`: the sender's own record, or another's public figures; `Err`
-/// with a sentence where nobody or several people answer to it.
+/// `from`: the sender's own record, or another's public figures (the
+/// caller adds [`RATING_KEY`] once under them); `Err` with a sentence
+/// where nobody or several people answer to it.
 pub fn stats_text(
     store: &Store,
     from: &str,
@@ -168,7 +169,7 @@ pub fn stats_text(
                 1 => {
                     let (_, record) = found.remove(0);
                     Ok(format!(
-                        "The record of {name} here:\n{}\n{KEY}",
+                        "The record of {name} here:\n{}",
                         record_text(&record, Reader::Other)
                     ))
                 }
@@ -179,7 +180,7 @@ pub fn stats_text(
         }
     };
     Ok(match store.player_record(&address)? {
-        Some(record) => Ok(format!("{label}:\n{}\n{KEY}", record_text(&record, reader))),
+        Some(record) => Ok(format!("{label}:\n{}", record_text(&record, reader))),
         None if reader == Reader::Own => Ok(format!(
             "You ({from}) have taken no seat here yet: your record starts with your first game."
         )),

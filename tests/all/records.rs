@@ -183,6 +183,28 @@ impl Server {
         ));
     }
 
+    /// The one answer to a mail from `seat`'s player of game `id`, in the
+    /// game's thread with their key, of `body`, after a cycle.
+    fn in_game(&mut self, id: &GameId, seat: Seat, body: &str) -> String {
+        let meta = self.store().meta(id).unwrap();
+        let record = self.store().record(id).unwrap();
+        let from = meta.address(&record, seat).to_string();
+        let key = &meta.tokens[seat.index()];
+        self.mails += 1;
+        self.inbox.push(format!(
+            "From: {from}\r\nTo: sm@example.org\r\nSubject: Re: [{id} {key}] Stephenson's Rocket\r\nMessage-ID: <rec{}@example.test>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
+            self.mails
+        ));
+        let got: Vec<Read> = self.cycle().into_iter().filter(|m| m.to == from).collect();
+        assert_eq!(
+            got.len(),
+            1,
+            "{:?}",
+            got.iter().map(|m| &m.subject).collect::<Vec<_>>()
+        );
+        got.into_iter().next().unwrap().text
+    }
+
     /// The one answer to `from`'s mail of `body`, after a cycle.
     fn ask(&mut self, from: &str, body: &str) -> String {
         self.mail(from, body);
@@ -434,6 +456,17 @@ fn a_missed_deadline_a_seat_handed_on_and_an_abort_count_and_derive_the_same() {
     s.now += Duration::days(3);
     s.cycle();
     assert_eq!(s.record(late).kinds["rocket"].missed, 1);
+    // `stats` in the game's thread: the player's own record, in the
+    // answer to their mail, and another's figures beside it.
+    let answer = s.in_game(&id, first, "stats\nstats Andi\nstats Andi Béla");
+    for want in [
+        &format!("Your record here ({late}):"),
+        "Stephenson's Rocket: played 1, finished 0, won 0, aborted 0, seats handed on 0, deadlines missed 1; not rated yet",
+        "The record of Andi here:",
+        "`stats Andi Béla`: write `stats` for your own record",
+    ] {
+        assert!(answer.contains(want), "{want}: {answer}");
+    }
     // A moderator's skip is no missed deadline.
     let ctx_skip =
         stationmaster::local::moderate(&s.daemon().ctx(), &id, "operator", "skip", None, s.now);

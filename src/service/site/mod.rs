@@ -369,7 +369,9 @@ impl Session<'_, '_> {
     /// `stats [ADDRESS|NAME]`: the sender's own record, or another's
     /// public figures.
     fn stats(&self, who: Option<&str>) -> Result<String, Refusal> {
-        crate::service::records::stats_text(self.ctx.store, &self.from, who)?
+        use crate::service::records::{RATING_KEY, stats_text};
+        stats_text(self.ctx.store, &self.from, who)?
+            .map(|text| format!("{text}\n{RATING_KEY}"))
             .map_err(Refusal::Player)
     }
 }

@@ -211,6 +211,7 @@ pub fn operator_text(
     if found.is_empty() {
         return Ok(Err(match asked {
             None => "no player has taken a seat here yet".to_string(),
+            Some(a) if a.contains('@') => format!("{a} has taken no seat here"),
             Some(a) => format!("nobody has played here as {a}"),
         }));
     }

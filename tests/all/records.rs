@@ -421,6 +421,11 @@ fn a_finished_game_counts_in_records_ratings_stats_welcomes_and_its_page() {
         String::from_utf8_lossy(&out.stderr),
         "stationmaster: nobody has played here as zoltan\n"
     );
+    let out = s.sm(&["stats", "zoltan@example.test"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "stationmaster: zoltan@example.test has taken no seat here\n"
+    );
 
     // Export, import: the records come along whole.
     s.ok(&["export", "all.json"]);

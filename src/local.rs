@@ -702,6 +702,13 @@ fn forming_view(f: &crate::store::Forming, json: bool, now: DateTime<Utc>) -> St
     serde_json::to_string_pretty(&view).unwrap_or_default()
 }
 
+/// `stats [ADDRESS|NAME] [--json]`: the players' records
+/// ([`service::records::operator_text`]); nobody by that address or name
+/// is an error (exit 1).
+pub fn stats(store: &Store, who: Option<&str>, json: bool) -> Result<String, LocalError> {
+    service::records::operator_text(store, who, json)?.map_err(LocalError::Argument)
+}
+
 /// `games`: one line per stored game, then one per game forming by mail.
 pub fn games(store: &Store) -> Result<String, LocalError> {
     let mut out = String::new();

@@ -60,6 +60,9 @@ pub struct MailContext {
     pub successor: bool,
     /// In the welcome at the start of a game: who plays first.
     pub first: Option<String>,
+    /// In a welcome: the games each player finished here
+    /// ([`super::records::finished_line`]).
+    pub finished: Option<String>,
     /// The reply to the reader's own mail.
     pub reply: Option<ReplySection>,
     /// Notes for the reader.
@@ -1457,6 +1460,7 @@ pub fn player_mail(
         .collect();
     if mail.welcome {
         mail.fewer_reports = fewer_reports(mode);
+        mail.finished = Some(super::records::finished_line(ctx.store, record, meta)?);
     }
     let text = ctx.templates.render("report.txt", &mail)?;
     let html = ctx.templates.render("report.html", &mail)?;

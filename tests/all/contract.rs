@@ -709,6 +709,8 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
             meta: Default::default(),
             old_fire: None,
             over: false,
+            missed: Vec::new(),
+            ended: None,
         }),
         ..change.clone()
     };

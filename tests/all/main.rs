@@ -45,6 +45,7 @@ mod outage;
 mod pictures;
 mod player_mail;
 mod readme;
+mod records;
 mod replies;
 mod rocket_examples;
 mod rocket_playouts;

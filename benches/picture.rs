@@ -7,8 +7,10 @@
 //!
 //! Method:
 //! - Change by change: random 4-player games of each kind played to their
-//!   end, the picture of each change drawn by `picture::png` as the daemon
-//!   draws it (from the game's picture before), each timed: the figure.
+//!   end, the pictures of each change drawn by `picture::png` as the daemon
+//!   draws them (from the game's pictures before): each Linie 1 player's
+//!   own while they lay track (issue 35), and the spectator's once for
+//!   every other reader; each timed: the figure.
 //! - Positions: random 4-player games of Rocket and of Linie 1 (the
 //!   policies of `tests/all/rocket_playouts.rs` and
 //!   `tests/all/linie1_playouts.rs`), each stopped at its 0th, 40th, 120th
@@ -40,7 +42,7 @@ use stationmaster::clock::ClockSettings;
 use stationmaster::config::Config;
 use stationmaster::daemon::{self, Daemon};
 use stationmaster::engine::rng::SplitMix64;
-use stationmaster::engine::{AnyGame, Game, Seat, Status};
+use stationmaster::engine::{AnyGame, Game, Seat, Status, Viewer};
 use stationmaster::linie1::{Components, Linie1};
 use stationmaster::mail::templates::Templates;
 use stationmaster::mail::transport::{MemoryInbound, MemoryOutbound};
@@ -230,12 +232,17 @@ fn breakdown() {
 /// A game's pictures change by change, as the daemon draws them
 /// (`picture::png`, each from the game's picture before, only the bands
 /// the change touched drawn again): [`GAMES`] random 4-player games of
-/// `kind` played to their end, each picture timed (wall time: the thread's
+/// `kind` played to their end, each change's pictures drawn as its reports
+/// need them (each Linie 1 player laying track their own, issue 35, and
+/// the spectator's once for the rest), each picture timed (wall time: the thread's
 /// CPU time moves in scheduler ticks, 4 ms; the mean CPU time is the
 /// thread's over all of them), the board's first included; and the PNGs'
 /// largest size.
 fn change_by_change(kind: &str) -> (Vec<Duration>, usize) {
     let mut times = Vec::new();
+    let mut per_change = Vec::new();
+    let (mut own_times, mut everyones_times) = (Vec::new(), Vec::new());
+    let mut png_cpu = Duration::ZERO;
     let mut thirds: [Vec<Duration>; 3] = Default::default();
     let mut largest = 0;
     let before = stationmaster::picture::counts();
@@ -250,14 +257,41 @@ fn change_by_change(kind: &str) -> (Vec<Duration>, usize) {
         let mut last = Vec::new();
         let first = times.len();
         loop {
-            let picture = g
-                .picture(&last, None)
-                .expect("events read")
-                .expect("a picture");
-            let t = Instant::now();
-            let png = stationmaster::picture::png(&picture).expect("rendered");
-            times.push(t.elapsed());
-            largest = largest.max(png.bytes.len());
+            // The pictures a change's reports carry: each player's own
+            // (Linie 1, while they lay track), and the spectator's once
+            // for everyone else.
+            let mut pictures = Vec::new();
+            let mut everyones = false;
+            for seat in 0..g.player_names().len() {
+                let own = g
+                    .own_board(Viewer::Player(Seat(seat as u8)), &last, None, true)
+                    .expect("events read");
+                match own.and_then(|own| own.picture) {
+                    Some(picture) => pictures.push((picture, true)),
+                    None if !everyones => {
+                        everyones = true;
+                        let picture = g
+                            .picture(&last, None)
+                            .expect("events read")
+                            .expect("a picture");
+                        pictures.push((picture, false));
+                    }
+                    None => {}
+                }
+            }
+            let change = Instant::now();
+            for (picture, own) in &pictures {
+                let (t, cpu) = (Instant::now(), common::thread_cpu());
+                let png = stationmaster::picture::png(picture).expect("rendered");
+                png_cpu += common::thread_cpu() - cpu;
+                times.push(t.elapsed());
+                match own {
+                    true => own_times.push(t.elapsed()),
+                    false => everyones_times.push(t.elapsed()),
+                }
+                largest = largest.max(png.bytes.len());
+            }
+            per_change.push(change.elapsed());
             let Status::Active(awaited) = g.status() else {
                 break;
             };
@@ -289,12 +323,31 @@ fn change_by_change(kind: &str) -> (Vec<Duration>, usize) {
         largest as f64 / 1024.0
     );
     println!(
+        "  {kind}, a change's pictures together: {} changes, median {:.2} ms, 90th percentile {:.2} ms (wall); the PNGs alone mean CPU {:.2} ms a picture; a player's own picture median {:.2} ms ({} of them), the spectator's {:.2} ms ({})",
+        per_change.len(),
+        ms(median(&per_change)),
+        ms(common::quantile(&per_change, 0.9)),
+        ms(png_cpu) / times.len().max(1) as f64,
+        ms(median_of(&own_times)),
+        own_times.len(),
+        ms(median_of(&everyones_times)),
+        everyones_times.len()
+    );
+    println!(
         "  {kind}, a picture's median in each third of a game: {:.2}, {:.2}, {:.2} ms (wall)",
         ms(median(&thirds[0])),
         ms(median(&thirds[1])),
         ms(median(&thirds[2]))
     );
     (times, largest)
+}
+
+/// The median, or zero of none.
+fn median_of(v: &[Duration]) -> Duration {
+    match v.is_empty() {
+        true => Duration::ZERO,
+        false => median(v),
+    }
 }
 
 fn main() {

@@ -478,12 +478,14 @@ pub fn show(
 }
 
 /// `show --svg`: the board's picture as an SVG document, with what the
-/// last accepted order changed marked. The same for every reader; `name`,
-/// where given, must be a player of the game.
+/// last accepted order changed marked. The same for every reader but a
+/// player with a layer of their own (Linie 1's route while they lay
+/// track, issue 35), given by `name`, who is shown theirs.
 pub fn picture(store: &Store, id: &GameId, name: Option<&str>) -> Result<String, LocalError> {
-    if let Some(n) = name {
-        seat_for(store, id, n)?;
-    }
+    let seat = match name {
+        Some(n) => Some(seat_for(store, id, n)?),
+        None => None,
+    };
     let loaded = store.load(id)?;
     let meta = store.meta(id)?;
     let log = store.log(id)?;
@@ -494,7 +496,18 @@ pub fn picture(store: &Store, id: &GameId, name: Option<&str>) -> Result<String,
         .map_or(&[][..], |e| &e.events[..]);
     let stopped = crate::service::report::ended_in(&meta, &*loaded.game, &log)
         .and_then(|e| e.stopped(&meta.clock.settings));
-    let picture = loaded.game.picture(last, stopped.as_deref())?.ok_or_else(|| {
+    let own = match seat {
+        Some(seat) => loaded
+            .game
+            .own_board(Viewer::Player(seat), last, stopped.as_deref(), true)?
+            .and_then(|own| own.picture),
+        None => None,
+    };
+    let picture = match own {
+        Some(own) => Some(own),
+        None => loaded.game.picture(last, stopped.as_deref())?,
+    };
+    let picture = picture.ok_or_else(|| {
         LocalError::Argument(format!(
             "{id} is a game of {}, which draws no picture of its board yet; `show {id}` prints its map",
             crate::registry::title(&loaded.record.setup.kind)
@@ -687,6 +700,13 @@ fn forming_view(f: &crate::store::Forming, json: bool, now: DateTime<Utc>) -> St
         "expires": f.expires.to_rfc3339(),
     });
     serde_json::to_string_pretty(&view).unwrap_or_default()
+}
+
+/// `stats [ADDRESS|NAME] [--json]`: the players' records
+/// ([`service::records::operator_text`]); nobody by that address or name
+/// is an error (exit 1).
+pub fn stats(store: &Store, who: Option<&str>, json: bool) -> Result<String, LocalError> {
+    service::records::operator_text(store, who, json)?.map_err(LocalError::Argument)
 }
 
 /// `games`: one line per stored game, then one per game forming by mail.

@@ -85,7 +85,8 @@ enum Command {
     Show {
         /// The game id.
         game: String,
-        /// Show it as this player sees it (their money, their hints).
+        /// Show it as this player sees it (their money, their hints; a
+        /// Linie 1 player's route on their map and picture).
         #[arg(long = "as", value_name = "NAME")]
         player: Option<String>,
         /// Print the JSON view (docs/state-json.md) instead.
@@ -132,6 +133,16 @@ enum Command {
     },
     /// List the games.
     Games,
+    /// The players' records: every address a line, or one player's whole
+    /// (by address, or everyone who played under a name).
+    Stats {
+        /// An address or a player's name.
+        #[arg(value_name = "ADDRESS|NAME")]
+        who: Option<String>,
+        /// As JSON (address -> record).
+        #[arg(long)]
+        json: bool,
+    },
     /// Write every game, its log, keys and bookkeeping, the receipts and
     /// the mail waiting to be sent, as one versioned JSON document.
     Export {
@@ -459,6 +470,7 @@ fn run(cli: Cli, now_from_env: bool) -> Result<Outcome> {
             command,
         },
         Command::Games => local::Command::Games,
+        Command::Stats { who, json } => local::Command::Stats { who, json },
         Command::Export { file } => {
             return Ok(local::export_to(&config, fixed_now, file.as_deref()));
         }

@@ -35,6 +35,9 @@ pub enum Command {
     /// `moves [WHAT]`: every order the player can give now, or those about
     /// one part of the position (Linie 1: a square, a hand tile).
     Moves,
+    /// `stats [WHO]`: the player's record on this server, or another's
+    /// public figures.
+    Stats,
 }
 
 /// The mail commands a player may give besides orders, each on a line of
@@ -60,6 +63,7 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("leave", Command::Leave),
     ("takeback", Command::Takeback),
     ("moves [WHAT]", Command::Moves),
+    ("stats [WHO]", Command::Stats),
 ];
 
 /// The commands besides orders as `help` lists them after the orders
@@ -78,6 +82,10 @@ pub const COMMANDS_HELP: &[(&str, &str)] = &[
     (
         "takeback",
         "undo your last mail's orders, while nobody else has acted since and they showed nothing random or secret; everyone is told, and orders after it in the same mail apply instead",
+    ),
+    (
+        "stats [WHO]",
+        "your record on this server (games played, finished and won, places, ratings); `stats NAME` or `stats ADDRESS`: another player's public figures",
     ),
     ("say TEXT", "table talk to every player, sent at once"),
     ("tell PLAYER TEXT", "table talk to one player"),
@@ -123,6 +131,8 @@ pub fn command(line: &str) -> Option<Command> {
         Command::Say => (words.len() >= 2).then_some(Command::Say),
         Command::Tell => (words.len() >= 3).then_some(Command::Tell),
         Command::Address => (words.len() == 3).then_some(Command::Address),
+        // Answered whatever follows it: more than one word is told why.
+        Command::Stats => Some(Command::Stats),
         _ => (words.len() <= 2).then_some(*c),
     }
 }
@@ -185,6 +195,8 @@ mod tests {
         assert_eq!(command("moves"), Some(Command::Moves));
         assert_eq!(command("Moves C4"), Some(Command::Moves));
         assert_eq!(command("move C4"), None);
+        assert_eq!(command("stats"), Some(Command::Stats));
+        assert_eq!(command("Stats Béla"), Some(Command::Stats));
     }
 
     #[test]

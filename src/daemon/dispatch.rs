@@ -17,7 +17,7 @@ use crate::mail::ingest::{self, Incoming};
 use crate::service::pipeline::{self, Stored};
 use crate::service::takeback::{self, TakenBack};
 use crate::service::talk::Talked;
-use crate::service::{fallback_id, site, unasked};
+use crate::service::{fallback_id, records, site, unasked};
 use crate::store::{BatchRejected, Change, GameId, GameMeta, GameRecord, Receipt, StoreError};
 
 /// What handling a mail came to.
@@ -738,6 +738,8 @@ struct Read {
     history_turns: Option<(u32, u32)>,
     /// `moves [WHAT]`, each line's word after `moves`, if any.
     moves: Vec<Option<String>>,
+    /// `stats [WHO]`, each line's words after `stats`, if any.
+    stats: Vec<Option<String>>,
     /// `away DATE to DATE` and `back`, echoed with the orders.
     absence: Vec<String>,
     /// `say` and `tell`: table talk.
@@ -803,6 +805,11 @@ impl Read {
                 self.wants.push(Command::Moves);
                 self.moves
                     .push(line.split_whitespace().nth(1).map(str::to_string));
+            }
+            Some(Command::Stats) => {
+                self.wants.push(Command::Stats);
+                let who: Vec<&str> = line.split_whitespace().skip(1).collect();
+                self.stats.push((!who.is_empty()).then(|| who.join(" ")));
             }
             Some(c) => self.wants.push(c),
             None => self.orders.push(line.to_string()),
@@ -997,8 +1004,10 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         })
     }
 
-    /// `leave`, `help`, `moves` and `history`, answered in the reply.
+    /// `leave`, `help`, `moves`, `stats` and `history`, answered in the
+    /// reply.
     fn answer_commands(&mut self) -> Result<(), DaemonError> {
+        self.answer_stats()?;
         let (ctx, id, game) = (self.ctx, self.id, &*self.stored.loaded.game);
         let wants = &self.read.wants;
         if wants.contains(&Command::Leave) {
@@ -1013,7 +1022,7 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         }
         // Listed in the reply as the game stands after the mail's orders.
         self.asked.moves_asked = self.read.moves.clone();
-        if wants.contains(&Command::History) {
+        if self.read.wants.contains(&Command::History) {
             let turns = self.read.history_turns;
             let entries: Vec<_> = ctx
                 .store
@@ -1030,6 +1039,33 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
             };
             self.asked.history =
                 Some(report::history_lines(game, &entries, viewer).map_err(StoreError::from)?);
+        }
+        Ok(())
+    }
+
+    /// `stats [WHO]`, each answered in the reply: the record of the seat's
+    /// address (whichever the mail came from), or another's public
+    /// figures, or why not; what a rating is, once, under them.
+    fn answer_stats(&mut self) -> Result<(), DaemonError> {
+        let own = self.meta.address(self.record(), self.seat).to_string();
+        let mut shown = false;
+        for who in &self.read.stats {
+            let note = match who.as_deref() {
+                Some(w) if w.split_whitespace().count() > 1 => format!(
+                    "`stats {w}`: write `stats` for your own record, or `stats ADDRESS` or `stats NAME` for another's."
+                ),
+                _ => match records::stats_text(self.ctx.store, &own, who.as_deref())? {
+                    Ok(text) => {
+                        shown = true;
+                        text
+                    }
+                    Err(why) => format!("`stats {}`: {why}.", who.as_deref().unwrap_or_default()),
+                },
+            };
+            self.section.notes.push(note);
+        }
+        if shown {
+            self.section.notes.push(records::RATING_KEY.to_string());
         }
         Ok(())
     }

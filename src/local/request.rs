@@ -102,6 +102,13 @@ pub enum Command {
     },
     /// `games`
     Games,
+    /// `stats [ADDRESS|NAME] [--json]`
+    Stats {
+        /// The address or name, if any.
+        who: Option<String>,
+        /// `--json`.
+        json: bool,
+    },
     /// `export`: the whole database as an export document, on stdout.
     Export,
     /// `quarantine` (None), or `quarantine retry NAME…` (every mail when
@@ -386,6 +393,7 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
             now,
         )?,
         Command::Games => super::games(store)?,
+        Command::Stats { who, json } => super::stats(store, who.as_deref(), *json)?,
         Command::Export => super::export(store, now)?,
         Command::Quarantine { retry } => {
             let mut inbound = crate::mail::transport::inbound(&env.config.inbound)

@@ -11,6 +11,7 @@ pub mod names;
 pub mod orders;
 pub mod pipeline;
 pub mod quarantine;
+pub mod records;
 pub mod report;
 pub mod scheduler;
 pub mod settings;
@@ -264,7 +265,7 @@ pub fn new_game_change(
     // Every moderator, the game's and the site's, gets a key for this game.
     for m in report::moderators(ctx, &meta.moderators) {
         let token = new_token()?;
-        let mail = moderator::welcome(ctx, &record.id, &m, &token, now)?;
+        let mail = moderator::welcome(ctx, &record.id, (&record, &meta), &m, &token, now)?;
         // Their welcome is the root of their thread.
         let key = m.trim().to_ascii_lowercase();
         meta.moderator_welcome_ids

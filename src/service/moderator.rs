@@ -275,16 +275,19 @@ pub struct ModOutcome {
 pub fn welcome(
     ctx: &Ctx<'_>,
     id: &GameId,
+    (record, meta): (&GameRecord, &GameMeta),
     address: &str,
     token: &str,
     now: DateTime<Utc>,
 ) -> Result<OutMail, ServiceError> {
+    // Who finishes games: the game master's first look at the table.
+    let finished = super::records::finished_line(ctx.store, record, meta)?;
     let forms: Vec<String> = FORMS
         .iter()
         .map(|(f, w)| format!("  {f:<32} {w}"))
         .collect();
     let text = format!(
-        "You moderate {id}. Reply to this mail (its subject tag and reply address carry your key)\nwith one command a line; a line `why TEXT` gives the reason for the commands after it.\nOne command that changes the game per mail (a `note` too); `preview` may come with it.\n\n{}\n\nOn the server: stationmaster mod {id} COMMAND\n\n-- \nStationmaster, for {id}.\n",
+        "You moderate {id}. Reply to this mail (its subject tag and reply address carry your key)\nwith one command a line; a line `why TEXT` gives the reason for the commands after it.\nOne command that changes the game per mail (a `note` too); `preview` may come with it.\n\n{finished}\n\n{}\n\nOn the server: stationmaster mod {id} COMMAND\n\n-- \nStationmaster, for {id}.\n",
         forms.join("\n")
     );
     // The root of this moderator's thread: every later mail to them about
@@ -321,7 +324,7 @@ pub fn key_site_moderator(
         return Ok(None);
     }
     let token = super::new_token()?;
-    let mail = welcome(ctx, id, address, &token, now)?;
+    let mail = welcome(ctx, id, (&loaded.record, &meta), address, &token, now)?;
     meta.moderator_welcome_ids
         .insert(key.clone(), mail.message_id.clone());
     meta.moderator_tokens.insert(key, token);
@@ -1140,7 +1143,14 @@ impl<'a, 'c> Act<'a, 'c> {
             self.meta.moderators.push(address.clone());
         }
         let token = super::new_token()?;
-        let mail = welcome(ctx, id, address, &token, self.now)?;
+        let mail = welcome(
+            ctx,
+            id,
+            (self.record(), &self.meta),
+            address,
+            &token,
+            self.now,
+        )?;
         self.meta
             .moderator_welcome_ids
             .insert(key.clone(), mail.message_id.clone());

@@ -80,6 +80,9 @@ pub struct Options<'a> {
     /// Why orders were given: `(first, end, why)` over the batch's applied
     /// orders (the clock's orders for a player passed over).
     pub whys: Vec<(usize, usize, String)>,
+    /// The seats whose player let a deadline pass (the clock's own look,
+    /// not a moderator's `skip`), for their records.
+    pub missed: Vec<Seat>,
     /// The answer to the mail that made the change, in its sender's report.
     pub reply: Option<&'a Reply>,
     /// Who gets a report; `None`: nobody (the caller mails whom it must).
@@ -98,6 +101,7 @@ impl Default for Options<'_> {
             act: None,
             then: Vec::new(),
             whys: Vec::new(),
+            missed: Vec::new(),
             reply: None,
             to: Some(Recipients::Concerned),
             with: Change::default(),
@@ -214,6 +218,19 @@ pub fn apply(
     for entry in options.then {
         update.push(entry);
     }
+    update.missed = options.missed;
+    // The records take the game's end once: in the update that ends it.
+    let was_over = stored.meta.aborted
+        || matches!(
+            stored.loaded.game.status(),
+            crate::engine::Status::Finished(_)
+        );
+    if update.over && !was_over {
+        update.ended = Some(match game.status() {
+            crate::engine::Status::Finished(placings) => crate::store::Ending::Finished(placings),
+            crate::engine::Status::Active(_) => crate::store::Ending::Aborted,
+        });
+    }
     if let Some(act) = options.act {
         update.push_first(act);
     }
@@ -248,6 +265,8 @@ pub fn meta_update(
         meta,
         // Bookkeeping alone ends no game.
         over: false,
+        missed: Vec::new(),
+        ended: None,
     })
 }
 
@@ -317,6 +336,8 @@ fn game_update(
         over: meta.aborted || matches!(game.status(), crate::engine::Status::Finished(_)),
         meta,
         old_fire,
+        missed: Vec::new(),
+        ended: None,
     })
 }
 

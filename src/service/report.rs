@@ -60,6 +60,9 @@ pub struct MailContext {
     pub successor: bool,
     /// In the welcome at the start of a game: who plays first.
     pub first: Option<String>,
+    /// In a welcome: the games each player finished here
+    /// ([`super::records::finished_line`]).
+    pub finished: Option<String>,
     /// The reply to the reader's own mail.
     pub reply: Option<ReplySection>,
     /// Notes for the reader.
@@ -207,7 +210,9 @@ pub struct PictureRef {
 /// map drawn once, and the picture drawn and rendered to PNG once, when the
 /// first report asks for it (it shows nothing private, so it is one
 /// picture for every reader: rendering it for each was most of a report's
-/// cost).
+/// cost). A player with a layer of their own (Linie 1's route while they
+/// lay track, issue 35: [`AnyGame::own_board`]) is shown their own map
+/// and picture instead, each drawn once, when their first report asks.
 pub struct Board {
     /// The ASCII map.
     pub map: crate::engine::Map,
@@ -217,6 +222,17 @@ pub struct Board {
     pictures: bool,
     /// The picture as rendered (None inside: none, or it would not render).
     rendered: std::cell::OnceCell<Option<(crate::mail::compose::InlinePicture, PictureRef)>>,
+    /// Each player's own board once asked for (None inside: they are
+    /// shown this one).
+    own: std::cell::RefCell<Vec<(Seat, Option<std::rc::Rc<OwnBoard>>)>>,
+}
+
+/// A player's own map and picture ([`Board::own`]).
+pub struct OwnBoard {
+    /// Their map.
+    pub map: crate::engine::Map,
+    /// Their picture as rendered, where pictures are on and it renders.
+    pub picture: Option<(crate::mail::compose::InlinePicture, PictureRef)>,
 }
 
 impl Board {
@@ -228,7 +244,54 @@ impl Board {
             last: entries.iter().flat_map(|e| e.events.clone()).collect(),
             pictures: ctx.config.mail.pictures,
             rendered: std::cell::OnceCell::new(),
+            own: std::cell::RefCell::new(Vec::new()),
         }
+    }
+
+    /// `seat`'s own map and picture, drawn (and rendered) on the first
+    /// call for them; None where they are shown this board's (`map`,
+    /// [`Board::picture`]): the game draws them no layer of their own, or
+    /// it is over. A picture that cannot be drawn is logged, and their
+    /// reports go without it.
+    pub fn own(
+        &self,
+        ctx: &Ctx<'_>,
+        game: &dyn AnyGame,
+        seat: Seat,
+        ended: Option<&Ended>,
+        settings: &crate::clock::ClockSettings,
+    ) -> Option<std::rc::Rc<OwnBoard>> {
+        if let Some((_, own)) = self.own.borrow().iter().find(|(s, _)| *s == seat) {
+            return own.clone();
+        }
+        let stopped = ended.and_then(|e| e.stopped(settings));
+        let own = match game.own_board(
+            Viewer::Player(seat),
+            &self.last,
+            stopped.as_deref(),
+            self.pictures,
+        ) {
+            Ok(own) => own,
+            Err(e) => {
+                tracing::warn!(error = %e, "a player's own board could not be drawn; their reports show everyone's");
+                None
+            }
+        };
+        let own = own.map(|own| {
+            let picture = own.picture.and_then(|picture| match crate::picture::png(&picture) {
+                Ok(png) => Some(inline_picture(ctx, png)),
+                Err(e) => {
+                    tracing::warn!(error = %e, "a player's picture could not be rendered; their reports go without it");
+                    None
+                }
+            });
+            std::rc::Rc::new(OwnBoard {
+                map: own.map,
+                picture,
+            })
+        });
+        self.own.borrow_mut().push((seat, own.clone()));
+        own
     }
 
     /// The picture, rendered on the first call; None where pictures are
@@ -545,14 +608,29 @@ pub fn status_block(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Viewer) -
     }
 }
 
+/// The map `viewer` is shown: their own while the game runs
+/// ([`AnyGame::render_map_to`]), else the spectator's.
+fn map_of(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Viewer) -> crate::engine::Map {
+    match ended {
+        Some(Ended::Aborted { .. }) => game.render_map(),
+        _ => game.render_map_to(viewer),
+    }
+}
+
 /// The map and [`status_block`] of `viewer`, as text.
 pub fn page_text(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Viewer) -> String {
-    crate::engine::page_text(&game.render_map().text, &status_block(game, ended, viewer))
+    crate::engine::page_text(
+        &map_of(game, ended, viewer).text,
+        &status_block(game, ended, viewer),
+    )
 }
 
 /// The map and [`status_block`] of `viewer`, as an HTML `<pre>`.
 pub fn page_html(game: &dyn AnyGame, ended: Option<&Ended>, viewer: Viewer) -> String {
-    crate::engine::page_html(&game.render_map().html, &status_block(game, ended, viewer))
+    crate::engine::page_html(
+        &map_of(game, ended, viewer).html,
+        &status_block(game, ended, viewer),
+    )
 }
 
 /// Events of `entries` as `seat` reads them, each order first.
@@ -1322,9 +1400,9 @@ pub fn player_mail(
         }
         (Some(status), _) => status,
     };
-    mail.map = mail_page(&board.map.text, &status);
-    mail.map_html = crate::engine::page_html(&board.map.html, &status);
-    let picture = board.picture(ctx, game, ended.as_ref(), settings);
+    let (map, picture) = board_of(ctx, game, board, seat, ended.as_ref(), settings);
+    mail.map = mail_page(&map.text, &status);
+    mail.map_html = crate::engine::page_html(&map.html, &status);
     mail.picture = picture.as_ref().map(|(_, r)| r.clone());
     mail.deadlines = deadline_lines(game, meta, Viewer::Player(seat), now);
     mail.hints = game
@@ -1382,6 +1460,7 @@ pub fn player_mail(
         .collect();
     if mail.welcome {
         mail.fewer_reports = fewer_reports(mode);
+        mail.finished = Some(super::records::finished_line(ctx.store, record, meta)?);
     }
     let text = ctx.templates.render("report.txt", &mail)?;
     let html = ctx.templates.render("report.html", &mail)?;
@@ -1402,6 +1481,31 @@ pub fn player_mail(
     };
     let what = if mail.welcome { "welcome" } else { "report" };
     super::compose_mail(ctx, &id.0, what, &draft, now)
+}
+
+/// The map and picture in `seat`'s mail: their own where the game draws
+/// them a layer of their own, else `board`'s, the same for every reader.
+fn board_of<'b>(
+    ctx: &Ctx<'_>,
+    game: &dyn AnyGame,
+    board: &'b Board,
+    seat: Seat,
+    ended: Option<&Ended>,
+    settings: &crate::clock::ClockSettings,
+) -> (
+    std::borrow::Cow<'b, crate::engine::Map>,
+    Option<(crate::mail::compose::InlinePicture, PictureRef)>,
+) {
+    match board.own(ctx, game, seat, ended, settings) {
+        Some(own) => (
+            std::borrow::Cow::Owned(own.map.clone()),
+            own.picture.clone(),
+        ),
+        None => (
+            std::borrow::Cow::Borrowed(&board.map),
+            board.picture(ctx, game, ended, settings),
+        ),
+    }
 }
 
 /// The `reports` modes that send fewer mails than `mode`, fewest first

@@ -194,6 +194,9 @@ struct Look<'a, 'c> {
     /// Orders given for players passed over: (first, end) in
     /// `batch.applied`, and why, for their log entries.
     reasons: Vec<(usize, usize, String)>,
+    /// The seats whose deadline passed (not a moderator's skip), one a
+    /// deadline, for the players' records.
+    missed: Vec<Seat>,
 }
 
 impl<'a, 'c> Look<'a, 'c> {
@@ -226,6 +229,7 @@ impl<'a, 'c> Look<'a, 'c> {
             to_players: Vec::new(),
             acts: Vec::new(),
             reasons: Vec::new(),
+            missed: Vec::new(),
         }
     }
 
@@ -252,6 +256,7 @@ impl<'a, 'c> Look<'a, 'c> {
             .map(|a| settings.when(a.to));
         if self.forced_by.is_none() {
             self.meta.clock.missed_one(seat);
+            self.missed.push(seat);
         }
         // A veto question means `no veto`, a bid `pass`; a moderator's skip
         // overrides `wait`.
@@ -518,12 +523,14 @@ impl<'a, 'c> Look<'a, 'c> {
             outbox,
             to_players,
             reasons,
+            missed,
             ..
         } = self;
         let options = pipeline::Options {
             notes: to_players.clone(),
             // Each order given for a player passed over says why.
             whys: reasons,
+            missed,
             then,
             // Notes without a change go to their players alone, below.
             to: changed.then_some(pipeline::Recipients::All),

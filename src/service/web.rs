@@ -46,6 +46,10 @@ pub struct Shown<'a> {
     pub entries: &'a [LogEntry],
     /// How it ended, if it is over.
     pub ended: Option<&'a Ended>,
+    /// The games each player finished here, as the records stand
+    /// ([`super::records::finished_line`]); none in the archive a last
+    /// mail attaches.
+    pub finished: Option<&'a str>,
 }
 
 /// Where a page is read: on the site (with a link to the index), or as a
@@ -107,6 +111,7 @@ pub fn last_mail_archive(
         game,
         entries: &entries,
         ended,
+        finished: None,
     })?))
 }
 
@@ -213,6 +218,7 @@ fn write_game(ctx: &Ctx<'_>, dir: &Path, id: &GameId) -> Result<(), ServiceError
     let entries = ctx.store.log(id)?;
     let stamp = ctx.store.head(id)?.last_hash;
     let ended = report::ended_in(&meta, &*loaded.game, &entries);
+    let finished = super::records::finished_line(ctx.store, &loaded.record, &meta)?;
     let shown = Shown {
         id,
         record: &loaded.record,
@@ -220,6 +226,7 @@ fn write_game(ctx: &Ctx<'_>, dir: &Path, id: &GameId) -> Result<(), ServiceError
         game: &*loaded.game,
         entries: &entries,
         ended: ended.as_ref(),
+        finished: Some(&finished),
     };
     let html = page(&shown, Place::Site)?;
     let folder = dir.join(&id.0);
@@ -302,11 +309,15 @@ fn page(shown: &Shown<'_>, place: Place) -> Result<String, ServiceError> {
         body.push_str("<p><a href=\"../\">All games</a></p>\n");
     }
     body.push_str(&format!(
-        "<h1>{}: {}</h1>\n<p>Players, in seat order: {}.{}</p>\n<p><b>{}.</b></p>\n",
+        "<h1>{}: {}</h1>\n<p>Players, in seat order: {}.{}</p>\n{}<p><b>{}.</b></p>\n",
         escape_html(&id.0),
         escape_html(title),
         escape_html(&shown.game.player_names().join(", ")),
         options(record),
+        shown
+            .finished
+            .map(|f| format!("<p>{}</p>\n", escape_html(f)))
+            .unwrap_or_default(),
         escape_html(&headline(shown))
     ));
     if shown.ended.is_some() {

@@ -296,42 +296,47 @@ fn the_html_map_says_what_the_text_map_says() {
             let mut g =
                 registry::new_game(&setup(kind, 4, seed), &BoardSource::embedded()).unwrap();
             play(&mut *g, seed, 40 * seed as usize);
-            let stationmaster::engine::Map { text, html } = g.render_map();
-            let mut plain = String::new();
-            let mut in_tag = false;
-            for c in html.chars() {
-                match c {
-                    '<' => in_tag = true,
-                    '>' if in_tag => in_tag = false,
-                    _ if !in_tag => plain.push(c),
-                    _ => {}
+            let seat = Viewer::Player(Seat(0));
+            // The spectator's map, and a player's (with their own layer,
+            // where the game draws them one).
+            for stationmaster::engine::Map { text, html } in [g.render_map(), g.render_map_to(seat)]
+            {
+                let mut plain = String::new();
+                let mut in_tag = false;
+                for c in html.chars() {
+                    match c {
+                        '<' => in_tag = true,
+                        '>' if in_tag => in_tag = false,
+                        _ if !in_tag => plain.push(c),
+                        _ => {}
+                    }
+                }
+                let plain = plain
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&amp;", "&");
+                let lines: Vec<&str> = plain.lines().map(str::trim_end).collect();
+                assert_eq!(lines, text.lines().collect::<Vec<_>>(), "seed {seed}");
+                // No two spans of one colour with only blanks between them on
+                // one line (the canvas joins runs within a line; a run may end
+                // a line and the next begin with the colour again).
+                let spans: Vec<(&str, &str)> = html
+                    .split("<span style=\"color:")
+                    .skip(1)
+                    .filter_map(|p| {
+                        let (colour, rest) = p.split_once('"')?;
+                        Some((colour, rest.split_once("</span>")?.1))
+                    })
+                    .collect();
+                for w in spans.windows(2) {
+                    assert!(
+                        !(w[0].0 == w[1].0 && w[0].1.trim().is_empty() && !w[0].1.contains('\n')),
+                        "seed {seed}: two {} spans side by side",
+                        w[0].0
+                    );
                 }
             }
-            let plain = plain
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&amp;", "&");
-            let lines: Vec<&str> = plain.lines().map(str::trim_end).collect();
-            assert_eq!(lines, text.lines().collect::<Vec<_>>(), "seed {seed}");
-            // No two spans of one colour with only blanks between them on
-            // one line (the canvas joins runs within a line; a run may end
-            // a line and the next begin with the colour again).
-            let spans: Vec<(&str, &str)> = html
-                .split("<span style=\"color:")
-                .skip(1)
-                .filter_map(|p| {
-                    let (colour, rest) = p.split_once('"')?;
-                    Some((colour, rest.split_once("</span>")?.1))
-                })
-                .collect();
-            for w in spans.windows(2) {
-                assert!(
-                    !(w[0].0 == w[1].0 && w[0].1.trim().is_empty() && !w[0].1.contains('\n')),
-                    "seed {seed}: two {} spans side by side",
-                    w[0].0
-                );
-            }
-            let seat = Viewer::Player(Seat(0));
+            let stationmaster::engine::Map { text, html } = g.render_map_to(seat);
             assert_eq!(g.render(seat), format!("{text}\n{}", g.render_status(seat)));
             assert!(g.render_html(seat).starts_with("<pre"));
             assert!(g.render_html(seat).contains(&html));
@@ -704,6 +709,8 @@ fn a_picture_the_mails_of_a_change_show_is_stored_once() {
             meta: Default::default(),
             old_fire: None,
             over: false,
+            missed: Vec::new(),
+            ended: None,
         }),
         ..change.clone()
     };

@@ -321,8 +321,18 @@ pub fn expect_for(game: &dyn AnyGame, log: &[LogEntry], viewer: Viewer) -> Expec
         .expect("the log reads")
         .into_iter()
         .collect();
+    // A player with a layer of their own (Linie 1's route) is sent their
+    // own map while the game runs; once a moderator aborted it, everyone
+    // the spectator's.
+    let aborted = log
+        .iter()
+        .any(|e| e.kind == stationmaster::store::EntryKind::Act && e.order == "abort");
+    let map = match aborted {
+        true => game.render_map(),
+        false => game.render_map_to(viewer),
+    };
     Expect {
-        map: game.render_map().text,
+        map: map.text,
         hints,
         exact: Vec::new(),
         events: Some(events),

@@ -65,11 +65,31 @@ fn untag(html: &str) -> String {
             _ => {}
         }
     }
-    out.replace("&lt;", "<")
+    let out = out
+        .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
+        .replace("&#39;", "'");
+    // Characters written as numbers (`&#9670;`: ◆), then `&amp;` last.
+    let mut read = String::new();
+    let mut rest = out.as_str();
+    while let Some(at) = rest.find("&#") {
+        read.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let end = after.find(';').unwrap_or(0);
+        match after[..end].parse::<u32>().ok().and_then(char::from_u32) {
+            Some(c) if end > 0 => {
+                read.push(c);
+                rest = &after[end + 1..];
+            }
+            _ => {
+                read.push_str("&#");
+                rest = after;
+            }
+        }
+    }
+    read.push_str(rest);
+    read.replace("&amp;", "&")
 }
 
 fn parse(mail: &OutMail) -> Got {
@@ -91,21 +111,44 @@ fn parse(mail: &OutMail) -> Got {
 /// where the cards are shown: the route card's name after "card " (the own
 /// cards' sentence says "route card B5", a driver's row "card B5 (K A)",
 /// the trip's start "route card B5"; a bare "B5" would be a square) and the
-/// stops after "stops ".
+/// stops after "stops "; and their own layer (issue 35): their route line,
+/// which opens with one of their terminals, and their terminals marked
+/// `◆` on the map (`2W◆`, `◆2E`).
 #[derive(Clone, Debug)]
 struct Secret {
     line: u8,
     card: String,
     stops: String,
+    terminals: Vec<String>,
 }
 
 impl Secret {
-    fn markers(&self) -> [String; 3] {
-        [
+    fn markers(&self) -> Vec<String> {
+        let mut out = vec![
             format!("card {}", self.card),
             format!("stops {}", self.stops),
             format!("line {}, route card", self.line),
-        ]
+        ];
+        for t in &self.terminals {
+            out.push(format!("Your route: {t} "));
+            // The complete route's line (help's example is `start 1W`).
+            out.push(format!("(`start {t}`"));
+            out.push(format!("or `start {t}`)"));
+            out.push(format!("{t}◆"));
+            out.push(format!("◆{t}"));
+        }
+        out
+    }
+
+    /// Whether `text` (a report with the map) shows this player their own
+    /// layer: their route line, and their terminals marked.
+    fn layer_in(&self, text: &str) -> bool {
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        flat.contains("Your route")
+            && self
+                .terminals
+                .iter()
+                .all(|t| flat.contains(&format!("{t}◆")) || flat.contains(&format!("◆{t}")))
     }
 
     /// The first marker `text` holds, if any (lines joined, so that a
@@ -219,6 +262,11 @@ impl World {
                         .map(|b| d.building(*b).letter.to_string())
                         .collect::<Vec<_>>()
                         .join(" "),
+                    terminals: d
+                        .terminals_of(p.line)
+                        .into_iter()
+                        .map(|t| d.terminal(t).name.clone())
+                        .collect(),
                 }
             })
             .collect();
@@ -288,13 +336,28 @@ impl World {
             .collect()
     }
 
-    /// No mail not yet checked shows a reader another player's cards before
-    /// that player drives (rulings 4); each player's own cards are in their
-    /// mails while they lay.
+    /// No mail not yet checked shows a reader another player's cards or
+    /// layer before that player drives (rulings 4); each player's own
+    /// cards are in their mails while they lay, and each report (a mail
+    /// with the map) shows them their own layer while the game runs.
     fn check_mails(&mut self) {
         let shown = self.shown();
+        let v = self.view(None);
+        let running = v["finished"] != true && v["aborted"].is_null();
         for m in &self.mails[self.checked..] {
             let reader = self.seat_of_address(&m.to);
+            if let Some(r) = reader
+                && running
+                && !shown[r]
+                && m.text.contains("Key: a square")
+            {
+                assert!(
+                    self.secrets[r].layer_in(&m.text) && self.secrets[r].layer_in(&m.html),
+                    "{} is not shown their own layer:\n{}",
+                    PLAYERS[r],
+                    m.text
+                );
+            }
             for (p, secret) in self.secrets.iter().enumerate() {
                 if shown[p] || reader == Some(p) {
                     continue;

@@ -49,7 +49,19 @@ const FRAME: [&str; 6] = [
 /// at each side whose middle has track (`│` a line above or below the
 /// middle, `─` three columns left or right).
 fn read_map(map: &str) -> Vec<(Square, Read)> {
+    read_map_marked(map)
+        .into_iter()
+        .map(|(s, r, _)| (s, r))
+        .collect()
+}
+
+/// [`read_map`], with whether each square carries the reader's own mark
+/// (a player's map, issue 35), as its key's last lines tell: a building
+/// in double lines one of their stops, `○` an empty square of their way.
+fn read_map_marked(map: &str) -> Vec<(Square, Read, bool)> {
     let key = &map[map.find("Key:").expect("a key under the map")..];
+    let yours = key.contains("Yours alone: ║A║ building A, one of your stops")
+        && key.contains("○ an empty square on a shortest way");
     for words in MARKS.iter().map(|m| m.0).chain(FRAME) {
         assert!(key.contains(words), "the key says `{words}`:\n{key}");
     }
@@ -77,20 +89,25 @@ fn read_map(map: &str) -> Vec<(Square, Read)> {
             let s = Square::new(row - 1, col as u8);
             let mark =
                 |down: i32, right: i32| at((m as i32 + down) as usize, (x as i32 + right) as usize);
-            squares.push((s, read_square(s, mark)));
+            squares.push(read_square(s, yours, mark));
         }
     }
     squares
 }
 
 /// Square `s`, given its `mark`s (lines down and columns right of its
-/// middle).
-fn read_square(s: Square, mark: impl Fn(i32, i32) -> char) -> Read {
-    if mark(0, -2) == '┃' {
-        return Read::Building(mark(0, 0));
+/// middle), and whether it carries the reader's own mark (`yours`: the
+/// key tells those marks).
+fn read_square(s: Square, yours: bool, mark: impl Fn(i32, i32) -> char) -> (Square, Read, bool) {
+    match mark(0, -2) {
+        '┃' => return (s, Read::Building(mark(0, 0)), false),
+        '║' if yours => return (s, Read::Building(mark(0, 0)), true),
+        _ => {}
     }
-    if mark(0, 0) == '·' {
-        return Read::Empty;
+    match mark(0, 0) {
+        '·' => return (s, Read::Empty, false),
+        '○' if yours => return (s, Read::Empty, true),
+        _ => {}
     }
     let paths: Vec<&str> = (MARKS.iter())
         .filter(|(_, down, right, c, _)| mark(*down, *right) == *c)
@@ -108,7 +125,7 @@ fn read_square(s: Square, mark: impl Fn(i32, i32) -> char) -> Read {
             "{s}: track at side {side} of {paths}"
         );
     }
-    Read::Track(paths)
+    (s, Read::Track(paths), false)
 }
 
 /// A game of `players` played with random legal orders to its end.
@@ -183,4 +200,57 @@ fn every_tile_turned_every_way_reads_back_by_the_key() {
     }
     let board: Linie1 = serde_json::from_value(snapshot).unwrap();
     assert_map_reads_back(&board, "every tile turned every way");
+}
+
+/// A player's own map (issue 35), read by its key alone: the board as it
+/// is, and their marks where their route has them: their stops, and the
+/// empty squares of one shortest way to close each gap.
+#[test]
+fn a_players_map_reads_back_with_their_marks_by_the_key() {
+    use stationmaster::engine::{AnyGame, Seat, Viewer};
+    let mut g = linie1_game(&["P0", "P1", "P2"], 505, &["ordered_stops"]);
+    let mut rng = SplitMix64::new(505);
+    for _ in 0..60 {
+        let seat = Game::awaiting(&g)[0].seat;
+        let order = pick(&mut rng, &g.legal_orders(seat));
+        g.apply(seat, &order).unwrap();
+    }
+    let d = g.data();
+    for seat in (0..3).map(Seat) {
+        let view = g.view(Viewer::Player(seat));
+        let route = view.route.clone().expect("laying track");
+        let stops = view.players[seat.index()].stops.clone().unwrap();
+        let map = AnyGame::render_map_to(&g, Viewer::Player(seat)).text;
+        for line in map.lines() {
+            assert!(line.chars().count() <= 100, "too wide: {line}");
+        }
+        let read = read_map_marked(&map);
+        assert_eq!(read.len(), d.square_count());
+        for (s, read, marked) in read {
+            let on_board = match (d.building_at(s), g.laid(s)) {
+                (Some(b), _) => Read::Building(d.building(b).letter),
+                (None, Some(laid)) => Read::Track(laid.paths),
+                (None, None) => Read::Empty,
+            };
+            let mine = match &read {
+                Read::Building(c) => stops.contains(c),
+                Read::Empty => route
+                    .stretches
+                    .iter()
+                    .any(|r| r.squares.contains(&s.to_string())),
+                Read::Track(_) => false,
+            };
+            assert_eq!(read, on_board, "{s} in\n{map}");
+            assert_eq!(marked, mine, "{s} marked in\n{map}");
+        }
+        // Its stops numbered in the card's order, beside their top right.
+        for (i, c) in stops.iter().enumerate() {
+            let at = map
+                .lines()
+                .position(|l| l.contains(&format!("║ {c} ║")))
+                .expect("a stop drawn");
+            let above = map.lines().nth(at - 1).unwrap();
+            assert!(above.contains(&format!("╔═══╗{}", i + 1)), "{c}:\n{map}");
+        }
+    }
 }

@@ -378,10 +378,14 @@ fn the_title_says_whose_turn_it_is_or_who_won() {
     let g = linie1_game(&NAMES[..2], 1, &[]);
     assert!(svg(&g, Viewer::Player(Seat(0))).contains(">Linie 1 · turn 1 · you: 2 tiles to lay<"));
     assert!(svg(&g, Viewer::Player(Seat(1))).contains(">Linie 1 · turn 1 · Anna: 2 tiles to lay<"));
+    // At the end nobody has a layer of their own (issue 35): one picture
+    // for all, the winner named.
     let g = finished();
-    let anna = svg(&g, Viewer::Player(Seat(0)));
-    assert!(anna.contains(">Game over: Anna finished the inaugural trip. You win.<"));
-    assert!(svg(&g, Viewer::Player(Seat(1))).contains(". Anna wins.<"));
+    for reader in [Viewer::Player(Seat(0)), Viewer::Player(Seat(1))] {
+        let text = svg(&g, reader);
+        assert!(text.contains(">Game over: Anna finished the inaugural trip. Anna wins.<"));
+        assert_eq!(text, svg(&g, Viewer::Spectator));
+    }
 }
 
 #[test]

@@ -292,8 +292,11 @@ fn a_report_carries_its_picture_inline_beside_the_html_that_shows_it() {
     assert!(cids.windows(2).all(|w| w[0] == w[1]), "{cids:?}");
 }
 
+/// Each Linie 1 player laying track is sent their own picture (issue 35):
+/// the spectator's, with their line, terminals, stops and route on it,
+/// and nobody else's.
 #[test]
-fn a_linie1_report_carries_the_board_as_a_spectator_sees_it() {
+fn a_linie1_report_carries_each_players_own_picture() {
     let setup = stationmaster::engine::Setup {
         kind: "linie1".into(),
         ..common::setup(&ABC, 7, &[])
@@ -301,27 +304,59 @@ fn a_linie1_report_carries_the_board_as_a_spectator_sees_it() {
     let mut t = Table::of(true, setup);
     let reports = t.reports();
     assert_eq!(reports.len(), 3);
-    let pictures: Vec<(String, Vec<u8>)> = reports
-        .iter()
-        .map(|m| parts(m).picture.expect("an image/png part"))
-        .collect();
-    // Drawn from the spectator's view: the same picture for every reader,
-    // with nobody's secret line in it.
-    assert!(pictures.windows(2).all(|w| w[0] == w[1]));
-    let (_, png) = &pictures[0];
-    let decoder = png::Decoder::new(std::io::Cursor::new(png));
-    assert_eq!(decoder.read_info().expect("a PNG").info().width, 600);
-    assert!(png.len() < 120 * 1024, "{} bytes", png.len());
     let game = t.daemon.store().load(&t.id).expect("the game").game;
-    let svg = game
+    let spectator = game
         .picture(&[], None)
         .expect("events read")
         .expect("Linie 1 draws its board")
         .svg();
-    assert!(svg.contains("line secret"), "{svg}");
+    assert!(spectator.contains("line secret"), "{spectator}");
     for secret in ["route card", "your stops"] {
-        assert!(!svg.contains(secret), "{svg}");
+        assert!(!spectator.contains(secret), "{spectator}");
     }
+    let own: Vec<Picture> = (0..3)
+        .map(|s| {
+            game.own_board(Viewer::Player(Seat(s)), &[], None, true)
+                .expect("events read")
+                .and_then(|own| own.picture)
+                .expect("a player laying track has a picture of their own")
+        })
+        .collect();
+    let mut cids = Vec::new();
+    for mail in &reports {
+        let seat = ABC
+            .iter()
+            .position(|n| mail.to[0].starts_with(&n.to_lowercase()))
+            .unwrap_or_else(|| panic!("a mail to a player: {:?}", mail.to));
+        let (cid, png) = parts(mail).picture.expect("an image/png part");
+        let decoder = png::Decoder::new(std::io::Cursor::new(&png));
+        let info = decoder.read_info().expect("a PNG").info().clone();
+        assert_eq!(info.width, 600);
+        assert!(png.len() < 120 * 1024, "{} bytes", png.len());
+        // Their own picture: their cards, their route, and nobody else's.
+        let svg = own[seat].svg();
+        for (other, pic) in own.iter().enumerate() {
+            let card = pic
+                .layers
+                .last()
+                .and_then(|l| l.svg.split("route card ").nth(1))
+                .and_then(|rest| rest.split(':').next())
+                .expect("a route card in each player's layer");
+            let card = format!("route card {card}:");
+            assert_eq!(svg.contains(&card), other == seat, "{card} in {seat}'s");
+        }
+        let drawn = stationmaster::picture::Png {
+            bytes: png,
+            width: info.width,
+            height: info.height,
+        };
+        assert_shows_the_whole(&drawn, &own[seat], "a player's own picture", true);
+        cids.push(cid);
+    }
+    let mut distinct = cids.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3, "a picture for each: {cids:?}");
 }
 
 #[test]
@@ -591,8 +626,9 @@ fn a_picture_drawn_in_layers_is_the_whole_svg_drawn_at_once() {
 }
 
 /// A game's pictures, change by change, as the daemon draws them: each
-/// from the one before, only the bands a change touched drawn again. Each
-/// must show what its whole SVG shows.
+/// from the one before, only the bands a change touched drawn again (and
+/// a Linie 1 player's own from the spectator's or their last). Each must
+/// show what its whole SVG shows.
 #[test]
 fn each_picture_of_a_game_drawn_from_the_one_before_shows_its_whole_svg() {
     fn play<G: Game>(mut g: G, seed: u64, changes: usize, every: usize) {
@@ -612,6 +648,23 @@ fn each_picture_of_a_game_drawn_from_the_one_before_shows_its_whole_svg() {
             let png = stationmaster::picture::png(&p).expect("rendered");
             if n % every == 0 {
                 assert_shows_the_whole(&png, &p, &format!("change {n}"), true);
+            }
+            // The first player's own picture (Linie 1, while they lay
+            // track), drawn after everyone's, as a report draws it.
+            let own = stationmaster::engine::AnyGame::own_board(
+                &g,
+                Viewer::Player(Seat(0)),
+                &[],
+                None,
+                true,
+            )
+            .expect("events read")
+            .and_then(|own| own.picture);
+            if let Some(own) = own {
+                let png = stationmaster::picture::png(&own).expect("rendered");
+                if n % every == 0 {
+                    assert_shows_the_whole(&png, &own, &format!("change {n}, own"), true);
+                }
             }
         }
     }
@@ -644,7 +697,10 @@ fn a_linie1_tile_laid_draws_again_only_the_bands_it_touched() {
         stationmaster::picture::png(&p).expect("rendered");
         let after = stationmaster::picture::counts();
         let drawn = after.bands_drawn - before.bands_drawn;
-        if after.from_another > before.from_another && drawn > widest.0 {
+        // The first has no picture of this game's before it: it starts
+        // from whatever other tests left kept (their players' own
+        // pictures among them), or from nothing.
+        if n > 0 && after.from_another > before.from_another && drawn > widest.0 {
             widest = (drawn, after.bands - before.bands, n);
         }
     }

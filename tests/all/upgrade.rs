@@ -223,3 +223,39 @@ fn a_linie1_game_set_up_with_a_supply_of_101_keeps_it_and_plays_on() {
     assert_eq!(id.trim(), "linie1-2");
     assert_eq!(supply("linie1-2"), 126 - 5 * 3);
 }
+
+/// Issue 36, point 4: a database from before the players' records gets
+/// them when first opened, derived from its games: the fixture's two
+/// games seated five players (three and two), and neither has finished.
+#[test]
+fn a_database_from_before_records_gets_them_when_opened() {
+    let dir = copy_of_the_fixture();
+    let records = json(&stdout(sm(dir.path()).args(["stats", "--json"])));
+    let addresses = records.as_object().expect("records by address");
+    assert_eq!(addresses.len(), 5, "{records}");
+    let played: u64 = addresses
+        .values()
+        .flat_map(|r| r["kinds"].as_object().unwrap().values())
+        .map(|k| k["played"].as_u64().unwrap())
+        .sum();
+    assert_eq!(played, 5, "{records}");
+    assert!(
+        addresses
+            .values()
+            .flat_map(|r| r["kinds"].as_object().unwrap().values())
+            .all(|k| k["finished"] == 0 && k.get("rating").is_none()),
+        "{records}"
+    );
+    // Kept from then on: the next open derives nothing again, and a new
+    // game adds to them.
+    stdout(sm(dir.path()).args([
+        "new",
+        "rocket",
+        "--player",
+        "dora=dora@example.org",
+        "--player",
+        "emil=emil@example.org",
+    ]));
+    let records = json(&stdout(sm(dir.path()).args(["stats", "--json"])));
+    assert_eq!(records["dora@example.org"]["kinds"]["rocket"]["played"], 1);
+}

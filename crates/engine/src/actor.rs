@@ -79,25 +79,3 @@ impl fmt::Display for Actor {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_back_what_it_writes() {
-        for a in [
-            Actor::Mail("m1@example.org".into()),
-            Actor::CommandLine,
-            Actor::Moderator("gm@example.org".into()),
-            Actor::Deadline,
-        ] {
-            let json = serde_json::to_string(&a).unwrap();
-            assert_eq!(serde_json::from_str::<Actor>(&json).unwrap(), a);
-        }
-        assert_eq!(
-            serde_json::to_string(&Actor::Moderator("gm@x.org".into())).unwrap(),
-            "\"moderator gm@x.org\""
-        );
-    }
-}

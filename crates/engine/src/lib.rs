@@ -399,8 +399,21 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// `board` alone, as [`Game::describe_to`]: a secret can reach the map
     /// only through the view. The engine draws it from the spectator's
     /// view ([`Game::render_map`]): it shows nothing private, so a report
-    /// to every player draws it once.
+    /// to every player draws it once; and, for a reader with a layer of
+    /// their own ([`Game::own_layer`]), from theirs.
     fn draw_map(board: &Self::Board, view: &Self::View) -> Map;
+
+    /// Whether the reader of `view` is shown a layer of their own on the
+    /// map and the picture (Linie 1: their route, while they lay track;
+    /// issue 35). Where true, [`Game::draw_map`] and [`Game::picture`] of
+    /// that view are the spectator's with the layer on top, drawn from
+    /// what only that view holds, and a report draws them for that reader
+    /// ([`AnyGame::own_board`]). False by default: every reader is shown
+    /// the spectator's map and picture, drawn once for all.
+    fn own_layer(view: &Self::View) -> bool {
+        let _ = view;
+        false
+    }
 
     /// The board: [`Game::draw_map`] of the spectator's view.
     fn render_map(&self) -> Map {
@@ -413,7 +426,8 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// `last` (the events of the change being reported) touched marked.
     /// The engine draws it from the spectator's view
     /// ([`AnyGame::picture`]), so it shows nothing private and is one
-    /// picture for every reader of a change. `stopped`: how a moderator
+    /// picture for every reader of a change, but for a reader with a layer
+    /// of their own ([`Game::own_layer`]). `stopped`: how a moderator
     /// stopped the game (`aborted on …`), for a picture that says whose
     /// turn it is to say instead (as [`Game::stopped_status_to`]). `None`
     /// where the game draws no picture: its mail is then text and HTML
@@ -504,6 +518,16 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     fn order_hint(&self, seat: Seat, orders: &mut Vec<Self::Order>) {
         let _ = (seat, orders);
     }
+}
+
+/// A reader's own map and picture ([`AnyGame::own_board`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnBoard {
+    /// The map, with the reader's layer.
+    pub map: Map,
+    /// The picture, with the reader's layer, where it was asked for and
+    /// the game draws one.
+    pub picture: Option<picture::Picture>,
 }
 
 /// What one reader reads in a report ([`AnyGame::read`]).
@@ -615,6 +639,28 @@ pub trait AnyGame: Send + Sync {
         last: &[serde_json::Value],
         stopped: Option<&str>,
     ) -> Result<Option<picture::Picture>, SetupError>;
+    /// The map and picture that `viewer` is shown where the game draws
+    /// them a layer of their own ([`Game::own_layer`]), both from one view
+    /// of theirs (the picture only where `picture` asks for it, with
+    /// `last` marked as in [`AnyGame::picture`]); None where the
+    /// spectator's ([`AnyGame::render_map`], [`AnyGame::picture`]) are
+    /// theirs too, as for anyone but a player, and for everyone once a
+    /// moderator `stopped` the game.
+    fn own_board(
+        &self,
+        viewer: Viewer,
+        last: &[serde_json::Value],
+        stopped: Option<&str>,
+        picture: bool,
+    ) -> Result<Option<OwnBoard>, SetupError>;
+    /// The map `viewer` is shown: their own ([`AnyGame::own_board`]), or
+    /// the spectator's.
+    fn render_map_to(&self, viewer: Viewer) -> Map {
+        match self.own_board(viewer, &[], None, false) {
+            Ok(Some(own)) => own.map,
+            _ => self.render_map(),
+        }
+    }
     /// See [`Game::render_status`].
     fn render_status(&self, viewer: Viewer) -> String;
     /// [`Game::stopped_status_to`] the view of `viewer` with nothing
@@ -623,11 +669,17 @@ pub trait AnyGame: Send + Sync {
     fn render_stopped_status(&self, viewer: Viewer, how: &str) -> String;
     /// The map and status block for `viewer`, as text.
     fn render(&self, viewer: Viewer) -> String {
-        page_text(&self.render_map().text, &self.render_status(viewer))
+        page_text(
+            &self.render_map_to(viewer).text,
+            &self.render_status(viewer),
+        )
     }
     /// The map and status for `viewer` as an HTML `<pre>`.
     fn render_html(&self, viewer: Viewer) -> String {
-        page_html(&self.render_map().html, &self.render_status(viewer))
+        page_html(
+            &self.render_map_to(viewer).html,
+            &self.render_status(viewer),
+        )
     }
     /// The JSON view for `viewer`.
     fn view_json(&self, viewer: Viewer) -> serde_json::Value;
@@ -798,6 +850,30 @@ impl<G: Game> AnyGame for G {
             &read_events::<G>(last)?,
             stopped,
         ))
+    }
+
+    fn own_board(
+        &self,
+        viewer: Viewer,
+        last: &[serde_json::Value],
+        stopped: Option<&str>,
+        picture: bool,
+    ) -> Result<Option<OwnBoard>, SetupError> {
+        if stopped.is_some() || viewer.seat().is_none() {
+            return Ok(None);
+        }
+        let view = self.view(viewer);
+        if !G::own_layer(&view) {
+            return Ok(None);
+        }
+        let picture = match picture {
+            true => G::picture(self.board(), &view, &read_events::<G>(last)?, stopped),
+            false => None,
+        };
+        Ok(Some(OwnBoard {
+            map: G::draw_map(self.board(), &view),
+            picture,
+        }))
     }
 
     fn render_status(&self, viewer: Viewer) -> String {

@@ -154,38 +154,3 @@ pub fn slips_for_every_reader<E>(
     }
     wrong
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_reader_is_you_and_everyone_else_a_name() {
-        let you = Person::new("ben", true);
-        let ben = Person::new("ben", false);
-        assert_eq!(format!("{}'s turn", ben.subject()), "ben's turn");
-        assert_eq!(format!("{} turn", you.possessive()), "Your turn");
-        assert_eq!(
-            format!("from {} hand", you.possessive_within()),
-            "from your hand"
-        );
-        assert_eq!(you.does("take", "takes"), "You take");
-        assert_eq!(ben.does("take", "takes"), "ben takes");
-    }
-
-    #[test]
-    fn slips_are_found() {
-        assert_eq!(
-            second_person_slips("You's turn was skipped.", Some("ben")).len(),
-            1
-        );
-        assert_eq!(
-            second_person_slips("You has no action.", Some("ben")).len(),
-            1
-        );
-        assert_eq!(second_person_slips("ben passes.", Some("ben")).len(), 1);
-        assert_eq!(second_person_slips("You pass.", None).len(), 1);
-        assert!(second_person_slips("You pass; ben's turn.", Some("cara")).is_empty());
-        assert!(second_person_slips("Turn 3: ben to play.", None).is_empty());
-    }
-}

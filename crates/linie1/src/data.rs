@@ -1233,34 +1233,3 @@ fn build_cards(src: &Source<'_>, raw: RawCards, out: &mut Components) -> Result<
     out.routes = routes;
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_read_and_print_canonically() {
-        let p = Paths::parse("sn+ws").unwrap();
-        assert_eq!(p.to_string(), "NS+SW");
-        assert_eq!(Paths::parse("EW").unwrap().to_string(), "WE");
-        assert!(Paths::parse("NN").is_err());
-        assert!(Paths::parse("NS+SN").is_err());
-        assert!(Paths::parse("NX").is_err());
-    }
-
-    #[test]
-    fn turning_a_curve_four_times_visits_every_corner() {
-        let c = Paths::parse("WS").unwrap();
-        let turns: Vec<String> = (0..4).map(|k| c.turned(k).to_string()).collect();
-        assert_eq!(turns, ["SW", "NW", "NE", "SE"]);
-        assert_eq!(c.turned(4), c);
-    }
-
-    #[test]
-    fn squares_read_as_column_letter_and_row_number() {
-        assert_eq!(Square::parse("b9"), Some(Square::new(8, 1)));
-        assert_eq!(Square::new(11, 11).to_string(), "L12");
-        assert_eq!(Square::parse("9B"), None);
-        assert_eq!(Square::parse("A0"), None);
-    }
-}

@@ -46,8 +46,10 @@ use engine::{
 };
 pub use event::Event;
 pub use order::{FORMS, NOTATION, Order};
+#[doc(hidden)]
+pub use route::orders_of;
 pub use route::{RoutePoint, RouteProgress, Stretch};
-pub use view::{PlayerView, View};
+pub use view::{PlayerView, RouteView, StretchView, View};
 
 /// Players at the table (rule book, Preparazione; rulings 1).
 pub const MIN_PLAYERS: usize = 2;
@@ -652,6 +654,11 @@ impl Game for Linie1 {
         render::map(board, view)
     }
 
+    fn own_layer(view: &View) -> bool {
+        // A player laying track: their route, drawn for them alone.
+        view.route.is_some()
+    }
+
     fn picture(
         board: &Components,
         view: &View,
@@ -740,7 +747,7 @@ impl Linie1 {
                 && !self.players[a.seat.index()].driving
                 && !self.starts(a.seat).is_empty()
             {
-                a.what = format!("the trip to start, or {}", a.what);
+                a.what = format!("{}{}", view::TRIP_OR, a.what);
             }
         }
         awaited

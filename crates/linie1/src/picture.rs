@@ -20,6 +20,16 @@
 //! Text uses only DejaVu Sans (the font the PNG renderer embeds), colours
 //! the ASCII map's ([`css_colour`]), plain presentation attributes and
 //! integer coordinates, with no external reference, style sheet or filter.
+//!
+//! A player laying track sees their own layer on top (issue 35), drawn
+//! from the part of their view only they have ([`View::route`], their
+//! cards): their terminals and stops ringed in amber (the stops numbered
+//! when they go in the card's order), the empty squares of one shortest
+//! way to close each gap of their route tinted, their own line in the
+//! legend and the title as they read it, and the key's words for those
+//! marks. Everything under it is drawn from [`View::as_spectator`], so the
+//! pictures of two players differ in that layer alone, and without it a
+//! player's picture is the spectator's.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -91,11 +101,15 @@ pub fn board_svg(view: &View, board: &Components) -> String {
 /// The board as a picture ([`board_svg`]) in two layers: what the board
 /// prints (ground, terminals, buildings, coordinates, the key), fixed, and
 /// what play puts on it (the title line, tiles, stop signs, trams, the
-/// players), changing. Nothing of the second overlaps the first but the
-/// tiles on the ground. `stopped`: how a moderator stopped the game
-/// (`aborted on …`), said in the title where the turn would be, with
-/// nobody marked to play.
+/// players), changing, both as a spectator sees them
+/// ([`View::as_spectator`]). Nothing of the second overlaps the first but
+/// the tiles on the ground. Where `view` is a player's with their route
+/// (they lay track), a third, changing, is theirs alone: their marks, and
+/// their title and legend line drawn over the spectator's. `stopped`: how
+/// a moderator stopped the game (`aborted on …`), said in the title where
+/// the turn would be, with nobody marked to play and nobody's own layer.
 pub fn board_picture(view: &View, board: &Components, stopped: Option<&str>) -> Picture {
+    let shared = view.as_spectator();
     let rows = i32::from(board.rows);
     let cols = i32::from(board.columns);
     let width = 2 * MARGIN + cols * CELL;
@@ -114,12 +128,42 @@ pub fn board_picture(view: &View, board: &Components, stopped: Option<&str>) -> 
         "<rect width=\"{width}\" height=\"{height}\" fill=\"{PAGE}\"/>"
     );
     ground(&mut printed, &p);
-    terminals(&mut printed, &p, board, view);
-    buildings(&mut printed, &p, board, view);
+    terminals(&mut printed, &p, board);
+    buildings(&mut printed, &p, board);
     labels(&mut printed, &p);
-    key(&mut printed, view, players_bottom, width);
+    key(&mut printed, players_bottom, width);
 
-    // The laid tiles: each kind a stamp, drawn once.
+    let head = format!("<title>{}</title>\n", text(&view.board));
+    let mut played = String::with_capacity(4_000);
+    header(&mut played, &shared, stopped);
+    stop_signs(&mut played, &p, board, &shared);
+    trams(&mut played, &p, board, &shared);
+    players(
+        &mut played,
+        &shared,
+        board,
+        board_bottom + 8,
+        stopped.is_some(),
+    );
+    let mut layers = vec![
+        Layer::fixed(printed),
+        Layer::changing(played).with_stamps(laid_tiles(&p, board, &shared)),
+    ];
+    if stopped.is_none()
+        && let Some(own) = your_layer(view, &shared, board, &p, (width, board_bottom + 8))
+    {
+        layers.push(Layer::changing(own));
+    }
+    Picture {
+        width: width as u32,
+        height: height as u32,
+        head,
+        layers,
+    }
+}
+
+/// The laid tiles of `view`: each kind a stamp, drawn once.
+fn laid_tiles(p: &Pen, board: &Components, view: &View) -> Vec<Stamp> {
     let laid: Vec<(Square, Paths, bool)> = view
         .tiles
         .iter()
@@ -148,27 +192,100 @@ pub fn board_picture(view: &View, board: &Components, stopped: Option<&str>) -> 
             }),
         }
     }
-    let head = format!("<title>{}</title>\n", text(&view.board));
-    let mut played = String::with_capacity(4_000);
-    header(&mut played, view, stopped);
-    stop_signs(&mut played, &p, board, view);
-    trams(&mut played, &p, board, view);
-    players(
-        &mut played,
-        view,
-        board,
-        board_bottom + 8,
-        stopped.is_some(),
-    );
-    Picture {
-        width: width as u32,
-        height: height as u32,
-        head,
-        layers: vec![
-            Layer::fixed(printed),
-            Layer::changing(played).with_stamps(tiles),
-        ],
+    tiles
+}
+
+/// The reader's own layer (issue 35), where `view` has their route: drawn
+/// over the spectator's part (`shared`), one element a line. `(width,
+/// legend)`: the picture's width and where the players' legend begins.
+fn your_layer(
+    view: &View,
+    shared: &View,
+    board: &Components,
+    p: &Pen,
+    (width, legend): (i32, i32),
+) -> Option<String> {
+    let route = view.route.as_ref()?;
+    let me = reader(view)?;
+    let mut out = String::with_capacity(2_000);
+    // One shortest way to close each gap: its empty squares tinted.
+    let mut way: Vec<Square> = Vec::new();
+    for q in route.stretches.iter().flat_map(|s| &s.squares) {
+        if let Some(s) = Square::parse(q).filter(|s| board.contains(*s) && !way.contains(s)) {
+            way.push(s);
+        }
     }
+    for s in way {
+        let (x, y) = p.corner(s);
+        let _ = writeln!(out, "{}", way_square(x + 5, y + 5, CELL - 10));
+    }
+    // The terminals of the reader's line, their discs ringed.
+    let mine = me.terminals.as_deref().unwrap_or(&[]);
+    for t in board.terminals.iter().filter(|t| mine.contains(&t.name)) {
+        let (bx, by) = Loop::new(p, t.side, t.legs).out_by(13);
+        let _ = writeln!(
+            out,
+            "<circle cx=\"{bx}\" cy=\"{by}\" r=\"{}\" fill=\"none\"{YOUR_RING}/>",
+            BADGE_R + 1
+        );
+    }
+    // The stops, ringed; numbered where they go in the card's order.
+    let stops = me.stops.as_deref().unwrap_or(&[]);
+    let ordered = view.options.iter().any(|o| o == "ordered_stops") && stops.len() >= 3;
+    for (i, letter) in stops.iter().enumerate() {
+        let Some(b) = board.building_by_letter(*letter).map(|b| board.building(b)) else {
+            continue;
+        };
+        let (x, y) = p.corner(b.square);
+        let _ = write!(
+            out,
+            "<rect x=\"{}\" y=\"{}\" width=\"38\" height=\"38\" rx=\"5\" fill=\"none\"{YOUR_RING}/>",
+            x + 3,
+            y + 3
+        );
+        if ordered {
+            let (cx, cy) = (x + CELL - 6, y + 6);
+            let _ = write!(
+                out,
+                "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"8\" fill=\"{YOUR_STOP}\"/><text x=\"{cx}\" \
+                 y=\"{}\" font-size=\"11\" font-weight=\"bold\" fill=\"{INK}\" \
+                 text-anchor=\"middle\">{}</text>",
+                cy + 4,
+                i + 1
+            );
+        }
+        out.push('\n');
+    }
+    // The title as the reader reads it, where it differs.
+    let title = title(view, None);
+    if title != self::title(shared, None) {
+        let _ = write!(
+            out,
+            "<rect width=\"{width}\" height=\"{HEADER}\" fill=\"{PAGE}\"/>"
+        );
+        header(&mut out, view, None);
+    }
+    // The reader's own line of the legend, as they read it.
+    if let Some(i) = view.players.iter().position(|pl| pl.seat == me.seat) {
+        let y = legend + i as i32 * PLAYER_ROW;
+        let _ = write!(
+            out,
+            "<rect y=\"{y}\" width=\"{width}\" height=\"{PLAYER_ROW}\" fill=\"{PAGE}\"/>"
+        );
+        player(&mut out, view, board, me, y, false);
+    }
+    your_key(&mut out, legend + view.players.len() as i32 * PLAYER_ROW);
+    Some(out)
+}
+
+/// A square of the reader's shortest way, `size` wide from `(x, y)`:
+/// faint, so the board stays readable under it.
+fn way_square(x: i32, y: i32, size: i32) -> String {
+    format!(
+        "<rect x=\"{x}\" y=\"{y}\" width=\"{size}\" height=\"{size}\" rx=\"3\" \
+         fill=\"{YOUR_STOP}\" fill-opacity=\"0.3\" stroke=\"{YOUR_STOP}\" \
+         stroke-width=\"2\" stroke-dasharray=\"4 3\"/>"
+    )
 }
 
 /// Where things go: the board's top-left corner and its size in squares.
@@ -268,6 +385,15 @@ fn tile_svg(paths: Paths, trees: bool) -> String {
 
 /// The title line: whose turn and what for, or how the game ended.
 fn header(out: &mut String, view: &View, stopped: Option<&str>) {
+    let _ = writeln!(
+        out,
+        "<text x=\"{PAD}\" y=\"21\" font-size=\"15\" font-weight=\"bold\" fill=\"{INK}\">{}</text>",
+        text(&title(view, stopped))
+    );
+}
+
+/// The title's words, at most 80 characters.
+fn title(view: &View, stopped: Option<&str>) -> String {
     let mut line = match (&view.result, stopped) {
         (None, Some(how)) => format!("Game over: {how}."),
         (Some(r), _) => {
@@ -300,11 +426,7 @@ fn header(out: &mut String, view: &View, stopped: Option<&str>) {
     if line.chars().count() > 80 {
         line = line.chars().take(79).chain(['…']).collect();
     }
-    let _ = writeln!(
-        out,
-        "<text x=\"{PAD}\" y=\"21\" font-size=\"15\" font-weight=\"bold\" fill=\"{INK}\">{}</text>",
-        text(&line)
-    );
+    line
 }
 
 /// The board's ground, its grid and its frame.
@@ -331,19 +453,13 @@ fn ground(out: &mut String, p: &Pen) {
     );
 }
 
-/// The buildings, with their letters; the reader's own stops ringed.
-fn buildings(out: &mut String, p: &Pen, board: &Components, view: &View) {
-    let mine: &[char] = reader(view).and_then(|r| r.stops.as_deref()).unwrap_or(&[]);
+/// The buildings, with their letters.
+fn buildings(out: &mut String, p: &Pen, board: &Components) {
     for b in &board.buildings {
         let (x, y) = p.corner(b.square);
-        let ring = if mine.contains(&b.letter) {
-            YOUR_RING
-        } else {
-            ""
-        };
         let _ = writeln!(
             out,
-            "<rect x=\"{}\" y=\"{}\" width=\"36\" height=\"36\" rx=\"4\" fill=\"{BUILDING}\"{ring}/>\
+            "<rect x=\"{}\" y=\"{}\" width=\"36\" height=\"36\" rx=\"4\" fill=\"{BUILDING}\"/>\
              <text x=\"{}\" y=\"{}\" font-size=\"20\" font-weight=\"bold\" fill=\"#fff\" \
              text-anchor=\"middle\">{}</text>",
             x + 4,
@@ -435,8 +551,8 @@ impl Loop {
     }
 
     /// The loop in `colour` with the line's `number` in a disc between the
-    /// legs, the disc ringed if the terminal is the reader's.
-    fn draw(&self, out: &mut String, colour: &str, number: u8, yours: bool) {
+    /// legs.
+    fn draw(&self, out: &mut String, colour: &str, number: u8) {
         let (a, (ox, oy)) = (self.a, self.out);
         let (vx, vy) = (self.b.0 - a.0, self.b.1 - a.1);
         // Clockwise on the screen when the way out is to the left of a → b.
@@ -454,10 +570,9 @@ impl Loop {
             -oy * LEG
         );
         let (bx, by) = self.out_by(13);
-        let ring = if yours { YOUR_RING } else { "" };
         let _ = writeln!(
             out,
-            "<circle cx=\"{bx}\" cy=\"{by}\" r=\"{BADGE_R}\" fill=\"{colour}\"{ring}/><text x=\"{bx}\" \
+            "<circle cx=\"{bx}\" cy=\"{by}\" r=\"{BADGE_R}\" fill=\"{colour}\"/><text x=\"{bx}\" \
              y=\"{}\" font-size=\"13\" font-weight=\"bold\" fill=\"#fff\" \
              text-anchor=\"middle\">{number}</text>",
             by + 5
@@ -465,16 +580,11 @@ impl Loop {
     }
 }
 
-/// Every terminal of the board, in its line's colour; the reader's own
-/// ringed.
-fn terminals(out: &mut String, p: &Pen, board: &Components, view: &View) {
-    let mine: &[String] = reader(view)
-        .and_then(|r| r.terminals.as_deref())
-        .unwrap_or(&[]);
+/// Every terminal of the board, in its line's colour.
+fn terminals(out: &mut String, p: &Pen, board: &Components) {
     for t in &board.terminals {
         if let Some(line) = board.lines.get(t.line.index()) {
-            let yours = mine.contains(&t.name);
-            Loop::new(p, t.side, t.legs).draw(out, css_colour(&line.colour), line.number, yours);
+            Loop::new(p, t.side, t.legs).draw(out, css_colour(&line.colour), line.number);
         }
     }
 }
@@ -581,74 +691,84 @@ fn labels(out: &mut String, p: &Pen) {
 /// The players, from `top`: their tram's look, name, and the cards the
 /// view shows.
 fn players(out: &mut String, view: &View, board: &Components, top: i32, stopped: bool) {
-    let mut y = top;
-    let stops_ordered = view.options.iter().any(|o| o == "ordered_stops");
-    for pl in &view.players {
-        let (number, colour) = line_of(pl, board);
-        let label: Cow<'_, str> = match number {
-            Some(n) => n.to_string().into(),
-            None => "?".into(),
-        };
-        let active =
-            view.result.is_none() && !stopped && view.awaiting.iter().any(|a| a.player == pl.name);
-        if active {
-            let _ = write!(
-                out,
-                "<path d=\"M{PAD} {}l8 5-8 5z\" fill=\"{INK}\"/>",
-                y + 9
-            );
-        }
-        tram_box(out, (PAD + 26, y + 14), (TRAM_W, TRAM_H), colour, &label);
-        let me = view.viewer_seat == Some(pl.seat);
-        let mut first = name(&pl.name).into_owned();
-        if me {
-            first.push_str(" (you)");
-        }
-        let won = view
-            .result
-            .as_ref()
-            .and_then(|r| r.winner.as_ref())
-            .is_some_and(|w| *w == pl.name);
-        let mut rest = match number {
-            Some(n) => format!(
-                "line {n} ({})",
-                board
-                    .lines
-                    .get(usize::from(n).wrapping_sub(1))
-                    .map_or("", |l| l.colour.as_str())
-            ),
-            None => "line secret".to_string(),
-        };
-        if won {
-            rest.push_str(" · winner");
-        } else if active {
-            rest.push_str(" · to play");
-        }
+    for (i, pl) in view.players.iter().enumerate() {
+        player(out, view, board, pl, top + i as i32 * PLAYER_ROW, stopped);
+    }
+}
+
+/// One player's entry in the legend, from `y`: their tram's look, name,
+/// and the cards the view shows.
+fn player(
+    out: &mut String,
+    view: &View,
+    board: &Components,
+    pl: &PlayerView,
+    y: i32,
+    stopped: bool,
+) {
+    let (number, colour) = line_of(pl, board);
+    let label: Cow<'_, str> = match number {
+        Some(n) => n.to_string().into(),
+        None => "?".into(),
+    };
+    let active =
+        view.result.is_none() && !stopped && view.awaiting.iter().any(|a| a.player == pl.name);
+    if active {
+        let _ = write!(
+            out,
+            "<path d=\"M{PAD} {}l8 5-8 5z\" fill=\"{INK}\"/>",
+            y + 9
+        );
+    }
+    tram_box(out, (PAD + 26, y + 14), (TRAM_W, TRAM_H), colour, &label);
+    let me = view.viewer_seat == Some(pl.seat);
+    let mut first = name(&pl.name).into_owned();
+    if me {
+        first.push_str(" (you)");
+    }
+    let won = view
+        .result
+        .as_ref()
+        .and_then(|r| r.winner.as_ref())
+        .is_some_and(|w| *w == pl.name);
+    let mut rest = match number {
+        Some(n) => format!(
+            "line {n} ({})",
+            board
+                .lines
+                .get(usize::from(n).wrapping_sub(1))
+                .map_or("", |l| l.colour.as_str())
+        ),
+        None => "line secret".to_string(),
+    };
+    if won {
+        rest.push_str(" · winner");
+    } else if active {
+        rest.push_str(" · to play");
+    }
+    let _ = writeln!(
+        out,
+        "<text x=\"{}\" y=\"{}\" font-size=\"14\" fill=\"{INK}\"><tspan font-weight=\"bold\">{}</tspan> · {}</text>",
+        PAD + 46,
+        y + 15,
+        text(&first),
+        text(&rest)
+    );
+    let details = player_details(view, pl, me);
+    if !details.is_empty() {
         let _ = writeln!(
             out,
-            "<text x=\"{}\" y=\"{}\" font-size=\"14\" fill=\"{INK}\"><tspan font-weight=\"bold\">{}</tspan> · {}</text>",
+            "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{MUTED}\">{}</text>",
             PAD + 46,
-            y + 15,
-            text(&first),
-            text(&rest)
+            y + 31,
+            text(&details)
         );
-        let details = player_details(pl, me, stops_ordered);
-        if !details.is_empty() {
-            let _ = writeln!(
-                out,
-                "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{MUTED}\">{}</text>",
-                PAD + 46,
-                y + 31,
-                text(&details)
-            );
-        }
-        y += PLAYER_ROW;
     }
 }
 
 /// The key below the players, from `y`: one sample of each symbol and what
 /// it is.
-fn key(out: &mut String, view: &View, mut y: i32, width: i32) {
+fn key(out: &mut String, mut y: i32, width: i32) {
     let _ = writeln!(
         out,
         "<path d=\"M{PAD} {}h{}\" stroke=\"{GRID}\"/>",
@@ -694,16 +814,30 @@ fn key(out: &mut String, view: &View, mut y: i32, width: i32) {
          stroke=\"{HEDGE}\" stroke-width=\"4\" stroke-linecap=\"round\" stroke-dasharray=\"1 5\"/>",
         mid - 10
     );
-    x = key_text(out, PAD + 26, mid, "trees: never exchanged");
-    if reader(view).and_then(|r| r.stops.as_ref()).is_some() {
-        let _ = write!(
-            out,
-            "<rect x=\"{x}\" y=\"{}\" width=\"18\" height=\"18\" rx=\"3\" fill=\"{BUILDING}\" \
-             stroke=\"{YOUR_STOP}\" stroke-width=\"3\"/>",
-            mid - 9
-        );
-        key_text(out, x + 24, mid, "your stops and terminals");
-    }
+    key_text(out, PAD + 26, mid, TREES_WORDS);
+    out.push('\n');
+}
+
+/// The key's words for trees, the last on its second row.
+const TREES_WORDS: &str = "trees: never exchanged";
+
+/// The key's entries for the reader's own marks, on its second row after
+/// the trees, the key beginning at `y` (as [`key`]'s).
+fn your_key(out: &mut String, y: i32) {
+    let mid = y + 8 + KEY_ROW + KEY_ROW / 2;
+    let x = PAD + 26 + TREES_WORDS.len() as i32 * 7 + 14;
+    let _ = write!(
+        out,
+        "<rect x=\"{}\" y=\"{}\" width=\"18\" height=\"18\" rx=\"3\" fill=\"{BUILDING}\"/>\
+         <rect x=\"{}\" y=\"{}\" width=\"20\" height=\"20\" rx=\"4\" fill=\"none\"{YOUR_RING}/>",
+        x + 1,
+        mid - 9,
+        x,
+        mid - 10
+    );
+    let x = key_text(out, x + 26, mid, "your stops and terminals");
+    out.push_str(&way_square(x, mid - 10, 20));
+    key_text(out, x + 26, mid, "a shortest way to fill");
     out.push('\n');
 }
 
@@ -720,7 +854,8 @@ fn key_text(out: &mut String, x: i32, mid: i32, words: &str) -> i32 {
 
 /// The second line of a player's legend entry: their route card where the
 /// view shows it, and their trip.
-fn player_details(pl: &PlayerView, me: bool, ordered: bool) -> String {
+fn player_details(view: &View, pl: &PlayerView, me: bool) -> String {
+    let ordered = view.options.iter().any(|o| o == "ordered_stops");
     let mut parts: Vec<String> = Vec::new();
     if let (Some(card), Some(stops)) = (&pl.route_card, &pl.stops) {
         let mut s = format!("route card {card}: stops");
@@ -749,6 +884,14 @@ fn player_details(pl: &PlayerView, me: bool, ordered: bool) -> String {
             }
         }
         parts.push(s);
+    } else if let (true, Some(route)) = (me, &view.route) {
+        // The reader's own route, as far as it is built (issue 35).
+        parts.push(match (route.complete, route.missing) {
+            (true, _) => "your route is complete: start your trip".to_string(),
+            (false, Some(0)) => "your track joins every stop, but not as a trip".to_string(),
+            (false, Some(n)) => format!("{} to fill", counted(n as usize, "square")),
+            (false, None) => "no way open to finish your route".to_string(),
+        });
     } else if !pl.driving {
         parts.push(format!(
             "laying track · {} in hand",

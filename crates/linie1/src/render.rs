@@ -12,6 +12,13 @@
 //! (`1W` is line 1's terminal beyond the west edge). Columns are lettered
 //! above and below, rows numbered on both sides, and a key under the map
 //! tells every mark.
+//!
+//! A player's own map, while they lay track, marks their layer (issue 35):
+//! their stops drawn in double lines (`║ A ║`, numbered when they go in
+//! order), their terminals with `◆` (`2W◆`), and the empty squares of one
+//! fewest way to close each gap in their route with `○`; the key says so.
+//! Everything else is drawn from the spectator's part of the view, so the
+//! maps of two players differ in those marks alone.
 
 use std::fmt::Write as _;
 
@@ -20,7 +27,7 @@ use engine::canvas::{self, css_colour};
 /// A piece of map text and its CSS colour, if any.
 type Seg = (String, Option<&'static str>);
 use super::data::{Components, Edge, Paths, Square};
-use super::view::{PlayerView, View};
+use super::view::{PlayerView, RouteView, View};
 use engine::grammar::counted;
 use engine::{Map, grammar};
 
@@ -32,6 +39,14 @@ const TRACK: &str = "#37474f";
 const TREES: &str = "#2e7d32";
 const SIGN: &str = "#c62828";
 const BUILDING: &str = "#6d4c41";
+/// The reader's own marks in the HTML map.
+const YOURS: &str = "#e65100";
+/// Beside the name of a terminal of the reader's line.
+const YOUR_TERMINAL: char = '◆';
+/// In an empty square of the reader's fewest way.
+const YOUR_SQUARE: &str = "○";
+/// The columns beside the board for a west or east terminal's name.
+const SIDE_W: usize = 4;
 
 type Cell = [[(char, Option<&'static str>); CELL_W]; 3];
 
@@ -104,6 +119,48 @@ struct Shown<'v> {
     signs: Vec<(Square, char)>,
     /// Where each tram stands, with its line's number and colour.
     trams: Vec<(At<'v>, Option<(u8, &'static str)>)>,
+    /// The reader's own layer, where the view has their route.
+    yours: Option<Yours<'v>>,
+}
+
+/// What the reader's own layer marks: their stops (with their place in
+/// the order, where the card's order is kept), their terminals, and the
+/// empty squares of one fewest way to close each gap of their route.
+struct Yours<'v> {
+    stops: Vec<(char, Option<usize>)>,
+    terminals: &'v [String],
+    way: Vec<Square>,
+}
+
+impl<'v> Yours<'v> {
+    /// Read from the reader's entry in `view`, where the view has their
+    /// route.
+    fn of(view: &'v View) -> Option<Yours<'v>> {
+        let route = view.route.as_ref()?;
+        let me = view
+            .viewer_seat
+            .and_then(|s| view.players.iter().find(|p| p.seat == s))?;
+        let stops = me.stops.as_deref().unwrap_or(&[]);
+        let ordered = in_order(view, stops);
+        Some(Yours {
+            stops: (stops.iter().enumerate())
+                .map(|(i, c)| (*c, ordered.then_some(i + 1)))
+                .collect(),
+            terminals: me.terminals.as_deref().unwrap_or(&[]),
+            way: (route.stretches.iter())
+                .flat_map(|s| s.squares.iter().filter_map(|q| Square::parse(q)))
+                .collect(),
+        })
+    }
+
+    fn stop(&self, letter: char) -> Option<Option<usize>> {
+        self.stops.iter().find(|(c, _)| *c == letter).map(|s| s.1)
+    }
+}
+
+/// Whether `stops` go in the card's order (`ordered_stops`, three stops).
+fn in_order(view: &View, stops: &[char]) -> bool {
+    view.options.iter().any(|o| o == "ordered_stops") && stops.len() >= 3
 }
 
 /// Where a tram stands: a square, or a terminal by the name the view
@@ -116,7 +173,8 @@ enum At<'v> {
 
 impl<'v> Shown<'v> {
     /// Read from `view`, on `d`; what `d` has no place for is left out.
-    fn of(d: &Components, view: &'v View) -> Shown<'v> {
+    /// `yours`: the reader's own layer, drawn over the spectator's part.
+    fn of(d: &Components, view: &'v View, yours: Option<Yours<'v>>) -> Shown<'v> {
         let mut tiles = vec![None; d.square_count()];
         for t in &view.tiles {
             let Some(s) = Square::parse(&t.square).filter(|s| d.contains(*s)) else {
@@ -147,7 +205,15 @@ impl<'v> Shown<'v> {
             tiles,
             signs,
             trams,
+            yours,
         }
+    }
+
+    /// Whether `t` is a terminal of the reader's line.
+    fn your_terminal(&self, t: &str) -> bool {
+        self.yours
+            .as_ref()
+            .is_some_and(|y| y.terminals.iter().any(|n| n == t))
     }
 
     /// The trams at `place`: their lines' numbers and colours.
@@ -161,15 +227,32 @@ impl<'v> Shown<'v> {
 
 fn draw_cell(d: &Components, shown: &Shown<'_>, s: Square) -> Cell {
     let mut cell = blank();
+    let yours = shown.yours.as_ref();
     if let Some(b) = d.building_at(s) {
         let l = d.building(b).letter;
-        put(&mut cell, 0, 1, "┏━━━┓", Some(BUILDING));
-        put(&mut cell, 1, 1, &format!("┃ {l} ┃"), Some(BUILDING));
-        put(&mut cell, 2, 1, "┗━━━┛", Some(BUILDING));
+        match yours.and_then(|y| y.stop(l)) {
+            Some(place) => {
+                let c = Some(YOURS);
+                put(&mut cell, 0, 1, "╔═══╗", c);
+                put(&mut cell, 1, 1, &format!("║ {l} ║"), c);
+                put(&mut cell, 2, 1, "╚═══╝", c);
+                if let Some(n) = place {
+                    put(&mut cell, 0, 6, &n.to_string(), c);
+                }
+            }
+            None => {
+                put(&mut cell, 0, 1, "┏━━━┓", Some(BUILDING));
+                put(&mut cell, 1, 1, &format!("┃ {l} ┃"), Some(BUILDING));
+                put(&mut cell, 2, 1, "┗━━━┛", Some(BUILDING));
+            }
+        }
         return cell;
     }
     let Some((paths, trees)) = shown.tiles.get(d.index(s)).copied().flatten() else {
-        put(&mut cell, 1, 3, "·", None);
+        match yours.is_some_and(|y| y.way.contains(&s)) {
+            true => put(&mut cell, 1, 3, YOUR_SQUARE, Some(YOURS)),
+            false => put(&mut cell, 1, 3, "·", None),
+        }
         return cell;
     };
     track(&mut cell, paths, if trees { TREES } else { TRACK });
@@ -202,9 +285,10 @@ fn segs(chars: &[(char, Option<&'static str>)]) -> Vec<Seg> {
 
 /// The map as rows of segments: letters, terminals, the grid, a key.
 fn map_rows(d: &Components, view: &View) -> Vec<Vec<Seg>> {
-    let shown = Shown::of(d, view);
+    let spectators = view.as_spectator();
+    let shown = Shown::of(d, &spectators, Yours::of(view));
     let cols = usize::from(d.columns);
-    let margin = 6;
+    let margin = 3 + SIDE_W;
     let mut rows: Vec<Vec<Seg>> = Vec::new();
     let mut letters = " ".repeat(margin);
     for c in 0..cols {
@@ -212,8 +296,11 @@ fn map_rows(d: &Components, view: &View) -> Vec<Vec<Seg>> {
     }
     rows.push(vec![(letters.clone(), None)]);
 
-    // A terminal's marker beside a leg: its name, `@` if a tram is in it.
-    let marker = |t: super::TerminalId| -> Seg {
+    // A terminal's marker beside a leg: its name, `@` if a tram is in it,
+    // and `◆` if it is the reader's (before the name beyond the east edge,
+    // after it elsewhere: each mark in a place of its own, so that the
+    // reader's map differs from the spectator's in that mark alone).
+    let marker = |t: super::TerminalId, width: usize, east: bool| -> Vec<Seg> {
         let term = d.terminal(t);
         let line = &d.lines[term.line.index()];
         let tram = if shown.trams_at(At::Terminal(&term.name)).is_empty() {
@@ -221,10 +308,21 @@ fn map_rows(d: &Components, view: &View) -> Vec<Vec<Seg>> {
         } else {
             "@"
         };
-        (
+        let name = (
             format!("{}{tram}", term.name),
             Some(css_colour(&line.colour)),
-        )
+        );
+        let mut out = match shown.your_terminal(&term.name) {
+            true if east => vec![(YOUR_TERMINAL.to_string(), Some(YOURS)), name],
+            true => vec![name, (YOUR_TERMINAL.to_string(), Some(YOURS))],
+            false => vec![name],
+        };
+        let pad = width.saturating_sub(out.iter().map(|(t, _)| t.chars().count()).sum());
+        match east {
+            true => out.insert(0, (" ".repeat(pad), None)),
+            false => out.push((" ".repeat(pad), None)),
+        }
+        out
     };
     let edge_line = |side: Edge| -> Vec<Seg> {
         let mut line: Vec<Seg> = vec![(" ".repeat(margin), None)];
@@ -232,8 +330,8 @@ fn map_rows(d: &Components, view: &View) -> Vec<Vec<Seg>> {
             let row = if side == Edge::N { 0 } else { d.rows - 1 };
             match d.terminal_at(Square::new(row, c as u8), side) {
                 Some((t, _)) => {
-                    let (text, colour) = marker(t);
-                    line.push((format!("  {text:<5}"), colour));
+                    line.push(("  ".into(), None));
+                    line.extend(marker(t, CELL_W - 2, false));
                 }
                 None => line.push((" ".repeat(CELL_W), None)),
             }
@@ -255,22 +353,16 @@ fn map_rows(d: &Components, view: &View) -> Vec<Vec<Seg>> {
             line.push((label, None));
             let west = d.terminal_at(Square::new(r, 0), Edge::W);
             match (k, west) {
-                (1, Some((t, _))) => {
-                    let (text, colour) = marker(t);
-                    line.push((format!("{text:<3}"), colour));
-                }
-                _ => line.push(("   ".into(), None)),
+                (1, Some((t, _))) => line.extend(marker(t, SIDE_W, false)),
+                _ => line.push((" ".repeat(SIDE_W), None)),
             }
             for cell in &cells {
                 line.extend(segs(&cell[k]));
             }
             let east = d.terminal_at(Square::new(r, d.columns - 1), Edge::E);
             match (k, east) {
-                (1, Some((t, _))) => {
-                    let (text, colour) = marker(t);
-                    line.push((format!("{text:>3}"), colour));
-                }
-                _ => line.push(("   ".into(), None)),
+                (1, Some((t, _))) => line.extend(marker(t, SIDE_W, true)),
+                _ => line.push((" ".repeat(SIDE_W), None)),
             }
             if k == 1 {
                 line.push((format!(" {}", r + 1), None));
@@ -282,7 +374,30 @@ fn map_rows(d: &Components, view: &View) -> Vec<Vec<Seg>> {
     rows.push(vec![(letters, None)]);
 
     rows.extend(key(d));
+    if let Some(y) = &shown.yours {
+        rows.extend(your_key(y));
+    }
     rows
+}
+
+/// The key's lines for the reader's own marks, under the key (issue 35).
+fn your_key(y: &Yours<'_>) -> Vec<Vec<Seg>> {
+    let numbered = y.stops.iter().any(|(_, n)| n.is_some());
+    let order = if numbered {
+        " (1 2 3 beside it: in that order)"
+    } else {
+        ""
+    };
+    [
+        format!("     Yours alone: ║A║ building A, one of your stops{order}"),
+        format!(
+            "     {YOUR_TERMINAL} beside a terminal's name: yours   {YOUR_SQUARE} an empty square \
+             on a shortest way to finish your route"
+        ),
+    ]
+    .into_iter()
+    .map(|t| vec![(t, Some(YOURS))])
+    .collect()
 }
 
 /// The squares the key draws: a crossing, four curves, a lone curve.
@@ -365,6 +480,9 @@ pub(super) fn status(board: &Components, v: &View, stopped: Option<&str>) -> Str
     }
     if let Some(row) = your_cards(v, over) {
         out.push('\n');
+        out.push_str(&wrap(&row, 2));
+    }
+    if let Some(row) = v.route.as_ref().filter(|_| !over).map(your_route) {
         out.push_str(&wrap(&row, 2));
     }
     if let Some(drawn) = your_hand(board, v, over) {
@@ -555,6 +673,64 @@ fn your_cards(v: &View, over: bool) -> Option<String> {
         },
         t.join(" and ")
     ))
+}
+
+/// The most squares of a gap the route line names; past it, the map's
+/// marks show them.
+const NAMED_SQUARES: usize = 4;
+
+/// The reader's route line (issue 35): their terminals and stops in the
+/// order driven, `✓` on each their track already joins to the one
+/// before, and for each gap the fewest squares that tiles could fill to
+/// close it (named, where they are few); or that the route is complete
+/// and the trip may start.
+fn your_route(r: &RouteView) -> String {
+    if r.complete {
+        let starts: Vec<String> = r.starts.iter().map(|t| format!("`start {t}`")).collect();
+        return format!(
+            "Your route is complete: you may start your trip ({}) instead of laying.",
+            starts.join(" or ")
+        );
+    }
+    let mut line = String::from("Your route:");
+    if let Some(first) = r.points.first() {
+        let _ = write!(line, " {first}");
+    }
+    for s in &r.stretches {
+        let _ = write!(line, " → {}", s.to);
+        match s.missing {
+            _ if s.joined => line.push_str(" ✓"),
+            // From a square the gap before fills: joined once it is.
+            Some(0) => line.push_str(" (joined once the gap before is filled)"),
+            None => line.push_str(" (no way open: track or buildings close every one)"),
+            Some(n) => {
+                let _ = write!(line, " ({} to fill", counted(usize::from(n), "square"));
+                if !s.squares.is_empty() && s.squares.len() <= NAMED_SQUARES {
+                    let _ = write!(line, ": {}", s.squares.join(" "));
+                }
+                line.push(')');
+            }
+        }
+    }
+    line.push('.');
+    match r.missing {
+        Some(0) => line.push_str(
+            " Your track joins every stop and terminal, but no trip passes the route check yet \
+             (rulings 5: from terminal to terminal through every stop, no sharp turn).",
+        ),
+        Some(n) => {
+            let _ = write!(
+                line,
+                " At the fewest, {} to fill in all, ○ on the map.",
+                counted(n as usize, "square")
+            );
+        }
+        None => {}
+    }
+    if r.stretches.iter().any(|s| s.joined) {
+        line.push_str(" ✓: your track joins it to the one before.");
+    }
+    line
 }
 
 fn hand(tiles: &[String]) -> String {

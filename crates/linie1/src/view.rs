@@ -6,11 +6,21 @@
 //! Secrets (rulings 4): a player's line and route card are filled in only
 //! for that player, or for everyone once they have started their inaugural
 //! trip (they show the cards then), or once the game is over. Hands are
-//! face up (rule book, Preparazione) and shown to all.
+//! face up (rule book, Preparazione) and shown to all. How far a player's
+//! route is built ([`RouteView`], issue 35) reads their cards: it is in
+//! their own view alone, while they lay track.
+//!
+//! A player's view is the spectator's with their own layer added: their
+//! name and seat, their cards, their route, and what they alone are told
+//! they may do ([`View::as_spectator`] takes that layer off again). The
+//! map and the picture draw everything else from the spectator's part,
+//! and the reader's layer on top, so that two players' differ only in it.
 
 use serde::{Deserialize, Serialize};
 
-use super::{DieRule, Linie1, Phase, Place};
+use super::data::Square;
+use super::route::RoutePoint;
+use super::{DieRule, Linie1, Order, Phase, Place};
 use engine::{Person, Seat, Viewer};
 
 /// A game as one reader may see it.
@@ -60,6 +70,50 @@ pub struct View {
     pub last_roll: Option<u8>,
     /// The end, once over.
     pub result: Option<ResultView>,
+    /// The reader's own route, how far their track has it built (issue
+    /// 35): only in a player's own view, while they lay track (not once
+    /// they drive, when their trip shows the rest, nor once the game is
+    /// over or stopped); None, and left out of the JSON, in every other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<RouteView>,
+}
+
+/// How far the reader's route is built ([`Linie1::route_progress`]): their
+/// terminals and stops in the order driven, and for each stretch between
+/// two of them whether their track joins it already, or the fewest empty
+/// squares tiles would have to fill to join it, and one such way.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RouteView {
+    /// The points in the order that needs the fewest squares filled: a
+    /// terminal (`2W`), the stops (building letters, `K`), the other
+    /// terminal. With `ordered_stops` the stops keep the card's order.
+    pub points: Vec<String>,
+    /// The stretches between them, one fewer than the points.
+    pub stretches: Vec<StretchView>,
+    /// Empty squares still to fill over the whole route, or None when some
+    /// stretch has no way open.
+    pub missing: Option<u32>,
+    /// True when the route passes the route check now (rulings 5): the
+    /// trip may start.
+    pub complete: bool,
+    /// The terminals the trip may start from now: empty until complete.
+    pub starts: Vec<String>,
+}
+
+/// One stretch of the reader's route.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StretchView {
+    /// Where it begins: a terminal or a stop, as in [`RouteView::points`].
+    pub from: String,
+    /// Where it ends.
+    pub to: String,
+    /// True when the reader's track joins the two already.
+    pub joined: bool,
+    /// The fewest empty squares that tiles would have to fill to join
+    /// them: 0 when joined; None when no way is open.
+    pub missing: Option<u8>,
+    /// The empty squares of one such fewest way, from `from` to `to`.
+    pub squares: Vec<String>,
 }
 
 /// Someone awaited.
@@ -138,7 +192,40 @@ pub struct ResultView {
     pub reason: String,
 }
 
+/// What [`Linie1::awaited_to`] puts before a reader's own wait when their
+/// route is finished: the spectator is not told it.
+pub(crate) const TRIP_OR: &str = "the trip to start, or ";
+
 impl View {
+    /// The view of the same position a spectator has: this one with the
+    /// reader's own layer taken off (their name and seat, the cards only
+    /// they see, their route, and that they may start their trip). The map
+    /// and the picture draw all but that layer from it, so that what a
+    /// player sees beyond a spectator is in their layer alone.
+    pub fn as_spectator(&self) -> View {
+        let mut v = self.clone();
+        let (Some(seat), Some(reader)) = (v.viewer_seat.take(), v.viewer.take()) else {
+            return v;
+        };
+        // The cards are the reader's alone while they lay track: exactly
+        // while the view has their route (once they drive, or the game is
+        // over, everyone sees them).
+        if v.route.take().is_some()
+            && let Some(p) = v.players.iter_mut().find(|p| p.seat == seat)
+        {
+            p.line = None;
+            p.route_card = None;
+            p.stops = None;
+            p.terminals = None;
+        }
+        for a in v.awaiting.iter_mut().filter(|a| a.player == reader) {
+            if let Some(rest) = a.what.strip_prefix(TRIP_OR) {
+                a.what = rest.to_string();
+            }
+        }
+        v
+    }
+
     /// A player as this reader reads them: in the second person for
     /// themselves, by name for anyone else (issue 38).
     pub fn who(&self, s: Seat) -> Person {
@@ -268,6 +355,54 @@ impl Linie1 {
                 winner: r.winner.map(|s| self.players[s.index()].name.clone()),
                 reason: r.reason.clone(),
             }),
+            route: match viewer {
+                Viewer::Player(seat) if !finished && !over => self.route_view(seat),
+                _ => None,
+            },
         }
+    }
+
+    /// `seat`'s route as their own view shows it while they lay track;
+    /// None once they drive (or for a seat not in the game). Built only
+    /// here, for a player's own view: never on the way of `apply` or
+    /// `legal_orders`.
+    fn route_view(&self, seat: Seat) -> Option<RouteView> {
+        if self.players.get(seat.index())?.driving {
+            return None;
+        }
+        let d = &self.data;
+        let point = |p: RoutePoint| match p {
+            RoutePoint::Terminal(t) => d.terminal(t).name.clone(),
+            RoutePoint::Stop(b) => d.building(b).letter.to_string(),
+        };
+        let progress = self.route_progress(seat);
+        // The route check again, for its terminals, only once it holds.
+        let starts: Vec<String> = match progress.complete {
+            true => self.starts(seat),
+            false => Vec::new(),
+        }
+        .into_iter()
+        .filter_map(|o| match o {
+            Order::Start { terminal } => Some(d.terminal(terminal).name.clone()),
+            _ => None,
+        })
+        .collect();
+        Some(RouteView {
+            points: progress.points.iter().map(|p| point(*p)).collect(),
+            stretches: progress
+                .stretches
+                .iter()
+                .map(|s| StretchView {
+                    from: point(s.from),
+                    to: point(s.to),
+                    joined: s.joined,
+                    missing: s.missing,
+                    squares: s.squares.iter().map(Square::to_string).collect(),
+                })
+                .collect(),
+            missing: progress.missing(),
+            complete: progress.complete,
+            starts,
+        })
     }
 }

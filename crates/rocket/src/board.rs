@@ -777,18 +777,3 @@ fn check_components(
     }
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_shipped_board_loads() {
-        let b = Board::embedded().unwrap();
-        assert!(b.reconstruction);
-        assert_eq!(b.places.len(), 28);
-        assert_eq!(b.lines.len(), 7);
-        let york = b.places.iter().find(|p| p.name == "York").unwrap();
-        assert_eq!(york.hex.to_string(), "G1");
-    }
-}

@@ -9,7 +9,7 @@ use serde::Serialize;
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 
 use crate::{
-    Abort, Contact, FLUSH_PATIENCE, Forming, GameId, GameMeta, GameRecord, Head, LogEntry,
+    Abort, Contact, Ending, FLUSH_PATIENCE, Forming, GameId, GameMeta, GameRecord, Head, LogEntry,
     OutboxItem, PartRef, Receipt, Store, StoreError, clock_key, log_key, meta_key, pack,
     part_files, part_value, player_key, recovery, ser, site, transaction_error, tx,
 };
@@ -50,6 +50,13 @@ pub struct GameUpdate {
     /// moderator): its archive is due. Known where the update is made, so
     /// that nobody loads the game again to ask.
     pub over: bool,
+    /// Seats whose player let a deadline pass in this update (the clock's
+    /// own miss, not a moderator's `skip`): their records count it.
+    pub missed: Vec<engine::Seat>,
+    /// How the game ended, where this update ends it (and only then: an
+    /// update to a game already over has none): the records take each
+    /// seat's end, and rate a finished game's people.
+    pub ended: Option<Ending>,
 }
 
 /// Everything one event (a mail, a command) changes, committed at once.
@@ -221,6 +228,9 @@ impl Store {
         if let Some(n) = &change.new_game {
             w.new_game(n)?;
         }
+        // Read before the game's bookkeeping is written over (the guard
+        // makes sure it is what the update was computed on).
+        let records = self.record_changes(change)?;
         let guard = match &change.update {
             Some(u) => Some(self.write_update(&mut w, change, u)?),
             None => None,
@@ -250,7 +260,7 @@ impl Store {
                 part_value(items, crc),
             ));
         }
-        self.transact(&w, guard.as_ref(), &change.tally)
+        self.transact(&w, guard.as_ref(), &change.tally, &records)
             .map_err(|e| match e {
                 // Whether it was written is not known: the files stay, for
                 // the next start's sweep if it was not.
@@ -382,13 +392,15 @@ impl Store {
         Ok(())
     }
 
-    /// Writes `w` in one sled transaction, and counts `tally`; only on top
-    /// of the snapshot the change was computed on, where `guard` names one.
+    /// Writes `w` in one sled transaction, counts `tally` and changes the
+    /// players' `records`; only on top of the snapshot the change was
+    /// computed on, where `guard` names one.
     pub(crate) fn transact(
         &self,
         w: &Writes<'_>,
         guard: Option<&(Vec<u8>, u64)>,
         tally: &[(String, DateTime<Utc>)],
+        records: &crate::records::Changes,
     ) -> Result<(), TransactionError<Abort>> {
         use super::tx::*;
         let trees = self.transaction_trees();
@@ -428,6 +440,9 @@ impl Store {
                     .map(u64::from_be_bytes)
                     .unwrap_or(0);
                 t[COUNTS].insert(key.as_slice(), &(n + 1).to_be_bytes())?;
+            }
+            if !records.is_empty() {
+                crate::records::write_in(&t[RECORDS], records)?;
             }
             Ok(())
         })

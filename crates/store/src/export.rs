@@ -9,7 +9,8 @@
 //! exactly-once: a mail handled before is not applied again, and a reply
 //! not yet sent is still sent), when help replies last went out, and the
 //! site tree: the games forming by mail and what the server knows of each
-//! address (invitations, confirmations waiting, games watched). The
+//! address (invitations, confirmations waiting, games watched), and the
+//! players' records (figures and ratings per address). The
 //! address index and the scheduler's index are not exported: an import
 //! builds them again from the games.
 //!
@@ -30,7 +31,10 @@
 //!              "next_try": …, "last_error": null, "message": "…"}],
 //!  "help": {"address": "2026-11-21T18:00:00Z"},
 //!  "forming": [{"id": "rocket-2", "kind": "rocket", "seats": […], …}],
-//!  "contacts": {"carol@example.net": {"unasked": …, "watching": […], …}}}
+//!  "contacts": {"carol@example.net": {"unasked": …, "watching": […], …}},
+//!  "records": {"alice@example.org": {"names": ["alice"], "kinds": {"rocket":
+//!             {"played": 2, "finished": 1, "won": 1, "placings": {"1/3": 1}, …,
+//!              "rating": {"mu": 27.6, "sigma": 8.1, "games": 1}}}}}}
 //! ```
 
 use std::collections::BTreeMap;
@@ -39,9 +43,11 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::commit::Writes;
+use super::records::{GameFacts, derive, finished};
 use super::{
-    GameId, GameMeta, GameRecord, Head, LogEntry, OutboxItem, Receipt, Store, StoreError, Verified,
-    clock_key, log_key, meta_key, player_key, transaction_error, verify_parts,
+    GameId, GameMeta, GameRecord, Head, LogEntry, OutboxItem, PlayerRecord, Receipt, Store,
+    StoreError, Verified, clock_key, log_key, meta_key, player_key, transaction_error,
+    verify_parts,
 };
 use engine::Seat;
 
@@ -83,6 +89,11 @@ pub struct Export {
     /// What the server knows of each address, by address.
     #[serde(default)]
     pub contacts: BTreeMap<String, super::Contact>,
+    /// The players' records, by address (see [`super::records`]); none in
+    /// an export from before records: an import derives them from its
+    /// games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records: Option<BTreeMap<String, PlayerRecord>>,
 }
 
 /// One game, as stored.
@@ -399,6 +410,7 @@ impl Store {
             contacts.insert(addr, c);
         }
         Ok(Export {
+            records: Some(self.player_records()?),
             forming: self.all_forming()?,
             contacts,
             format: EXPORT_FORMAT.to_string(),
@@ -454,7 +466,17 @@ impl Store {
             w.exported_game(g)?;
         }
         let receipts = self.import_bookkeeping(&mut w, export, mode)?;
-        self.transact(&w, None, &[])
+        let records = self.import_records(export, mode)?;
+        w.label = "";
+        for (address, record) in &records {
+            w.put(RECORDS, address.clone().into_bytes(), record)?;
+        }
+        w.writes.push((
+            META,
+            super::records::RECORDS_KEY.to_vec(),
+            super::records::RECORDS_FORMAT.to_be_bytes().to_vec(),
+        ));
+        self.transact(&w, None, &[], &Default::default())
             .map_err(|e| transaction_error(e, "import"))?;
         // The files of the parts replaced go with the flush below.
         self.lock_gone_parts().extend(
@@ -567,6 +589,61 @@ impl Store {
         Ok(receipts)
     }
 }
+impl Store {
+    /// The players' records an import leaves: the export's (or, from an
+    /// export without them, derived from its games); merging, the counts
+    /// of both added up, and the ratings worked out again from every
+    /// finished game of both, in the order they finished.
+    fn import_records(
+        &self,
+        export: &Export,
+        mode: ImportMode,
+    ) -> Result<BTreeMap<String, PlayerRecord>, StoreError> {
+        let mut facts = Vec::new();
+        if export.records.is_none() || mode == ImportMode::Merge {
+            for g in &export.games {
+                let game = registry::from_snapshot(
+                    &g.record.setup.kind,
+                    g.head.state_version,
+                    &g.snapshot.to_string(),
+                )?;
+                facts.push(GameFacts {
+                    record: g.record.clone(),
+                    meta: g.meta.clone(),
+                    log: g.log.clone(),
+                    finished: finished(&*game),
+                });
+            }
+        }
+        let theirs = match &export.records {
+            Some(r) => r.clone(),
+            None => derive(facts.iter().map(GameFacts::stored)),
+        };
+        if mode != ImportMode::Merge {
+            return Ok(theirs);
+        }
+        let mut merged = self.player_records()?;
+        for (address, record) in &theirs {
+            merged
+                .entry(address.clone())
+                .or_default()
+                .add_counts(record);
+        }
+        let mut all = self.game_facts()?;
+        all.extend(facts);
+        let rated = derive(all.iter().map(GameFacts::stored));
+        for (address, record) in merged.iter_mut() {
+            for (kind, k) in record.kinds.iter_mut() {
+                k.rating = rated
+                    .get(address)
+                    .and_then(|r| r.kinds.get(kind))
+                    .and_then(|k| k.rating);
+            }
+        }
+        Ok(merged)
+    }
+}
+
 impl<'a> Writes<'a> {
     /// A game from an export: its record, states, head, bookkeeping and
     /// log, and the address and scheduler indexes built from them.

@@ -101,6 +101,14 @@ pub struct GameMeta {
     /// player may play from them too, with the seat's key.
     #[serde(default)]
     pub other_addresses: Vec<Vec<String>>,
+    /// Each seat held by a bot, not a person (issue 36): true at its
+    /// place. Such a seat is nobody's in the players' records (see
+    /// `records.rs`): whoever seats a bot, or hands a seat between a bot
+    /// and a person, marks it here (with [`GameMeta::set_bot`]) in the
+    /// same update. Empty, or shorter than the seats: the rest are
+    /// people's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bots: Vec<bool>,
 }
 
 /// What one seat sent that waits for a later moment: orders behind an
@@ -354,6 +362,22 @@ impl GameMeta {
             }
         }
         out
+    }
+
+    /// True if a bot holds `seat` ([`GameMeta::bots`]).
+    pub fn is_bot(&self, seat: Seat) -> bool {
+        self.bots.get(seat.index()).copied().unwrap_or(false)
+    }
+
+    /// Marks `seat` as held by a bot (`true`) or a person.
+    pub fn set_bot(&mut self, seat: Seat, bot: bool) {
+        if self.bots.len() <= seat.index() {
+            self.bots.resize(seat.index() + 1, false);
+        }
+        self.bots[seat.index()] = bot;
+        if self.bots.iter().all(|b| !b) {
+            self.bots.clear();
+        }
     }
 
     /// Where `seat`'s mail goes now.

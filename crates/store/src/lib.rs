@@ -25,7 +25,8 @@
 //! `quarantine` (key → [`Quarantined`]), `clock` (when, id: the scheduler's
 //! index, which holds forming games' expiry too), `players` (address, id:
 //! the address index), `site` (games forming by mail and what is known of
-//! addresses: see [`site`]). Values are JSON, but
+//! addresses: see [`site`]), `records` (address → [`PlayerRecord`]: the
+//! players' records, see [`records`]). Values are JSON, but
 //! for an outbox item (a JSON head, then the message's bytes, packed; see
 //! [`OutboxItem`]) and the counters and format in `meta` and `counts`
 //! (big-endian numbers); a state is the game's own JSON, packed, read
@@ -53,6 +54,7 @@ mod outbox;
 pub mod pack;
 mod part_files;
 mod receipts;
+pub mod records;
 pub mod recovery;
 mod replay;
 pub mod site;
@@ -67,6 +69,7 @@ pub use log::{EntryKind, LogEntry, REMINDER_SENT, effective_orders, undone_order
 pub(crate) use outbox::part_value;
 pub use outbox::{OutboxItem, PartRef};
 pub use receipts::{MailFailure, Quarantined, Receipt};
+pub use records::{Ending, KindRecord, PlayerRecord, Rating};
 pub use replay::{Verified, verify_parts};
 pub use site::{Contact, Forming, FormingSeat, Observer, Pending, ReportMode};
 
@@ -92,7 +95,7 @@ impl Drop for Store {
 
 impl Store {
     /// The trees of a transaction, in the order of [`tx`]'s places.
-    fn transaction_trees(&self) -> [sled::Tree; 14] {
+    fn transaction_trees(&self) -> [sled::Tree; 15] {
         [
             self.games.clone(),
             self.log.clone(),
@@ -108,6 +111,7 @@ impl Store {
             self.counts.clone(),
             self.site.clone(),
             self.parts.clone(),
+            self.records.clone(),
         ]
     }
 
@@ -151,6 +155,7 @@ mod tx {
     pub const COUNTS: usize = 11;
     pub const SITE: usize = 12;
     pub const PARTS: usize = 13;
+    pub const RECORDS: usize = 14;
 }
 
 /// The database.
@@ -177,6 +182,7 @@ pub struct Store {
     players: sled::Tree,
     site: sled::Tree,
     parts: sled::Tree,
+    records: sled::Tree,
     /// Parts whose entries were removed: their files go after the next
     /// flush ([`part_files`]).
     gone_parts: std::sync::Mutex<Vec<u64>>,
@@ -358,11 +364,13 @@ impl Store {
             clock: db.open_tree("clock")?,
             site: db.open_tree("site")?,
             parts: db.open_tree("parts")?,
+            records: db.open_tree("records")?,
             gone_parts: std::sync::Mutex::new(Vec::new()),
             db,
         };
         store.upgrade()?;
         store.sweep_parts()?;
+        store.records_since_before()?;
         Ok(store)
     }
 

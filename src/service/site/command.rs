@@ -45,6 +45,10 @@ pub const FORMS: &[(&str, &str)] = &[
     ),
     ("unwatch GAME", "no more mail about GAME"),
     (
+        "stats [WHO]",
+        "your record here (games played, finished and won, places, deadlines missed, seats handed on, ratings); `stats ADDRESS` or `stats NAME`: another player's public figures",
+    ),
+    (
         "confirm CODE",
         "(in reply to a mail with a code) from the address a player added with `address add`: yes, that player may play from here; to the one mail this server sends an address it does not know yet: yes, it is me",
     ),
@@ -91,6 +95,8 @@ pub enum SiteCommand {
     },
     /// `unwatch [GAME]`.
     Unwatch(Option<String>),
+    /// `stats [ADDRESS|NAME]`: the sender's record, or another's.
+    Stats(Option<String>),
     /// `confirm CODE`: an address added by a player says yes.
     Confirm(String),
     /// `help`.
@@ -168,6 +174,11 @@ pub fn parse(line: &str) -> Option<Result<SiteCommand, String>> {
         "confirm" => match rest.as_slice() {
             [code] => Ok(SiteCommand::Confirm(code.to_ascii_lowercase())),
             _ => Err("write `confirm CODE`, with the code of the mail you got".to_string()),
+        },
+        "stats" => match rest.as_slice() {
+            [] => Ok(SiteCommand::Stats(None)),
+            [who] => Ok(SiteCommand::Stats(Some(who.clone()))),
+            _ => Err("write `stats` for your own record, or `stats ADDRESS` or `stats NAME` for another's".to_string()),
         },
         "leave" => alone(SiteCommand::Leave, "leave"),
         "start" => alone(SiteCommand::Start, "start"),

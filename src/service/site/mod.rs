@@ -352,6 +352,7 @@ impl<'a, 'c> Session<'a, 'c> {
             SiteCommand::Watch { game, code } => self.watch(game, code.as_deref()),
             SiteCommand::Unwatch(game) => self.unwatch(game.as_deref()),
             SiteCommand::Confirm(code) => self.confirm(code),
+            SiteCommand::Stats(who) => self.stats(who.as_deref()),
             SiteCommand::Help => Ok(help_text()),
         };
         r.map_err(|e| match e {
@@ -361,6 +362,17 @@ impl<'a, 'c> Session<'a, 'c> {
                 format!("not done: the server failed ({e}); the operator can see why in its log")
             }
         })
+    }
+}
+
+impl Session<'_, '_> {
+    /// `stats [ADDRESS|NAME]`: the sender's own record, or another's
+    /// public figures.
+    fn stats(&self, who: Option<&str>) -> Result<String, Refusal> {
+        use crate::service::records::{RATING_KEY, stats_text};
+        stats_text(self.ctx.store, &self.from, who)?
+            .map(|text| format!("{text}\n{RATING_KEY}"))
+            .map_err(Refusal::Player)
     }
 }
 

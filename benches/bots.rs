@@ -168,8 +168,13 @@ fn play<G: Game>(
         let seat = awaited[rng.below(awaited.len())].seat;
         let order = if seat == bot_seat {
             let (c, w) = (common::thread_cpu(), Instant::now());
-            let d = bot::choose(&g, seat, bot::seed(game_seed, orders as u64, seat), settings)
-                .expect("the bot has an order for an awaited seat");
+            let d = bot::choose(
+                &g,
+                seat,
+                bot::seed(game_seed, orders as u64, seat),
+                settings,
+            )
+            .expect("the bot has an order for an awaited seat");
             moves.push(MoveTime {
                 cpu: common::thread_cpu().saturating_sub(c),
                 wall: w.elapsed(),
@@ -189,7 +194,10 @@ fn play<G: Game>(
     }
     let (place, won_by_anyone) = match g.status() {
         Status::Finished(placings) => (
-            placings.iter().find(|p| p.seat == bot_seat).map(|p| p.place),
+            placings
+                .iter()
+                .find(|p| p.seat == bot_seat)
+                .map(|p| p.place),
             placings.iter().any(|p| p.place == 1),
         ),
         Status::Active(_) => (None, false),
@@ -266,10 +274,13 @@ fn report(kind: &str, opponent: Opponent, played: &[Played], wall: Duration) -> 
     let n = played.len();
     let wins = played.iter().filter(|p| p.place == Some(1)).count();
     let (lo, hi) = wilson(wins, n);
-    let places: Vec<f64> = played.iter().filter_map(|p| p.place.map(f64::from)).collect();
+    let places: Vec<f64> = played
+        .iter()
+        .filter_map(|p| p.place.map(f64::from))
+        .collect();
     let mean = places.iter().sum::<f64>() / places.len().max(1) as f64;
-    let var = places.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
-        / (places.len().max(2) - 1) as f64;
+    let var =
+        places.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (places.len().max(2) - 1) as f64;
     let half = 1.96 * (var / places.len().max(1) as f64).sqrt();
     let nobody = played.iter().filter(|p| !p.won_by_anyone).count();
     let unfinished = played.iter().filter(|p| p.place.is_none()).count();
@@ -320,8 +331,7 @@ fn main() {
     let games: usize = env_or("SM_BENCH_GAMES", 1000);
     let threads: usize = env_or("SM_BENCH_THREADS", 2);
     let kinds = std::env::var("SM_BENCH_KINDS").unwrap_or_else(|_| "rocket,linie1".into());
-    let opponents =
-        std::env::var("SM_BENCH_OPPONENTS").unwrap_or_else(|_| "random,greedy".into());
+    let opponents = std::env::var("SM_BENCH_OPPONENTS").unwrap_or_else(|_| "random,greedy".into());
     let settings = settings();
     println!(
         "bots: {games} 4-player games a set, the bot in seat i mod 4, {threads} thread(s); {settings:?}"

@@ -787,11 +787,12 @@ impl Read {
     /// One line that is an order or a command.
     fn line(&mut self, line: &str) {
         let command = commands::command(line);
-        if command.is_some_and(|c| !matches!(c, Command::Away | Command::Back)) {
+        let absence = |c: Command| matches!(c, Command::Away | Command::Back | Command::Autopilot);
+        if command.is_some_and(|c| !absence(c)) {
             self.commands.push(line.to_string());
         }
         match command {
-            Some(Command::Away | Command::Back) => self.absence.push(line.to_string()),
+            Some(c) if absence(c) => self.absence.push(line.to_string()),
             Some(Command::Say | Command::Tell) => self.talk.push(line.to_string()),
             Some(Command::Reports) => self.reports.push(line.to_string()),
             Some(Command::Address) => self.address.push(line.to_string()),
@@ -921,12 +922,15 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         // undo the first.
         if let [_, second, ..] = absence.as_slice() {
             let why = format!(
-                "one `away` or `back` a mail: this one has {}; send the one you mean",
+                "one `away`, `back` or `autopilot` a mail: this one has {}; send the one you mean",
                 absence.len()
             );
             return Some((second.clone(), why));
         }
         let line = absence.first()?.clone();
+        if commands::command(&line) == Some(Command::Autopilot) {
+            return self.autopilot(line);
+        }
         if line.eq_ignore_ascii_case("back") {
             self.meta.clock.back(seat, now);
             for s in 0..players {
@@ -947,6 +951,43 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
             }
             Err(why) => Some((line, why)),
         }
+    }
+
+    /// `autopilot on|off`: the bot plays the player's turns until they send
+    /// orders, or no longer. Everyone is told. The line refused, and why,
+    /// if it is.
+    fn autopilot(&mut self, line: String) -> Option<(String, String)> {
+        let (seat, now, players) = (self.seat, self.now, self.record().setup.players.len());
+        let word = line.split_whitespace().nth(1).map(str::to_ascii_lowercase);
+        let text = match word.as_deref() {
+            Some("on") => {
+                if self.meta.on_autopilot(seat) {
+                    return Some((line, "your autopilot is on already".to_string()));
+                }
+                self.meta.set_autopilot(seat, true);
+                format!(
+                    "{} has the bot play their turns (autopilot), until they send orders.",
+                    self.name
+                )
+            }
+            Some("off") => {
+                let away =
+                    self.meta.clock.bot_away(seat, now) && self.meta.clock.bot_away_ends(seat);
+                if !self.meta.on_autopilot(seat) && !away {
+                    return Some((line, "the bot is not playing for you".to_string()));
+                }
+                self.meta.set_autopilot(seat, false);
+                format!(
+                    "{} plays their own turns again: the bot stopped.",
+                    self.name
+                )
+            }
+            _ => return Some((line, "write `autopilot on` or `autopilot off`".to_string())),
+        };
+        for s in 0..players {
+            self.absence_notes.push((Seat(s as u8), text.clone()));
+        }
+        None
     }
 
     /// The answer to a refused `away` or `back`, which changes nothing,
@@ -1552,6 +1593,7 @@ fn leave_note(ctx: &Ctx<'_>, id: &GameId, meta: &crate::store::GameMeta) -> Stri
         crate::clock::Policy::Skip => "a turn you miss is skipped",
         crate::clock::Policy::Wait => "the game waits for you and its moderators are told",
         crate::clock::Policy::Default => "the game gives its safe default order for you",
+        crate::clock::Policy::Bot => "the bot plays your turn for you",
     };
     format!(
         "Not done: `leave` gives up a seat before a game starts, and {id} has started. To leave it, ask {ask}: they can give your seat to someone else (`replace`) or end the game. Until then, when a deadline passes, {missed}."

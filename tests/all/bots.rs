@@ -136,7 +136,10 @@ fn the_bot_starts_a_finished_route_and_finishes_the_trip_alone() {
         panic!("over")
     };
     assert!(all.contains(&placings[0].seat));
-    assert_eq!(placings[0].place, 1, "somebody finished a trip: {placings:?}");
+    assert_eq!(
+        placings[0].place, 1,
+        "somebody finished a trip: {placings:?}"
+    );
 }
 
 /// The bot's decision and its text through `AnyGame`, twice each.
@@ -147,7 +150,10 @@ fn same_twice<G: Game>(g: &G, seat: Seat, seed: u64) {
     assert_eq!(a, b);
     let line = engine::AnyGame::bot_order(g, seat, seed, &s).unwrap();
     assert_eq!(line, g.order_text(&a.order));
-    assert_eq!(engine::AnyGame::bot_order(g, seat, seed, &s), Some(line.clone()));
+    assert_eq!(
+        engine::AnyGame::bot_order(g, seat, seed, &s),
+        Some(line.clone())
+    );
     let mut copy = g.clone();
     engine::AnyGame::apply_line(&mut copy, seat, &line).unwrap();
 }
@@ -241,12 +247,8 @@ fn the_bot_never_reads_another_players_money() {
 fn linie1_twin(g: &Linie1, other: Seat) -> Linie1 {
     let mut v = serde_json::to_value(g).unwrap();
     let players = v["players"].as_array().unwrap().clone();
-    let held = |key: &str| -> Vec<u64> {
-        players
-            .iter()
-            .map(|p| p[key].as_u64().unwrap())
-            .collect()
-    };
+    let held =
+        |key: &str| -> Vec<u64> { players.iter().map(|p| p[key].as_u64().unwrap()).collect() };
     let (lines, routes) = (held("line"), held("route"));
     let d = g.data();
     let stops = usize::from(g.options().stops);

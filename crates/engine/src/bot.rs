@@ -495,7 +495,12 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
 
     /// Each seat's result in `state`: see [`results`].
     fn score<G: Game>(&self, state: &G) -> Vec<f64> {
-        results(state, self.seats, self.base.as_deref(), self.settings.progress)
+        results(
+            state,
+            self.seats,
+            self.base.as_deref(),
+            self.settings.progress,
+        )
     }
 
     /// The decision: of the root's orders, the most visited; on a tie the

@@ -213,9 +213,9 @@ impl<'g> Ways<'g> {
             let track = w.track(s);
             for came in 0..5 {
                 let may = match (track, Edge::ALL.get(came)) {
-                    (Some(paths), Some(e)) => paths
-                        .exits_from(*e)
-                        .fold(0u8, |m, x| m | (1 << x.index())),
+                    (Some(paths), Some(e)) => {
+                        paths.exits_from(*e).fold(0u8, |m, x| m | (1 << x.index()))
+                    }
                     (Some(paths), None) => paths.ends(),
                     (None, _) => 0xf & !(1u8 << came),
                 };

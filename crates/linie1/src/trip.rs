@@ -290,7 +290,10 @@ impl Linie1 {
                 }
                 let (place, mask) = (state / num.masks, (state % num.masks) as u8);
                 if place >= num.square_states {
-                    let (t, leg) = ((place - num.square_states) / 3, (place - num.square_states) % 3);
+                    let (t, leg) = (
+                        (place - num.square_states) / 3,
+                        (place - num.square_states) % 3,
+                    );
                     if t == trip.to && mask == trip.full && leg != 2 {
                         return Some(u32::from(cost));
                     }

@@ -921,8 +921,16 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         // A player has one absence at a time: a second line would silently
         // undo the first.
         if let [_, second, ..] = absence.as_slice() {
+            let autopilot = absence
+                .iter()
+                .any(|l| commands::command(l) == Some(Command::Autopilot));
+            let which = if autopilot {
+                "`away`, `back` or `autopilot`"
+            } else {
+                "`away` or `back`"
+            };
             let why = format!(
-                "one `away`, `back` or `autopilot` a mail: this one has {}; send the one you mean",
+                "one {which} a mail: this one has {}; send the one you mean",
                 absence.len()
             );
             return Some((second.clone(), why));
@@ -1373,6 +1381,23 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         if !self.section.refused {
             self.section.understood.extend(self.read.commands);
         }
+        // Orders refused are orders sent: the bot stops playing for them
+        // all the same (issue 36), which they are told here.
+        let mut stopped = self.stored.meta.clone();
+        let names = (
+            self.name.as_str(),
+            self.stored.loaded.record.setup.players.len(),
+        );
+        let back = if self.read.orders.is_empty() || self.stored.meta.is_bot(self.seat) {
+            Vec::new()
+        } else {
+            crate::service::bots::player_is_back(&mut stopped, self.seat, names, self.now)
+        };
+        self.asked.notes.extend(
+            back.iter()
+                .filter(|(s, _)| *s == self.seat)
+                .map(|(_, t)| t.clone()),
+        );
         self.asked.reply = Some(self.section);
         let out = report::player_mail(
             ctx,
@@ -1395,12 +1420,15 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         let stored = &self.stored.meta;
         let chose_reports = self.meta.report_modes != stored.report_modes
             || self.meta.other_addresses != stored.other_addresses;
-        if !talked.entries.is_empty() || chose_reports {
+        if !talked.entries.is_empty() || chose_reports || !back.is_empty() {
             // Only the log grows (the messages) and the player's choice of
-            // reports is kept; nothing of the game changes.
+            // reports is kept, and the bot stopped; nothing of the game
+            // changes.
             let mut kept = stored.clone();
             kept.report_modes = self.meta.report_modes.clone();
             kept.other_addresses = self.meta.other_addresses.clone();
+            kept.autopilot = stopped.autopilot;
+            kept.clock.away = stopped.clock.away;
             // Table talk ends nothing (a finished game's archive is written).
             let mut update = pipeline::meta_update(id, &self.stored.loaded, kept)?;
             for entry in talked.entries {

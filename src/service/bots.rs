@@ -55,12 +55,17 @@ pub fn why(meta: &GameMeta, seat: Seat, now: DateTime<Utc>) -> Option<&'static s
     }
 }
 
-/// The bot's order for `seat` of `game` now, in canonical text: the
-/// default setting, seeded by the game's seed and the `entries` in its log
-/// so far.
-pub fn order_for(game: &dyn AnyGame, seat: Seat, game_seed: u64, entries: u64) -> Option<String> {
+/// The bot's order for `seat` of `game` now, in canonical text, at
+/// `settings` (`[bots]` in the config), seeded by the game's seed and the
+/// `entries` in its log so far.
+pub fn order_for(
+    game: &dyn AnyGame,
+    seat: Seat,
+    (game_seed, entries): (u64, u64),
+    settings: &Settings,
+) -> Option<String> {
     let seed = bot::seed(game_seed, entries, seat);
-    game.bot_order(seat, seed, &Settings::default())
+    game.bot_order(seat, seed, settings)
 }
 
 /// What [`play`] did: the places (in the batch's `applied`) of the
@@ -71,13 +76,14 @@ pub type Played = Vec<(usize, &'static str)>;
 /// module's notes), after the change's own orders: `game` and `meta` as
 /// the change leaves them, its `batch` extended with the bot's orders
 /// (each released with the source [`Actor::Bot`]) and what they bring
-/// on; `log_len` is the number of entries the log has before the change.
+/// on; `log_len` is the number of entries the log has before the change,
+/// `settings` the bot's (`[bots]`).
 /// Nothing while the game is paused, aborted or over.
 pub fn play(
     game: &mut Box<dyn AnyGame>,
     meta: &mut GameMeta,
     batch: &mut Batch,
-    (game_seed, log_len): (u64, u64),
+    (game_seed, log_len, settings): (u64, u64, &Settings),
     now: DateTime<Utc>,
 ) -> Played {
     let mut played = Vec::new();
@@ -93,7 +99,7 @@ pub fn play(
             break;
         };
         let entries = log_len + batch.applied.len() as u64;
-        let Some(line) = order_for(&**game, seat, game_seed, entries) else {
+        let Some(line) = order_for(&**game, seat, (game_seed, entries), settings) else {
             break;
         };
         match game.apply_line(seat, &line) {

@@ -205,7 +205,12 @@ pub fn apply(
         Input::Made { game, meta, batch } => (game, meta, batch),
     };
     // Then the seats the bot plays, while the game awaits one.
-    let seed = (stored.loaded.record.setup.seed, stored.loaded.seq);
+    let settings = ctx.config.bots.settings();
+    let seed = (
+        stored.loaded.record.setup.seed,
+        stored.loaded.seq,
+        &settings,
+    );
     let played = bots::play(&mut game, &mut meta, &mut batch, seed, now);
     batch.notes.extend(back);
     batch.notes.extend(options.notes);

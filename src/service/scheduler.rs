@@ -383,7 +383,8 @@ impl<'a, 'c> Look<'a, 'c> {
                 Policy::Bot => {
                     let entries = self.stored.loaded.seq + self.batch.applied.len() as u64;
                     let seed = self.stored.loaded.record.setup.seed;
-                    bots::order_for(&*self.game, seat, seed, entries)
+                    let settings = self.ctx.config.bots.settings();
+                    bots::order_for(&*self.game, seat, (seed, entries), &settings)
                 }
                 _ => None,
             }

@@ -22,6 +22,7 @@ mod architecture;
 mod beside_daemon;
 mod board;
 mod bots;
+mod bots_by_mail;
 mod cli;
 mod contract;
 mod crash;

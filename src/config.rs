@@ -41,6 +41,36 @@ pub struct Config {
     pub limits: LimitsConfig,
     /// The games on the web: a static site of their pages.
     pub web: WebConfig,
+    /// The engine's bot.
+    pub bots: BotsConfig,
+}
+
+/// `[bots]`: how hard the engine's bot thinks (issue 36).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BotsConfig {
+    /// The search's iterations for one order: its strength, and its cost
+    /// in proportion. The default is the setting docs/performance.md
+    /// measured ("Bots").
+    pub iterations: u32,
+}
+
+impl Default for BotsConfig {
+    fn default() -> Self {
+        BotsConfig {
+            iterations: crate::engine::bot::Settings::default().iterations,
+        }
+    }
+}
+
+impl BotsConfig {
+    /// The bot's settings: the engine's default with these iterations.
+    pub fn settings(&self) -> crate::engine::bot::Settings {
+        crate::engine::bot::Settings {
+            iterations: self.iterations.max(1),
+            ..crate::engine::bot::Settings::default()
+        }
+    }
 }
 
 /// `[limits]`: so that forged senders cannot turn the server into a source

@@ -31,7 +31,9 @@ pub enum LocalError {
     #[error(transparent)]
     Setup(#[from] crate::engine::SetupError),
     /// A `--player` argument is not `NAME=EMAIL`.
-    #[error("--player {0}: write NAME=EMAIL, e.g. --player alice=alice@example.org")]
+    #[error(
+        "--player {0}: write NAME=EMAIL, e.g. --player alice=alice@example.org (or NAME=bot for the bot)"
+    )]
     PlayerArgument(String),
     /// `--as` names nobody at the table.
     #[error("{0}")]
@@ -124,6 +126,13 @@ pub fn parse_player(arg: &str) -> Result<PlayerSetup, LocalError> {
             name: name.trim().to_string(),
             email: email.trim().to_string(),
         }),
+        // NAME=bot: the engine's bot takes the seat.
+        Some((name, bot)) if !name.trim().is_empty() && service::bots::is_bot_address(bot) => {
+            Ok(PlayerSetup {
+                name: name.trim().to_string(),
+                email: service::bots::BOT_ADDRESS.to_string(),
+            })
+        }
         _ => Err(LocalError::PlayerArgument(arg.to_string())),
     }
 }
@@ -159,7 +168,11 @@ pub struct GameSpec {
 pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<GameId, LocalError> {
     let usage = |e: &dyn std::fmt::Display| LocalError::Usage(e.to_string());
     let kind = crate::registry::find(&spec.kind).map_err(|e| usage(&e))?;
-    for p in &spec.players {
+    for p in spec
+        .players
+        .iter()
+        .filter(|p| !service::bots::is_bot_address(&p.email))
+    {
         crate::mail::compose::check_address(&p.email)
             .map_err(|e| usage(&format!("--player {}={}: {e}", p.name, p.email)))?;
     }

@@ -48,7 +48,7 @@ enum Command {
     New {
         /// The game (the games and their options are listed below).
         kind: String,
-        /// A player as NAME=EMAIL, in seat order (clockwise).
+        /// A player as NAME=EMAIL, in seat order (clockwise); NAME=bot seats the engine's bot, which plays at once whenever the game awaits it (at least one seat a person's).
         #[arg(long = "player", required = true, value_name = "NAME=EMAIL")]
         players: Vec<String>,
         /// The seed of the game's random choices (cards dealt, tiles drawn; who plays first where the game leaves it to chance: see each game below).
@@ -220,7 +220,7 @@ struct ClockArgs {
     /// Reminders before a deadline, e.g. 24h,2h.
     #[arg(long, value_name = "DURATIONS", value_delimiter = ',')]
     reminders: Option<Vec<String>>,
-    /// What a missed turn does: skip, wait or default.
+    /// What a missed turn does: skip, wait, default or bot (the bot plays it).
     #[arg(long, value_name = "POLICY")]
     policy: Option<String>,
     /// Ask the moderators to replace a player after this many misses in a row.

@@ -18,6 +18,9 @@ pub enum Command {
     Away,
     /// `back`: the absence ends.
     Back,
+    /// `autopilot on|off`: the bot plays the player's turns until they
+    /// send orders (issue 36).
+    Autopilot,
     /// `say TEXT`: table talk to every player.
     Say,
     /// `tell PLAYER TEXT`: table talk to one player.
@@ -53,6 +56,8 @@ pub const COMMANDS: &[(&str, Command)] = &[
     ("log [A..B]", Command::History),
     ("away YYYY-MM-DD to YYYY-MM-DD", Command::Away),
     ("back", Command::Back),
+    ("autopilot on", Command::Autopilot),
+    ("autopilot off", Command::Autopilot),
     ("say TEXT", Command::Say),
     ("tell PLAYER TEXT", Command::Tell),
     ("reports full", Command::Reports),
@@ -94,10 +99,14 @@ pub const COMMANDS_HELP: &[(&str, &str)] = &[
         "how much mail you get: a report after each change, a line a change, or one when it is your turn",
     ),
     (
-        "away YYYY-MM-DD to YYYY-MM-DD",
-        "your deadlines stop while you are away",
+        "away YYYY-MM-DD to YYYY-MM-DD [bot]",
+        "your deadlines stop while you are away; with `bot`, the bot plays your turns meanwhile instead, until you send orders",
     ),
     ("back", "you are back before the date you gave"),
+    (
+        "autopilot on|off",
+        "the bot plays your turns from now on, until you send orders or `autopilot off`",
+    ),
     (
         "address add ADDRESS",
         "play this game from ADDRESS too (`address remove ADDRESS` takes it back)",

@@ -787,11 +787,12 @@ impl Read {
     /// One line that is an order or a command.
     fn line(&mut self, line: &str) {
         let command = commands::command(line);
-        if command.is_some_and(|c| !matches!(c, Command::Away | Command::Back)) {
+        let absence = |c: Command| matches!(c, Command::Away | Command::Back | Command::Autopilot);
+        if command.is_some_and(|c| !absence(c)) {
             self.commands.push(line.to_string());
         }
         match command {
-            Some(Command::Away | Command::Back) => self.absence.push(line.to_string()),
+            Some(c) if absence(c) => self.absence.push(line.to_string()),
             Some(Command::Say | Command::Tell) => self.talk.push(line.to_string()),
             Some(Command::Reports) => self.reports.push(line.to_string()),
             Some(Command::Address) => self.address.push(line.to_string()),
@@ -920,13 +921,24 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         // A player has one absence at a time: a second line would silently
         // undo the first.
         if let [_, second, ..] = absence.as_slice() {
+            let autopilot = absence
+                .iter()
+                .any(|l| commands::command(l) == Some(Command::Autopilot));
+            let which = if autopilot {
+                "`away`, `back` or `autopilot`"
+            } else {
+                "`away` or `back`"
+            };
             let why = format!(
-                "one `away` or `back` a mail: this one has {}; send the one you mean",
+                "one {which} a mail: this one has {}; send the one you mean",
                 absence.len()
             );
             return Some((second.clone(), why));
         }
         let line = absence.first()?.clone();
+        if commands::command(&line) == Some(Command::Autopilot) {
+            return self.autopilot(line);
+        }
         if line.eq_ignore_ascii_case("back") {
             self.meta.clock.back(seat, now);
             for s in 0..players {
@@ -947,6 +959,43 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
             }
             Err(why) => Some((line, why)),
         }
+    }
+
+    /// `autopilot on|off`: the bot plays the player's turns until they send
+    /// orders, or no longer. Everyone is told. The line refused, and why,
+    /// if it is.
+    fn autopilot(&mut self, line: String) -> Option<(String, String)> {
+        let (seat, now, players) = (self.seat, self.now, self.record().setup.players.len());
+        let word = line.split_whitespace().nth(1).map(str::to_ascii_lowercase);
+        let text = match word.as_deref() {
+            Some("on") => {
+                if self.meta.on_autopilot(seat) {
+                    return Some((line, "your autopilot is on already".to_string()));
+                }
+                self.meta.set_autopilot(seat, true);
+                format!(
+                    "{} has the bot play their turns (autopilot), until they send orders.",
+                    self.name
+                )
+            }
+            Some("off") => {
+                let away =
+                    self.meta.clock.bot_away(seat, now) && self.meta.clock.bot_away_ends(seat);
+                if !self.meta.on_autopilot(seat) && !away {
+                    return Some((line, "the bot is not playing for you".to_string()));
+                }
+                self.meta.set_autopilot(seat, false);
+                format!(
+                    "{} plays their own turns again: the bot stopped.",
+                    self.name
+                )
+            }
+            _ => return Some((line, "write `autopilot on` or `autopilot off`".to_string())),
+        };
+        for s in 0..players {
+            self.absence_notes.push((Seat(s as u8), text.clone()));
+        }
+        None
     }
 
     /// The answer to a refused `away` or `back`, which changes nothing,
@@ -1332,6 +1381,23 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         if !self.section.refused {
             self.section.understood.extend(self.read.commands);
         }
+        // Orders refused are orders sent: the bot stops playing for them
+        // all the same (issue 36), which they are told here.
+        let mut stopped = self.stored.meta.clone();
+        let names = (
+            self.name.as_str(),
+            self.stored.loaded.record.setup.players.len(),
+        );
+        let back = if self.read.orders.is_empty() || self.stored.meta.is_bot(self.seat) {
+            Vec::new()
+        } else {
+            crate::service::bots::player_is_back(&mut stopped, self.seat, names, self.now)
+        };
+        self.asked.notes.extend(
+            back.iter()
+                .filter(|(s, _)| *s == self.seat)
+                .map(|(_, t)| t.clone()),
+        );
         self.asked.reply = Some(self.section);
         let out = report::player_mail(
             ctx,
@@ -1354,12 +1420,15 @@ impl<'a, 'c> PlayerMail<'a, 'c> {
         let stored = &self.stored.meta;
         let chose_reports = self.meta.report_modes != stored.report_modes
             || self.meta.other_addresses != stored.other_addresses;
-        if !talked.entries.is_empty() || chose_reports {
+        if !talked.entries.is_empty() || chose_reports || !back.is_empty() {
             // Only the log grows (the messages) and the player's choice of
-            // reports is kept; nothing of the game changes.
+            // reports is kept, and the bot stopped; nothing of the game
+            // changes.
             let mut kept = stored.clone();
             kept.report_modes = self.meta.report_modes.clone();
             kept.other_addresses = self.meta.other_addresses.clone();
+            kept.autopilot = stopped.autopilot;
+            kept.clock.away = stopped.clock.away;
             // Table talk ends nothing (a finished game's archive is written).
             let mut update = pipeline::meta_update(id, &self.stored.loaded, kept)?;
             for entry in talked.entries {
@@ -1552,6 +1621,7 @@ fn leave_note(ctx: &Ctx<'_>, id: &GameId, meta: &crate::store::GameMeta) -> Stri
         crate::clock::Policy::Skip => "a turn you miss is skipped",
         crate::clock::Policy::Wait => "the game waits for you and its moderators are told",
         crate::clock::Policy::Default => "the game gives its safe default order for you",
+        crate::clock::Policy::Bot => "the bot plays your turn for you",
     };
     format!(
         "Not done: `leave` gives up a seat before a game starts, and {id} has started. To leave it, ask {ask}: they can give your seat to someone else (`replace`) or end the game. Until then, when a deadline passes, {missed}."

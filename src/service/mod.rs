@@ -5,6 +5,7 @@
 //! the server; neither calls the other's code.
 
 pub mod archive;
+pub mod bots;
 pub mod delivery;
 pub mod moderator;
 pub mod names;
@@ -189,7 +190,22 @@ pub fn seats_refusal(
     players: &[crate::engine::PlayerSetup],
     moderators: &[String],
 ) -> Option<String> {
+    if !players.is_empty() && players.iter().all(|p| bots::is_bot_address(&p.email)) {
+        return Some("every seat is a bot's: a game needs at least one person".to_string());
+    }
     for (i, p) in players.iter().enumerate() {
+        let taken = players[..i].iter().map(|q| q.name.as_str());
+        let mods = moderators
+            .iter()
+            .chain(ctx.config.site.moderators.iter())
+            .map(String::as_str);
+        if bots::is_bot_address(&p.email) {
+            // A bot's seat has no address to check, only a name.
+            if let Some(why) = names::refusal(&p.name, taken, mods, None) {
+                return Some(why);
+            }
+            continue;
+        }
         let address = match unasked::recipient(ctx, &p.email) {
             Ok(a) => a,
             Err(why) => return Some(format!("{}: {why}", p.name)),
@@ -203,11 +219,6 @@ pub fn seats_refusal(
                 q.name, p.name
             ));
         }
-        let taken = players[..i].iter().map(|q| q.name.as_str());
-        let mods = moderators
-            .iter()
-            .chain(ctx.config.site.moderators.iter())
-            .map(String::as_str);
         if let Some(why) = names::refusal(&p.name, taken, mods, Some(&address)) {
             return Some(why);
         }
@@ -260,7 +271,17 @@ pub fn new_game_change(
         ..GameMeta::default()
     };
     let rooted = !meta.welcome_ids.is_empty();
+    for (s, p) in setup.players.iter().enumerate() {
+        if bots::is_bot_address(&p.email) {
+            meta.set_bot(Seat(s as u8), true);
+        }
+    }
     meta.clock.sync(&game.awaiting(), now);
+    // A bot that plays first plays at the scheduler's first look, which
+    // mails everyone what it did.
+    if game.awaiting().iter().any(|a| meta.is_bot(a.seat)) {
+        meta.clock.next_fire = Some(now);
+    }
     let mut outbox = Vec::new();
     // Every moderator, the game's and the site's, gets a key for this game.
     for m in report::moderators(ctx, &meta.moderators) {
@@ -283,6 +304,13 @@ pub fn new_game_change(
         .filter_map(|a| names.get(a.seat.index()).map(String::as_str))
         .collect();
     for s in 0..n {
+        if meta.is_bot(Seat(s as u8)) {
+            // Nobody to welcome; the thread roots stay one a seat.
+            if !rooted {
+                meta.welcome_ids.push(String::new());
+            }
+            continue;
+        }
         let mail = MailContext {
             welcome: true,
             first: (!first.is_empty()).then(|| first.join(" and ")),

@@ -206,7 +206,14 @@ pub fn parse(text: &str) -> Result<ModCommand, String> {
         }
         "replace" => {
             let (player, address) = player_and_rest()?;
-            compose::check_address(&address).map_err(|e| e.to_string())?;
+            // `replace PLAYER bot`: the seat to the engine's bot.
+            let address = address
+                .strip_prefix("by ")
+                .map_or(address.as_str(), str::trim)
+                .to_string();
+            if !super::bots::is_bot_address(&address) {
+                compose::check_address(&address).map_err(|e| e.to_string())?;
+            }
             Ok(ModCommand::Replace { player, address })
         }
         "abort" => Ok(ModCommand::Abort),
@@ -905,9 +912,12 @@ impl<'a, 'c> Act<'a, 'c> {
     /// `replace PLAYER ADDRESS`: the seat to a new address with a new key
     /// and a welcome; the one who leaves it is told.
     fn replace(&mut self, player: &str, given: &str) -> Result<String, ServiceError> {
-        let (ctx, id, now) = (self.ctx, self.id, self.now);
+        let (ctx, id) = (self.ctx, self.id);
         let seat = seat_named(ctx, id, player)?;
         let record = self.stored.loaded.record.clone();
+        if super::bots::is_bot_address(given) {
+            return self.replace_by_bot(&record, seat, player);
+        }
         // docs/operators.md, "Security": the address a seat may take.
         let address = &super::unasked::recipient(ctx, given).map_err(ServiceError::Invalid)?;
         if let Some(why) =
@@ -918,17 +928,82 @@ impl<'a, 'c> Act<'a, 'c> {
         let old = self.meta.address(&record, seat).to_string();
         // The leaving player's thread, before their key goes.
         let old_thread = report::player_thread(ctx, id, &record, &self.meta, seat);
+        let from_bot = self.meta.is_bot(seat);
         self.with.readdress = Some((old.clone(), given.to_string()));
         self.give_seat(&record, seat, address)?;
+        self.meta.set_bot(seat, false);
         self.all(format!(
             "A moderator gave {player}'s seat to {address}{}.",
             self.because
         ));
         self.welcome_successor(&record, seat)?;
+        if from_bot {
+            return Ok(format!(
+                "{player}'s seat now goes to {address} with a new key (welcome mail queued); the bot no longer plays it."
+            ));
+        }
         let text = format!(
             "Your seat has a new player: a moderator gave your seat in {id} to {address}{}.\nYour key no longer works. Thank you for playing.\n\n-- \nStationmaster, for {id}.\n",
             self.because
         );
+        self.tell_leaving(old, old_thread, text)?;
+        Ok(format!(
+            "{player}'s seat now goes to {address} with a new key (welcome mail queued)."
+        ))
+    }
+
+    /// `replace PLAYER bot`: the seat to the engine's bot, which plays it
+    /// at once whenever the game awaits it; the one who leaves it is told.
+    /// Back to a person with `replace PLAYER ADDRESS`.
+    fn replace_by_bot(
+        &mut self,
+        record: &GameRecord,
+        seat: Seat,
+        player: &str,
+    ) -> Result<String, ServiceError> {
+        let (ctx, id) = (self.ctx, self.id);
+        if self.meta.is_bot(seat) {
+            return Err(ServiceError::Invalid(format!(
+                "the bot plays {player}'s seat already"
+            )));
+        }
+        let people = (0..self.names.len())
+            .filter(|s| *s != seat.index() && !self.meta.is_bot(Seat(*s as u8)))
+            .count();
+        if people == 0 {
+            return Err(ServiceError::Invalid(format!(
+                "{player} is the last person in the game: a game of bots alone is no game"
+            )));
+        }
+        let old = self.meta.address(record, seat).to_string();
+        let old_thread = report::player_thread(ctx, id, record, &self.meta, seat);
+        let bot = super::bots::BOT_ADDRESS;
+        self.with.readdress = Some((old.clone(), bot.to_string()));
+        self.give_seat(record, seat, bot)?;
+        self.meta.set_bot(seat, true);
+        self.meta.set_autopilot(seat, false);
+        self.all(format!(
+            "A moderator gave {player}'s seat to the bot{}: it plays {player}'s turns from now on.",
+            self.because
+        ));
+        let text = format!(
+            "A moderator gave your seat in {id} to the bot{}: it plays your turns from now on.\nYour key no longer works. Thank you for playing.\n\n-- \nStationmaster, for {id}.\n",
+            self.because
+        );
+        self.tell_leaving(old, old_thread, text)?;
+        Ok(format!(
+            "{player}'s seat is now the bot's: it plays whenever the game awaits {player}."
+        ))
+    }
+
+    /// The mail to the player who leaves a seat, in their thread.
+    fn tell_leaving(
+        &mut self,
+        old: String,
+        old_thread: report::Thread,
+        text: String,
+    ) -> Result<(), ServiceError> {
+        let (ctx, id, now) = (self.ctx, self.id, self.now);
         let (in_reply_to, references) = old_thread.threading(None);
         let draft = Draft {
             to: old,
@@ -942,9 +1017,7 @@ impl<'a, 'c> Act<'a, 'c> {
         self.with
             .outbox
             .push(super::compose_mail(ctx, &id.0, "replaced", &draft, now)?);
-        Ok(format!(
-            "{player}'s seat now goes to {address} with a new key (welcome mail queued)."
-        ))
+        Ok(())
     }
 
     /// `seat`'s bookkeeping to `address`: a new key, the leaving player's
@@ -971,6 +1044,8 @@ impl<'a, 'c> Act<'a, 'c> {
             }
         }
         meta.clock.run_of_misses_ends(seat);
+        // The autopilot was the leaving player's choice.
+        meta.set_autopilot(seat, false);
         Ok(())
     }
 

@@ -11,7 +11,7 @@
 use chrono::{DateTime, Utc};
 
 use super::report::{self, MailContext, ReplySection};
-use super::{Ctx, ServiceError, delivery, orders, web};
+use super::{Ctx, ServiceError, bots, delivery, orders, web};
 use crate::engine::{Actor, AnyGame, Seat, Viewer};
 use crate::mail::OutMail;
 use crate::mail::compose::FileAttachment;
@@ -184,8 +184,19 @@ pub fn apply(
     options: Options<'_>,
     now: DateTime<Utc>,
 ) -> Result<Result<Applied, BatchRejected>, ServiceError> {
-    let (game, meta, mut batch) = match input {
+    let mut back = Vec::new();
+    let (mut game, mut meta, mut batch) = match input {
         Input::Lines { seat, lines, meta } => {
+            let mut meta = meta;
+            // The bot played for them as the game stood: their orders
+            // end it (not an `autopilot on` in the same mail).
+            let for_them =
+                !stored.meta.is_bot(seat) && bots::why(&stored.meta, seat, now).is_some();
+            if actor.is_players() && !lines.is_empty() && for_them {
+                let names = stored.loaded.game.player_names();
+                let name = names.get(seat.index()).map_or("", String::as_str);
+                back = bots::player_is_back(&mut meta, seat, (name, names.len()), now);
+            }
             match orders::run(&*stored.loaded.game, &meta, seat, lines, &actor) {
                 Ok(ran) => ran,
                 Err(rejected) => return Ok(Err(rejected)),
@@ -193,6 +204,15 @@ pub fn apply(
         }
         Input::Made { game, meta, batch } => (game, meta, batch),
     };
+    // Then the seats the bot plays, while the game awaits one.
+    let settings = ctx.config.bots.settings();
+    let seed = (
+        stored.loaded.record.setup.seed,
+        stored.loaded.seq,
+        &settings,
+    );
+    let played = bots::play(&mut game, &mut meta, &mut batch, seed, now);
+    batch.notes.extend(back);
     batch.notes.extend(options.notes);
     if let Some((seat, text)) = options.given_for {
         let mut gave: Vec<String> = batch
@@ -215,6 +235,11 @@ pub fn apply(
             entry.why = Some(why.clone());
         }
     }
+    for (at, why) in &played {
+        if let Some(entry) = update.entries.get_mut(*at) {
+            entry.why = Some(why.to_string());
+        }
+    }
     for entry in options.then {
         update.push(entry);
     }
@@ -235,7 +260,13 @@ pub fn apply(
         update.push_first(act);
     }
     let mut change = options.with;
-    if let Some(to) = options.to {
+    // A change that had nothing to tell but brought on the bot's moves
+    // (the clock at an absence with the bot) tells everyone.
+    let to = match (options.to, played.is_empty()) {
+        (None, false) => Some(Recipients::All),
+        (to, _) => to,
+    };
+    if let Some(to) = to {
         let answer = options.reply.map(|r| r.answer(&batch));
         let reports = Reports::new(ctx, id, &update, &*game, &batch, answer, to, now)?;
         change.outbox.extend(reports.write(&mut update)?);
@@ -410,6 +441,10 @@ impl<'a, 'c> Reports<'a, 'c> {
         let mut out = Vec::new();
         for s in 0..self.record.setup.players.len() {
             let seat = Seat(s as u8);
+            // A bot's seat has nobody to mail.
+            if update.meta.is_bot(seat) {
+                continue;
+            }
             if let Some(mail) = self.to_player(update, seat)? {
                 out.push(mail);
                 if let Some(r) = update.meta.reported.get_mut(s) {

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::pipeline::{self, Stored};
 use super::report::{self, MailContext};
-use super::{Ctx, ServiceError, orders};
+use super::{Ctx, ServiceError, bots, orders};
 use crate::clock::{ClockSettings, Policy, Wait};
 use crate::engine::{Actor, AnyGame, SKIP_ORDER, Seat, WaitKind};
 use crate::mail::OutMail;
@@ -110,6 +110,7 @@ fn passed_over(
                 e.default_turn
             })
             .to_string(),
+        (_, Policy::Bot) => "the bot played for them".to_string(),
         (WaitKind::Turn, _) => entry
             .map_or("the rest of the turn is skipped", |e| e.skip_turn)
             .to_string(),
@@ -262,14 +263,19 @@ impl<'a, 'c> Look<'a, 'c> {
         // overrides `wait`.
         // The policy in force when the deadline started, as players were
         // told a change of it applies to deadlines that start afterwards.
+        // Under `bot` the bot answers questions and rounds too; a
+        // moderator's skip is a skip.
         let policy = match (wait.kind, wait.policy(settings), self.forced_by) {
-            (WaitKind::Turn, Policy::Wait, Some(_)) => Policy::Skip,
+            (WaitKind::Turn, Policy::Wait | Policy::Bot, Some(_)) => Policy::Skip,
             (WaitKind::Turn, p, _) => p,
+            (_, Policy::Bot, None) => Policy::Bot,
             _ => Policy::Default,
         };
         match policy {
             Policy::Wait => self.wait_for(wait, away_until)?,
-            Policy::Skip | Policy::Default => self.pass_over(wait, policy, away_until),
+            Policy::Skip | Policy::Default | Policy::Bot => {
+                self.pass_over(wait, policy, away_until)
+            }
         }
         // Asked at a missed deadline only, not at a moderator's skip.
         if self.forced_by.is_none()
@@ -373,12 +379,16 @@ impl<'a, 'c> Look<'a, 'c> {
                 break;
             }
             let line = match policy {
-                Policy::Default => self
-                    .game
-                    .default_order_line(seat)
-                    .unwrap_or_else(|| SKIP_ORDER.to_string()),
-                _ => SKIP_ORDER.to_string(),
-            };
+                Policy::Default => self.game.default_order_line(seat),
+                Policy::Bot => {
+                    let entries = self.stored.loaded.seq + self.batch.applied.len() as u64;
+                    let seed = self.stored.loaded.record.setup.seed;
+                    let settings = self.ctx.config.bots.settings();
+                    bots::order_for(&*self.game, seat, (seed, entries), &settings)
+                }
+                _ => None,
+            }
+            .unwrap_or_else(|| SKIP_ORDER.to_string());
             match self.game.apply_line(seat, &line) {
                 Ok(applied) => {
                     done.push(applied.order.clone());
@@ -547,7 +557,10 @@ impl<'a, 'c> Look<'a, 'c> {
             Err(rejected) => return Err(ServiceError::Invalid(rejected.to_string())),
         };
         let mut change = applied.change;
-        if !changed && let Some(update) = &change.update {
+        // Nothing was played, not even by the bot: each note alone.
+        if applied.batch.applied.is_empty()
+            && let Some(update) = &change.update
+        {
             let record = &stored.loaded.record;
             let (meta, game) = (&update.meta, &*applied.game);
             let mails = notes_alone(ctx, id, record, meta, game, to_players, now)?;
@@ -571,6 +584,10 @@ fn notes_alone(
     let mut map = None;
     let mut out = Vec::new();
     for (seat, note) in notes {
+        // A bot's seat has nobody to mail.
+        if meta.is_bot(seat) {
+            continue;
+        }
         let mail = MailContext {
             notes: vec![note],
             ..MailContext::default()

@@ -21,6 +21,8 @@ mod aborted;
 mod architecture;
 mod beside_daemon;
 mod board;
+mod bots;
+mod bots_by_mail;
 mod cli;
 mod contract;
 mod crash;

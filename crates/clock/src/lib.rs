@@ -102,25 +102,32 @@ pub enum Policy {
     /// The game's documented safe order is given for the player (Rocket: a
     /// goods token, the first on the board), for each action left.
     Default,
+    /// The engine's bot plays the turn, and answers a question or round
+    /// for the player (issue 36).
+    Bot,
 }
 
 impl Policy {
-    /// Reads `skip`, `wait` or `default`.
+    /// Reads `skip`, `wait`, `default` or `bot`.
     pub fn parse(text: &str) -> Result<Policy, String> {
         match text.trim().to_ascii_lowercase().as_str() {
             "skip" => Ok(Policy::Skip),
             "wait" => Ok(Policy::Wait),
             "default" => Ok(Policy::Default),
-            other => Err(format!("`{other}` is not a policy: skip, wait or default")),
+            "bot" => Ok(Policy::Bot),
+            other => Err(format!(
+                "`{other}` is not a policy: skip, wait, default or bot"
+            )),
         }
     }
 
-    /// The policy as it is written: `skip`, `wait` or `default`.
+    /// The policy as it is written: `skip`, `wait`, `default` or `bot`.
     pub fn name(self) -> &'static str {
         match self {
             Policy::Skip => "skip",
             Policy::Wait => "wait",
             Policy::Default => "default",
+            Policy::Bot => "bot",
         }
     }
 }
@@ -435,6 +442,10 @@ pub struct Away {
     pub to: DateTime<Utc>,
     /// The warning before it ends was sent.
     pub warned: bool,
+    /// The engine's bot plays the player's turns while they are away
+    /// (`away … bot`, issue 36), until they send an order.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// The wait a deadline setting's key stands for: `turn`, `question`,
@@ -605,9 +616,14 @@ impl Clock {
     /// their deadlines wait.`
     pub fn away(&mut self, seat: Seat, name: &str, a: Away, now: DateTime<Utc>) -> String {
         let text = format!(
-            "{name} is away from {} to {}; their deadlines wait.",
+            "{name} is away from {} to {}; {}.",
             self.settings.describe(a.from, now),
-            self.settings.describe(a.to, now)
+            self.settings.describe(a.to, now),
+            if a.bot {
+                "the bot plays their turns meanwhile, until they send orders"
+            } else {
+                "their deadlines wait"
+            }
         );
         if let Some(slot) = self.away.get_mut(seat.index()) {
             *slot = Some(a);
@@ -685,6 +701,27 @@ impl Clock {
         out
     }
 
+    /// True if `seat` is away at `now` with the bot playing for them
+    /// (`away … bot`).
+    pub fn bot_away(&self, seat: Seat, now: DateTime<Utc>) -> bool {
+        self.away
+            .get(seat.index())
+            .and_then(|a| a.as_ref())
+            .is_some_and(|a| a.bot && a.from <= now && now < a.to)
+    }
+
+    /// `seat`'s absence goes on without the bot (they sent orders while
+    /// away): true if the bot was playing for them.
+    pub fn bot_away_ends(&mut self, seat: Seat) -> bool {
+        match self.away.get_mut(seat.index()).and_then(|a| a.as_mut()) {
+            Some(a) if a.bot => {
+                a.bot = false;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Deadlines that have passed at `now` and are not yet dealt with.
     pub fn missed(&self, now: DateTime<Utc>) -> Vec<Wait> {
         self.waits
@@ -724,6 +761,16 @@ impl Clock {
                 }
             }
         }
+        // An absence with the bot that begins while its player is awaited:
+        // the bot takes the turn when it begins.
+        for w in &self.waits {
+            if let Some(Some(a)) = self.away.get(w.seat.index())
+                && a.bot
+                && a.from > w.since
+            {
+                consider(a.from);
+            }
+        }
         for a in self.away.iter().flatten() {
             if !a.warned {
                 consider(a.to - Duration::days(1));
@@ -741,8 +788,17 @@ pub fn parse_away(
     line: &str,
     now: DateTime<Utc>,
 ) -> Result<Away, String> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let form = "write `away YYYY-MM-DD to YYYY-MM-DD`";
+    let mut words: Vec<&str> = line.split_whitespace().collect();
+    let form =
+        "write `away YYYY-MM-DD to YYYY-MM-DD`, and `bot` after it to have the bot play for you";
+    // `away … bot`: the engine's bot plays the player's turns meanwhile.
+    let bot = words.len() > 3
+        && words
+            .last()
+            .is_some_and(|w| w.eq_ignore_ascii_case("bot") || w.eq_ignore_ascii_case("autopilot"));
+    if bot {
+        words.pop();
+    }
     let (from, to) = match words.as_slice() {
         [_, from, "to", to] | [_, from, "-", to] => (*from, *to),
         [_, from, to] => (*from, *to),
@@ -784,6 +840,7 @@ pub fn parse_away(
         from: start,
         to: end,
         warned: false,
+        bot,
     })
 }
 

@@ -2,9 +2,10 @@
 //! log entry (issue 37: "who did a thing is stored as text and parsed
 //! back"). A player's orders come by mail (their Message-ID) or from the
 //! operator's command line; a moderator acts by mail or on the command
-//! line; the clock acts at a deadline.
+//! line; the clock acts at a deadline; the engine's bot plays a seat it
+//! holds, or a player's turns while they have it play for them (issue 36).
 //!
-//! Stored as the text it always was (`deadline`, `command line`,
+//! Stored as the text it always was (`deadline`, `bot`, `command line`,
 //! `moderator ADDRESS`, or the mail's Message-ID), so logs written before
 //! the type read the same and their hash chains still hold.
 
@@ -25,9 +26,14 @@ pub enum Actor {
     Moderator(String),
     /// The clock: a missed deadline, a reminder, an absence ending.
     Deadline,
+    /// The engine's bot ([`crate::bot`]), playing a seat it holds or a
+    /// player's turns on their autopilot. (A missed deadline the bot
+    /// plays under the `bot` policy is the clock's act.)
+    Bot,
 }
 
 const DEADLINE: &str = "deadline";
+const BOT: &str = "bot";
 const COMMAND_LINE: &str = "command line";
 const MODERATOR: &str = "moderator ";
 
@@ -52,6 +58,8 @@ impl From<String> for Actor {
     fn from(text: String) -> Actor {
         if text == DEADLINE {
             Actor::Deadline
+        } else if text == BOT {
+            Actor::Bot
         } else if text == COMMAND_LINE {
             Actor::CommandLine
         } else if let Some(by) = text.strip_prefix(MODERATOR) {
@@ -76,6 +84,7 @@ impl fmt::Display for Actor {
             Actor::CommandLine => f.write_str(COMMAND_LINE),
             Actor::Moderator(by) => write!(f, "{MODERATOR}{by}"),
             Actor::Deadline => f.write_str(DEADLINE),
+            Actor::Bot => f.write_str(BOT),
         }
     }
 }

@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod actor;
+pub mod bot;
 pub mod canvas;
 pub mod chatter;
 pub mod entry;
@@ -461,6 +462,62 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// Internal consistency (conservation of pieces and the like). A failure
     /// is a bug in the engine, never a player's fault.
     fn check_invariants(&self) -> Result<(), String>;
+
+    /// A game `viewer` cannot tell from this one: a copy in which every
+    /// secret that `viewer`'s [`Game::view`] does not show is drawn anew
+    /// from `rng`, at random among the values consistent with that view
+    /// (others' private money or cards, the order of a face-down supply,
+    /// the game's own random source for draws and dice to come). The
+    /// engine's bot ([`bot`]) reads a game through this alone.
+    ///
+    /// It must overwrite each such secret **without reading it**: the
+    /// result, for the same `rng`, depends only on what `viewer` may see,
+    /// so two games that differ only in secrets hidden from `viewer` give
+    /// equal copies (the bots' secrecy test, `tests/all/bots.rs`, checks
+    /// it for every game). `viewer`'s own secrets, and everything public,
+    /// are kept as they are. Each game says in its own docs which
+    /// distribution it draws from.
+    fn determinize(&self, viewer: Seat, rng: &mut rng::SplitMix64) -> Self;
+
+    /// For the engine's bot and the bench's baselines only: how well
+    /// `seat` stands now, in the game's own units, higher better, such
+    /// that seats' estimates may be compared (Rocket: money plus what the
+    /// end-game scoring would pay if the game ended now). None, the
+    /// default: the game gives none, and the bot plays every game to its
+    /// end. It may read every secret of `seat`, and of the others: never
+    /// show it to a player, and ask it only of a game that
+    /// [`Game::determinize`] made for the one asking (the bot does), or
+    /// of a seat about itself.
+    fn estimate(&self, seat: Seat) -> Option<i64> {
+        let _ = seat;
+        None
+    }
+
+    /// Every seat's [`Game::estimate`], by seat, or None where the game
+    /// gives none: what the bot asks of every position it scores, so a
+    /// game whose estimates share work (one reading of the board for
+    /// every seat) may answer it at once. By default each seat's
+    /// estimate in turn.
+    fn estimates(&self) -> Option<Vec<i64>> {
+        (0..self.player_names().len())
+            .map(|i| self.estimate(Seat(i as u8)))
+            .collect()
+    }
+
+    /// The estimate's scale: how far apart two seats' [`Game::estimate`]s
+    /// are when the bot takes the one ahead to finish ahead 73 times in
+    /// 100 (the logistic curve at 1, [`bot::results`]).
+    const ESTIMATE_SCALE: f64 = 1.0;
+
+    /// For the engine's bot only: `orders` (every legal order of `seat`
+    /// now) put in the order it should look at them, the likeliest first,
+    /// cheaply (Linie 1: the lays along the seat's route first). A hint and
+    /// nothing more: the bot may still choose any of them. It may read
+    /// `seat`'s secrets, and is only asked of a game that
+    /// [`Game::determinize`] made. By default the list is left as it is.
+    fn order_hint(&self, seat: Seat, orders: &mut Vec<Self::Order>) {
+        let _ = (seat, orders);
+    }
 }
 
 /// A reader's own map and picture ([`AnyGame::own_board`]).
@@ -637,6 +694,12 @@ pub trait AnyGame: Send + Sync {
     fn check_invariants(&self) -> Result<(), String>;
     /// A copy, to try orders on without touching the original.
     fn clone_box(&self) -> Box<dyn AnyGame>;
+    /// The order the engine's bot plays for `seat` now ([`bot::choose`]
+    /// with `seed`, best made by [`bot::seed`], and `settings`), in
+    /// canonical text for [`AnyGame::apply_line`]; None when `seat` is not
+    /// awaited or has nothing legal. It depends on nothing `seat` may not
+    /// see, and the same game, seat, seed and settings give the same line.
+    fn bot_order(&self, seat: Seat, seed: u64, settings: &bot::Settings) -> Option<String>;
 }
 
 impl<G: Game> AnyGame for G {
@@ -846,6 +909,10 @@ impl<G: Game> AnyGame for G {
 
     fn clone_box(&self) -> Box<dyn AnyGame> {
         Box::new(self.clone())
+    }
+
+    fn bot_order(&self, seat: Seat, seed: u64, settings: &bot::Settings) -> Option<String> {
+        bot::choose(self, seat, seed, settings).map(|d| self.order_text(&d.order))
     }
 }
 

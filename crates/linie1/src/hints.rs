@@ -52,7 +52,7 @@ fn route_cost(g: &Linie1, seat: Seat, imagined: Option<Imagined>) -> u32 {
 
 /// Whether a tile showing `paths` on `s` joins track already there: a
 /// neighbour's track end, or a terminal's leg.
-fn extends_track(g: &Linie1, s: Square, paths: Paths) -> bool {
+pub(super) fn extends_track(g: &Linie1, s: Square, paths: Paths) -> bool {
     let d = g.data();
     Edge::ALL
         .into_iter()
@@ -79,7 +79,7 @@ fn ranked_lays(g: &Linie1, seat: Seat, legal: &[Order], checks: usize) -> Vec<Ra
     if lays.is_empty() {
         return Vec::new();
     }
-    let along = g.along_the_route(seat, &lays);
+    let along = g.along_the_route(seat, &lays, false);
     let mut candidates: Vec<usize> = (0..lays.len()).filter(|i| along[*i]).collect();
     candidates.sort_by_key(|i| !extends_track(g, lays[*i].0, lays[*i].1));
     let mut route: Vec<Option<(u32, u32)>> = vec![None; lays.len()];

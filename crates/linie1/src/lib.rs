@@ -20,6 +20,7 @@
 //! game's own seeded generator, stored with the state.
 #![warn(missing_docs)]
 
+mod bot;
 pub mod data;
 mod event;
 mod hints;
@@ -28,6 +29,7 @@ pub mod picture;
 mod render;
 mod route;
 mod rules;
+mod trip;
 mod view;
 
 use std::sync::Arc;
@@ -676,6 +678,30 @@ impl Game for Linie1 {
 
     fn check_invariants(&self) -> Result<(), String> {
         self.invariants()
+    }
+
+    /// The others' cards dealt anew from those the viewer has not seen,
+    /// and the game's generator reseeded (`bot.rs`).
+    fn determinize(&self, viewer: Seat, rng: &mut SplitMix64) -> Linie1 {
+        self.determinize_for(viewer, rng)
+    }
+
+    /// How far the seat's route is built, or its trip driven (`bot.rs`).
+    fn estimate(&self, seat: Seat) -> Option<i64> {
+        self.estimate_for(seat)
+    }
+
+    /// Every seat's, the board read once.
+    fn estimates(&self) -> Option<Vec<i64>> {
+        self.estimates_all()
+    }
+
+    /// Three turns.
+    const ESTIMATE_SCALE: f64 = (3 * bot::TURN) as f64;
+
+    /// A start, then the lays along the seat's route (`bot.rs`).
+    fn order_hint(&self, seat: Seat, orders: &mut Vec<Order>) {
+        self.order_hint_for(seat, orders);
     }
 }
 

@@ -106,10 +106,75 @@ const FAR: u8 = u8::MAX;
 /// The entry of a state a way starts from (any side out).
 const NO_SIDE: usize = 4;
 
-/// The board as the way-finder reads it.
-struct Ways<'g> {
+/// The board as the way-finder reads it (also `trip.rs`'s).
+pub(super) struct Ways<'g> {
     g: &'g Linie1,
     imagined: Option<Imagined>,
+    /// Per square, where leaving it by each side leads (by
+    /// [`Edge::index`]): a state entered, a terminal, or nowhere; read once
+    /// for all the searches of a count.
+    pub(super) leads: Vec<[Lead; 4]>,
+    /// Per state (square × 5 + the side entered by, or 4 for none), the
+    /// sides a way may leave by ([`Ways::may_leave`]) that lead somewhere,
+    /// as bits by [`Edge::index`].
+    pub(super) exits: Vec<u8>,
+}
+
+/// Where leaving a square by one side leads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Lead {
+    /// Into this state, at this cost (0 along track, 1 onto an empty
+    /// square).
+    State(u16, u8),
+    /// Out through this terminal, into it by this leg.
+    Terminal(u8, u8),
+    /// Nowhere: a building, the board's edge, or track that does not take
+    /// the way.
+    Closed,
+}
+
+/// Per pattern of side demands (`Linie1::all_side_demands`), the sides
+/// a way may leave an empty square by, having entered by each side or by
+/// none (a way that starts there): those some tile of the game, in some
+/// orientation, joins to it (touches, for none) while fitting the
+/// demands. Read once per pattern met.
+struct FitTable {
+    orientations: Vec<Paths>,
+    known: Vec<Option<[u8; 5]>>,
+}
+
+impl FitTable {
+    fn new(g: &Linie1) -> FitTable {
+        FitTable {
+            orientations: (g.data().tiles.iter())
+                .flat_map(|t| t.orientations.iter().copied())
+                .collect(),
+            known: vec![None; 256],
+        }
+    }
+
+    /// The sides out by side in (N, E, S, W, then none), as bits.
+    fn exits(&mut self, (must, must_not): (u8, u8)) -> [u8; 5] {
+        let key = usize::from(must & 0xf) | usize::from(must_not & 0xf) << 4;
+        if let Some(known) = self.known[key] {
+            return known;
+        }
+        let mut out = [0u8; 5];
+        for p in &self.orientations {
+            let ends = p.ends();
+            if ends & must != must || ends & must_not != 0 {
+                continue;
+            }
+            for came in Edge::ALL {
+                for x in p.exits_from(came) {
+                    out[came.index()] |= 1 << x.index();
+                }
+            }
+            out[NO_SIDE] |= ends;
+        }
+        self.known[key] = Some(out);
+        out
+    }
 }
 
 /// Where one search from a point reached: each state's cost and the state
@@ -121,7 +186,81 @@ struct Search {
     terminals: Vec<(u8, u32)>,
 }
 
-impl Ways<'_> {
+impl<'g> Ways<'g> {
+    /// The board of `g`, with `imagined` on it, read for searching. With
+    /// `fitted`, a way crosses an empty square only between two sides
+    /// that some tile of the game, turned some way, joins while fitting
+    /// the square's neighbours as they lie (rulings 1; [`FitTable`]).
+    pub(super) fn new(g: &'g Linie1, imagined: Option<Imagined>, fitted: bool) -> Ways<'g> {
+        let mut w = Ways {
+            g,
+            imagined,
+            leads: Vec::new(),
+            exits: Vec::new(),
+        };
+        let d = g.data();
+        let squares = d.square_count();
+        let mut leads = vec![[Lead::Closed; 4]; squares];
+        let mut exits = vec![0u8; squares * 5];
+        for (i, s) in d.squares() {
+            for exit in Edge::ALL {
+                leads[i][exit.index()] = w.lead(s, exit);
+            }
+            let open = (0..4).filter(|x| leads[i][*x] != Lead::Closed);
+            let open: u8 = open.fold(0, |m, x| m | (1 << x));
+            // `may_leave` for each side entered by, read from the track
+            // once.
+            let track = w.track(s);
+            for came in 0..5 {
+                let may = match (track, Edge::ALL.get(came)) {
+                    (Some(paths), Some(e)) => {
+                        paths.exits_from(*e).fold(0u8, |m, x| m | (1 << x.index()))
+                    }
+                    (Some(paths), None) => paths.ends(),
+                    (None, _) => 0xf & !(1u8 << came),
+                };
+                exits[i * 5 + came] = may & open;
+            }
+        }
+        if fitted {
+            let demands = g.all_side_demands();
+            let mut table = FitTable::new(g);
+            for (i, s) in d.squares() {
+                if w.track(s).is_some() || d.building_at(s).is_some() {
+                    continue;
+                }
+                let fit = table.exits(demands[i]);
+                for came in 0..5 {
+                    exits[i * 5 + came] &= fit[came];
+                }
+            }
+        }
+        w.leads = leads;
+        w.exits = exits;
+        w
+    }
+
+    /// Where leaving `s` by its side `exit` leads.
+    fn lead(&self, s: Square, exit: Edge) -> Lead {
+        let d = self.g.data();
+        let Some(n) = d.step(s, exit) else {
+            return match d.terminal_at(s, exit) {
+                Some((t, leg)) => Lead::Terminal(t.index() as u8, leg as u8),
+                None => Lead::Closed,
+            };
+        };
+        if d.building_at(n).is_some() {
+            return Lead::Closed;
+        }
+        let entry = exit.opposite();
+        let step = match self.track(n) {
+            Some(paths) if paths.touches(entry) => 0,
+            Some(_) => return Lead::Closed,
+            None => 1,
+        };
+        Lead::State((d.index(n) * 5 + entry.index()) as u16, step)
+    }
+
     /// The track on `s`: a laid tile's, the imagined one's, or None when
     /// empty.
     fn track(&self, s: Square) -> Option<Paths> {
@@ -214,40 +353,34 @@ impl Ways<'_> {
             }
         }
         while let Some(k) = queue.pop_front() {
-            let (s, came) = (d.square_at(k / 5), k % 5);
             let here = out.dist[k];
-            for exit in Edge::ALL {
-                if !self.may_leave(s, came, exit) {
+            let exits = self.exits[k];
+            let leads = &self.leads[k / 5];
+            for (x, lead) in leads.iter().enumerate() {
+                if exits & (1 << x) == 0 {
                     continue;
                 }
-                let Some(n) = d.step(s, exit) else {
-                    if let Some((t, _)) = d.terminal_at(s, exit) {
-                        let best = &mut out.terminals[t.index()];
+                match *lead {
+                    Lead::Terminal(t, _) => {
+                        let best = &mut out.terminals[usize::from(t)];
                         if here < best.0 {
                             *best = (here, k as u32);
                         }
                     }
-                    continue;
-                };
-                if d.building_at(n).is_some() {
-                    continue;
-                }
-                let entry = exit.opposite();
-                let step = match self.track(n) {
-                    Some(paths) if paths.touches(entry) => 0,
-                    Some(_) => continue,
-                    None => 1,
-                };
-                let next = d.index(n) * 5 + entry.index();
-                let cost = here.saturating_add(step);
-                if cost < out.dist[next] {
-                    out.dist[next] = cost;
-                    out.from[next] = k as u32;
-                    if step == 0 {
-                        queue.push_front(next);
-                    } else {
-                        queue.push_back(next);
+                    Lead::State(next, step) => {
+                        let next = usize::from(next);
+                        let cost = here.saturating_add(step);
+                        if cost < out.dist[next] {
+                            out.dist[next] = cost;
+                            out.from[next] = k as u32;
+                            if step == 0 {
+                                queue.push_front(next);
+                            } else {
+                                queue.push_back(next);
+                            }
+                        }
                     }
+                    Lead::Closed => {}
                 }
             }
         }
@@ -298,15 +431,14 @@ impl Ways<'_> {
             let Some(s) = d.step(n, e).filter(|s| d.building_at(*s).is_none()) else {
                 continue;
             };
-            let step = match self.track(n) {
-                Some(paths) if paths.touches(e) => 0,
-                Some(_) => continue,
-                None => 1,
+            let (si, x) = (d.index(s), e.opposite());
+            let Lead::State(_, step) = self.leads[si][x.index()] else {
+                continue;
             };
             let cost = dist[k].saturating_add(step);
             for side in 0..5 {
-                let u = d.index(s) * 5 + side;
-                if cost < dist[u] && self.may_leave(s, side, e.opposite()) {
+                let u = si * 5 + side;
+                if cost < dist[u] && self.exits[u] & (1 << x.index()) != 0 {
                     dist[u] = cost;
                     if step == 0 {
                         queue.push_front(u);
@@ -323,26 +455,17 @@ impl Ways<'_> {
     /// the backward search `back` to it; [`FAR`] where that side closes
     /// the way.
     fn after_leaving(&self, back: &[u8], s: Square, x: Edge, site: Site) -> u32 {
-        let d = self.g.data();
         let far = u32::from(FAR);
-        let Some(n) = d.step(s, x) else {
-            return match (site, d.terminal_at(s, x)) {
-                (Site::Terminal(t), Some((here, _))) if here == t => 0,
+        match self.leads[self.g.data().index(s)][x.index()] {
+            Lead::Terminal(t, _) => match site {
+                Site::Terminal(here) if here.index() == usize::from(t) => 0,
                 _ => far,
-            };
-        };
-        if d.building_at(n).is_some() {
-            return far;
-        }
-        let entry = x.opposite();
-        let step = match self.track(n) {
-            Some(paths) if paths.touches(entry) => 0,
-            Some(_) => return far,
-            None => 1,
-        };
-        match back[d.index(n) * 5 + entry.index()] {
-            FAR => far,
-            rest => step + u32::from(rest),
+            },
+            Lead::State(k, step) => match back[usize::from(k)] {
+                FAR => far,
+                rest => u32::from(step) + u32::from(rest),
+            },
+            Lead::Closed => far,
         }
     }
 
@@ -468,7 +591,7 @@ impl Linie1 {
         seat: Seat,
         imagined: Option<Imagined>,
     ) -> RouteProgress {
-        let plan = Plan::new(self, seat, imagined);
+        let plan = Plan::new(self, seat, imagined, false);
         let mut best: Option<(u32, Vec<(usize, usize)>)> = None;
         for seq in &plan.sequences {
             let Some((total, chain)) = cheapest_chain(seq, &plan.sites, &|a, b| plan.cost(a, b))
@@ -515,8 +638,15 @@ impl Linie1 {
     /// changes the count (which [`Linie1::route_progress_with`] tells for
     /// certain, at the price of a search from every point). A forward
     /// and a backward search from each point serve every lay at once.
-    pub(crate) fn along_the_route(&self, seat: Seat, lays: &[(Square, Paths)]) -> Vec<bool> {
-        let plan = Plan::new(self, seat, None);
+    /// With `fitted`, as if the empty squares of the ways must take a
+    /// tile that fits their neighbours (see [`Ways::new`]).
+    pub(crate) fn along_the_route(
+        &self,
+        seat: Seat,
+        lays: &[(Square, Paths)],
+        fitted: bool,
+    ) -> Vec<bool> {
+        let plan = Plan::new(self, seat, None, fitted);
         let pairs = plan.pairs_on_fewest_ways();
         let mut back: Vec<((usize, usize), Vec<u8>)> = Vec::new();
         for (_, b) in &pairs {
@@ -553,8 +683,8 @@ struct Plan<'g> {
 }
 
 impl<'g> Plan<'g> {
-    fn new(g: &'g Linie1, seat: Seat, imagined: Option<Imagined>) -> Plan<'g> {
-        let ways = Ways { g, imagined };
+    fn new(g: &'g Linie1, seat: Seat, imagined: Option<Imagined>, fitted: bool) -> Plan<'g> {
+        let ways = Ways::new(g, imagined, fitted);
         let terminals = g
             .data
             .terminals_of(g.players[seat.index()].line)

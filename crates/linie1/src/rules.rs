@@ -302,7 +302,7 @@ impl Linie1 {
     /// one marks the sides of its neighbours that face it) instead of
     /// reading the four neighbours of every square. Meaningless for a
     /// building's own square.
-    fn all_side_demands(&self) -> Vec<(u8, u8)> {
+    pub(super) fn all_side_demands(&self) -> Vec<(u8, u8)> {
         let d = &self.data;
         let mut demands = vec![(0u8, 0u8); self.cells.len()];
         // The board's edge: no track may run off it, except into a
@@ -652,7 +652,7 @@ impl Linie1 {
 
     /// The stops `trip` has made, as bits of `full_mask`'s: one for
     /// each of `seat`'s required stops, in the order of their route card.
-    fn stopped_mask(&self, seat: Seat, trip: &Trip) -> u8 {
+    pub(super) fn stopped_mask(&self, seat: Seat, trip: &Trip) -> u8 {
         let stops = self.required_stops(seat);
         trip.stopped.iter().fold(0u8, |m, b| {
             let i = stops.iter().position(|x| x == b).unwrap_or(7);

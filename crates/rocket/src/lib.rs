@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod board;
+mod bot;
 mod event;
 pub mod hex;
 mod order;
@@ -615,4 +616,18 @@ impl Game for Rocket {
     fn check_invariants(&self) -> Result<(), String> {
         self.invariants()
     }
+
+    /// Each other player's money drawn anew (rulings 13; the distribution
+    /// is in `bot.rs`).
+    fn determinize(&self, viewer: Seat, rng: &mut engine::rng::SplitMix64) -> Rocket {
+        self.determinize_for(viewer, rng)
+    }
+
+    /// Money plus what the end-game scoring would pay now, in pounds.
+    fn estimate(&self, seat: Seat) -> Option<i64> {
+        self.estimate_for(seat)
+    }
+
+    /// £3,000: a city's first and second payment together.
+    const ESTIMATE_SCALE: f64 = 3000.0;
 }

@@ -1403,44 +1403,10 @@ impl Rocket {
                 });
             }
         }
-        let passengers: Vec<u32> = self
-            .players
-            .iter()
-            .map(|p| u32::from(p.passengers))
-            .collect();
-        let pay = scoring::majority(&passengers, 6000, 3000);
-        self.pay(&passengers, &pay, PaymentCause::EndPassengers, events);
-        for good in super::Good::ALL {
-            let counts: Vec<u32> = self
-                .players
-                .iter()
-                .map(|p| u32::from(p.goods(good)))
-                .collect();
-            let pay = scoring::majority(&counts, 6000, 3000);
-            self.pay(&counts, &pay, PaymentCause::EndGoods { good }, events);
-        }
-
-        // 2. and 3. Stations and shares of every line not dissolved.
-        for line in self.board.line_ids().collect::<Vec<_>>() {
-            if matches!(
-                self.lines[line.index()].status,
-                LineStatus::Dissolved { .. }
-            ) {
-                continue;
-            }
-            let value = self.value(line);
-            let stations: Vec<u32> = (0..self.players.len())
-                .map(|s| u32::from(self.linked_stations(line, Seat(s as u8))))
-                .collect();
-            let pay = scoring::per_place(&stations, value);
-            self.pay(&stations, &pay, PaymentCause::EndStations { line }, events);
-            let shares: Vec<u32> = self
-                .players
-                .iter()
-                .map(|p| u32::from(p.shares_of(line)))
-                .collect();
-            let pay = scoring::per_place(&shares, value);
-            self.pay(&shares, &pay, PaymentCause::EndShares { line }, events);
+        // Then passengers and goods, and (2. and 3.) the stations and
+        // shares of every line not dissolved.
+        for (counts, pay, cause) in self.end_game_payments() {
+            self.pay(&counts, &pay, cause, events);
         }
 
         let scores: Vec<FinalScore> = self

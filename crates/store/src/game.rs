@@ -109,6 +109,11 @@ pub struct GameMeta {
     /// people's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bots: Vec<bool>,
+    /// Each seat whose player has the bot play their turns for them
+    /// (`autopilot on`, issue 36) until they send an order or `autopilot
+    /// off`: true at its place. Still their seat, and their record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub autopilot: Vec<bool>,
 }
 
 /// What one seat sent that waits for a later moment: orders behind an
@@ -378,6 +383,29 @@ impl GameMeta {
         if self.bots.iter().all(|b| !b) {
             self.bots.clear();
         }
+    }
+
+    /// True if `seat`'s player has the bot play for them ([`GameMeta::autopilot`]).
+    pub fn on_autopilot(&self, seat: Seat) -> bool {
+        self.autopilot.get(seat.index()).copied().unwrap_or(false)
+    }
+
+    /// Turns `seat`'s autopilot on or off.
+    pub fn set_autopilot(&mut self, seat: Seat, on: bool) {
+        if self.autopilot.len() <= seat.index() {
+            self.autopilot.resize(seat.index() + 1, false);
+        }
+        self.autopilot[seat.index()] = on;
+        if self.autopilot.iter().all(|a| !a) {
+            self.autopilot.clear();
+        }
+    }
+
+    /// True if the engine's bot plays `seat` at `now`: a bot holds it, its
+    /// player turned their autopilot on, or they are away (`away … bot`)
+    /// with the bot playing for them.
+    pub fn bot_plays(&self, seat: Seat, now: DateTime<Utc>) -> bool {
+        self.is_bot(seat) || self.on_autopilot(seat) || self.clock.bot_away(seat, now)
     }
 
     /// Where `seat`'s mail goes now.

@@ -41,6 +41,10 @@ pub struct Forming {
     /// Anyone may watch it once it runs (`watchable` at `new`).
     #[serde(default)]
     pub watchable: bool,
+    /// Seats the engine's bot takes at the start, after the people's
+    /// (`bots=N` at `new`, issue 36).
+    #[serde(default)]
+    pub bots: u8,
 }
 
 /// Someone who watches a game (`watch GAME`): not a player; gets the
@@ -152,6 +156,11 @@ impl Forming {
     /// The creator's address.
     pub fn creator(&self) -> &str {
         self.seats.first().map_or("", |s| s.address.as_str())
+    }
+
+    /// The seats taken: the people's and the bot's.
+    pub fn taken(&self) -> usize {
+        self.seats.len() + usize::from(self.bots)
     }
 }
 

@@ -11,8 +11,8 @@ use crate::store::ReportMode;
 /// each does.
 pub const FORMS: &[(&str, &str)] = &[
     (
-        "new GAME [OPTION …] [SETTING VALUE …] [reports MODE] [open] [watchable] [as NAME]",
-        "make a game; you are its first player and its moderator",
+        "new GAME [OPTION …] [SETTING VALUE …] [reports MODE] [bots=N] [open] [watchable] [as NAME]",
+        "make a game; you are its first player and its moderator; `bots=N`: the bot takes N seats at the start",
     ),
     (
         "invite ADDRESS",
@@ -231,11 +231,13 @@ pub(super) struct NewWords {
     pub(super) clock: ClockSettings,
     pub(super) open: bool,
     pub(super) name: Option<String>,
+    /// Seats for the bot (`bots=N`).
+    pub(super) bots: u8,
 }
 
 /// Reads `new`'s words for game `entry`: its options (`NAME` or
 /// `NAME=VALUE`), deadline settings (`SETTING VALUE`, from `defaults`),
-/// `open` and `as NAME`, in any order.
+/// `bots=N`, `open` and `as NAME`, in any order.
 pub(super) fn read_new(
     entry: &GameEntry,
     defaults: &ClockSettings,
@@ -248,6 +250,7 @@ pub(super) fn read_new(
         clock: defaults.clone(),
         open: false,
         name: None,
+        bots: 0,
     };
     let settings = settings::setting_names(entry.name);
     let is_setting =
@@ -258,6 +261,17 @@ pub(super) fn read_new(
         let option_name = w.split('=').next().unwrap_or_default();
         if entry.options.iter().any(|o| o.name == option_name) {
             made.options.push(w.clone());
+        } else if let Some(n) = w.strip_prefix("bots=") {
+            made.bots = n
+                .parse()
+                .ok()
+                .filter(|n| *n > 0 && *n < *entry.players.end() as u8)
+                .ok_or_else(|| {
+                    format!(
+                        "`bots={n}`: the number of seats for the bot, 1 to {}, so one is left for you",
+                        entry.players.end() - 1
+                    )
+                })?;
         } else if w == "open" {
             made.open = true;
         } else if w == "watchable" {
@@ -281,7 +295,7 @@ pub(super) fn read_new(
         } else {
             let options: Vec<&str> = entry.options.iter().map(|o| o.name).collect();
             return Err(format!(
-                "`{}` is neither an option of {} ({}), nor a deadline setting ({settings}), nor reports MODE, open, watchable or as NAME",
+                "`{}` is neither an option of {} ({}), nor a deadline setting ({settings}), nor reports MODE, bots=N, open, watchable or as NAME",
                 words[i],
                 entry.name,
                 if options.is_empty() {

@@ -28,6 +28,27 @@ fn name_from(address: &str) -> String {
     }
 }
 
+/// Names for `count` bot seats in `f`: `Bot1`, `Bot2` …, passing over
+/// any that looks like a seated player's name.
+fn bot_names(f: &Forming, count: u8) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for k in 1.. {
+        if out.len() >= usize::from(count) {
+            break;
+        }
+        let name = format!("Bot{k}");
+        let taken = f
+            .seats
+            .iter()
+            .map(|s| s.name.as_str())
+            .chain(out.iter().map(String::as_str));
+        if names::refusal(&name, taken, std::iter::empty(), None).is_none() {
+            out.push(name);
+        }
+    }
+    out
+}
+
 /// A one-word name check, as `new` on the command line makes it.
 fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty()
@@ -166,12 +187,18 @@ impl Session<'_, '_> {
             seed: new_seed()?,
             reports: made.reports,
             watchable: made.watchable,
+            bots: made.bots,
         };
         self.forming = Some(f);
         self.seat = Some(0);
         self.new_root = Some(root);
+        let bots = match made.bots {
+            0 => String::new(),
+            1 => " The bot takes one seat at the start.".to_string(),
+            n => format!(" The bot takes {n} seats at the start."),
+        };
         Ok(format!(
-            "You made {id}. You are its first player and its moderator. Invite players by replying to this mail with `invite ADDRESS`, one a line; `start` when enough sit."
+            "You made {id}. You are its first player and its moderator.{bots} Invite players by replying to this mail with `invite ADDRESS`, one a line; `start` when enough sit."
         ))
     }
 
@@ -197,10 +224,10 @@ impl Session<'_, '_> {
         let note = format!("{name} ({}) joined {}.", self.from, f.id);
         // The creator is told when the game may start.
         let start = match crate::registry::find(&f.kind) {
-            Ok(e) if e.players.end() == &f.seats.len() => {
+            Ok(e) if e.players.end() == &f.taken() => {
                 "\n\nEvery seat is taken: reply with `start` to deal and begin."
             }
-            Ok(e) if e.players.contains(&f.seats.len()) => {
+            Ok(e) if e.players.contains(&f.taken()) => {
                 "\n\nEnough players sit now: reply with `start` to deal and begin, or wait for more."
             }
             _ => "",
@@ -269,12 +296,12 @@ impl Session<'_, '_> {
             )));
         }
         if let Ok(entry) = crate::registry::find(&f.kind)
-            && f.seats.len() >= *entry.players.end()
+            && f.taken() >= *entry.players.end()
         {
             return Err(Refusal::Player(format!(
                 "{} is full: {} players sit, as many as {} takes",
                 f.id,
-                f.seats.len(),
+                f.taken(),
                 entry.title
             )));
         }
@@ -364,31 +391,44 @@ impl Session<'_, '_> {
             )));
         }
         let entry = crate::registry::find(&f.kind).map_err(|e| Refusal::Player(e.to_string()))?;
-        if !entry.players.contains(&f.seats.len()) {
+        if !entry.players.contains(&f.taken()) {
             return Err(Refusal::Player(format!(
                 "{} needs {}; {} sit",
                 f.id,
                 entry.players_text(),
-                f.seats.len()
+                f.taken()
             )));
+        }
+        let mut players: Vec<PlayerSetup> = f
+            .seats
+            .iter()
+            .map(|s| PlayerSetup {
+                name: s.name.clone(),
+                email: s.address.clone(),
+            })
+            .collect();
+        let mut keys: Vec<String> = f.seats.iter().map(|s| s.key.clone()).collect();
+        let mut roots: Vec<String> = f.seats.iter().map(|s| s.root.clone()).collect();
+        // The bot's seats after the people's, each a name nobody's looks
+        // like; a key nobody is sent, no thread.
+        for name in bot_names(&f, f.bots) {
+            players.push(PlayerSetup {
+                name,
+                email: crate::service::bots::BOT_ADDRESS.to_string(),
+            });
+            keys.push(new_token()?);
+            roots.push(String::new());
         }
         let setup = Setup {
             kind: f.kind.clone(),
-            players: f
-                .seats
-                .iter()
-                .map(|s| PlayerSetup {
-                    name: s.name.clone(),
-                    email: s.address.clone(),
-                })
-                .collect(),
+            players,
             options: f.options.clone(),
             seed: f.seed,
         };
         let formed = Formed {
             id: f.id.clone(),
-            keys: f.seats.iter().map(|s| s.key.clone()).collect(),
-            roots: f.seats.iter().map(|s| s.root.clone()).collect(),
+            keys,
+            roots,
         };
         let (_, mut change) = match new_game_change(
             ctx,

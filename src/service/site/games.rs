@@ -65,7 +65,7 @@ pub fn games_text(
                 f.id,
                 crate::registry::title(&f.kind),
                 f.seats[seat].name,
-                f.seats.len(),
+                f.taken(),
                 if seat == 0 {
                     "you start it"
                 } else {

@@ -61,6 +61,11 @@ pub fn status_text(f: &Forming, creator: bool, now: DateTime<Utc>) -> String {
         f.id
     )];
     out.push(format!("Players: {}.", names.join(", ")));
+    match f.bots {
+        0 => {}
+        1 => out.push("The bot takes one seat at the start.".to_string()),
+        n => out.push(format!("The bot takes {n} seats at the start.")),
+    }
     if creator && !f.invited.is_empty() {
         out.push(format!("Invited: {}.", f.invited.join(", ")));
     } else if !f.invited.is_empty() {
@@ -100,13 +105,13 @@ pub(super) fn hints(f: &Forming, seat: usize) -> Vec<String> {
     if seat == 0 {
         out.push("invite ADDRESS   one invitation to ADDRESS (one a line)".to_string());
         match entry {
-            Some(e) if e.players.contains(&f.seats.len()) => {
+            Some(e) if e.players.contains(&f.taken()) => {
                 out.push("start            deal and begin".to_string())
             }
             Some(e) => out.push(format!(
                 "start            once {} players sit ({} now)",
                 e.players.start(),
-                f.seats.len()
+                f.taken()
             )),
             None => {}
         }

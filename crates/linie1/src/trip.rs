@@ -1,0 +1,357 @@
+//! How long a player's trip would take, the route still to build
+//! included: the bots' reading of a route (`bot.rs`), where `route.rs`
+//! counts the squares still to fill for a player's hints.
+//!
+//! One search over the trip itself, as `Linie1::can_finish` drives it:
+//! states are (place, side entered by, required stops made), so the tram
+//! never reverses (rulings 6), the stops are made on the way in any
+//! order (in the card's with `ordered_stops`, Stationmaster ruling 3), and
+//! a way that would have to turn back at a stop is not counted, as it is
+//! where `route.rs` counts each stretch on its own. Beyond `can_finish`,
+//! a way may cross an empty square between two sides that some tile of
+//! the game, turned some way, joins while fitting the square's neighbours
+//! as they lie (rulings 1; `route.rs`'s fitted ways), and a required stop
+//! with no sign yet is made on an empty square next to its building, as
+//! the first tile laid there takes the sign (rulings 3). Each place
+//! entered costs a weight ([`Weights`]): a square with track what driving
+//! over it does, an empty square that and the laying besides, and a
+//! square where the tram must stop (a stop sign, or an empty square that
+//! would take one) the rest of a move besides. The least total is the
+//! trip's cost. It reads `seat`'s secret cards.
+
+use super::data::{Edge, Square, TerminalId};
+use super::route::{Lead, Ways};
+use super::{Linie1, Place, Seat, Tram};
+
+/// No cost found (yet).
+const UNREACHED: u16 = u16::MAX;
+
+/// What a place entered costs (each at least 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Weights {
+    /// A square with track on it, or a terminal.
+    pub(super) laid: u16,
+    /// An empty square, where a tile must be laid first: in place of
+    /// `laid`.
+    pub(super) empty: u16,
+    /// A square where the tram must stop: besides.
+    pub(super) halt: u16,
+}
+
+/// Where a search sets out from.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum From {
+    /// A terminal, the trip not yet started: out by either leg.
+    Terminal(TerminalId),
+    /// Where a tram stands, with these stops made (bits by the card).
+    Tram(Tram, u8),
+}
+
+/// The states of one search, numbered: a square's (square × 5 + side
+/// entered by), then a terminal's (terminal × 3 + leg entered by, or 2
+/// when set out from), each for every mask of stops made.
+struct Numbering {
+    square_states: usize,
+    masks: usize,
+}
+
+impl Numbering {
+    fn square(&self, k: usize, mask: u8) -> usize {
+        k * self.masks + usize::from(mask)
+    }
+
+    fn terminal(&self, t: usize, leg: usize, mask: u8) -> usize {
+        (self.square_states + t * 3 + leg) * self.masks + usize::from(mask)
+    }
+}
+
+/// A search in progress: Dial's buckets over small integer costs.
+struct Dial {
+    dist: Vec<u16>,
+    buckets: Vec<Vec<u32>>,
+    /// States waiting in the buckets.
+    waiting: usize,
+}
+
+impl Dial {
+    fn new(states: usize, widest: u16) -> Dial {
+        Dial {
+            dist: vec![UNREACHED; states],
+            buckets: vec![Vec::with_capacity(64); usize::from(widest) + 1],
+            waiting: 0,
+        }
+    }
+
+    fn offer(&mut self, state: usize, cost: u16) {
+        if cost < self.dist[state] {
+            self.dist[state] = cost;
+            let n = self.buckets.len();
+            self.buckets[usize::from(cost) % n].push(state as u32);
+            self.waiting += 1;
+        }
+    }
+}
+
+/// What one search reads of the board for a seat, besides the ways.
+struct Trip<'w> {
+    ways: &'w Ways<'w>,
+    w: Weights,
+    /// Per square, the required stops entering it makes (bits by the
+    /// card).
+    serves: Vec<u8>,
+    /// Per square, whether the tram must stop on it.
+    halts: Vec<bool>,
+    /// All the stops made.
+    full: u8,
+    ordered: bool,
+    /// Only track already laid (a driver's tram).
+    laid_only: bool,
+    to: usize,
+    num: Numbering,
+}
+
+impl Trip<'_> {
+    /// The stops made after entering square `s` with `mask` made.
+    fn made(&self, mask: u8, s: usize) -> u8 {
+        let new = self.serves[s] & !mask;
+        if self.ordered {
+            mask | (new & (1u8 << mask.count_ones()))
+        } else {
+            mask | new
+        }
+    }
+
+    /// Entering square `s` by state `k` (square × 5 + side), at `cost`
+    /// so far; `empty`: it has no track yet.
+    fn enter(&self, dial: &mut Dial, (k, mask): (usize, u8), cost: u16, empty: bool) {
+        if empty && self.laid_only {
+            return;
+        }
+        let s = k / 5;
+        let mut price = if empty { self.w.empty } else { self.w.laid };
+        if self.halts[s] {
+            price += self.w.halt;
+        }
+        dial.offer(self.num.square(k, self.made(mask, s)), cost + price);
+    }
+}
+
+impl Linie1 {
+    /// The least cost of `seat`'s whole trip from one of its line's
+    /// terminals to the other through every required stop, over the board
+    /// as it lies and as it could be built (see the module's notes); None
+    /// where no way is open. `ways`: the board read with fitted ways
+    /// (`Ways::new(self, None, true)`), one reading for every seat.
+    pub(super) fn trip_cost(&self, seat: Seat, ways: &Ways, w: Weights) -> Option<u32> {
+        let terminals = self.data.terminals_of(self.players[seat.index()].line);
+        let (&a, &b) = (terminals.first()?, terminals.get(1)?);
+        let there = self.search(seat, ways, (From::Terminal(a), b), w, false);
+        // Unordered stops make the same trip either way round.
+        if !self.ordered(seat) {
+            return there;
+        }
+        let back = self.search(seat, ways, (From::Terminal(b), a), w, false);
+        match (there, back) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        }
+    }
+
+    /// The least cost of the rest of `seat`'s trip from where its tram
+    /// stands, with `mask` made, to terminal `to`, over the track laid;
+    /// None if it cannot finish.
+    pub(super) fn drive_cost(
+        &self,
+        seat: Seat,
+        ways: &Ways,
+        (tram, mask, to): (Tram, u8, TerminalId),
+        w: Weights,
+    ) -> Option<u32> {
+        self.search(seat, ways, (From::Tram(tram, mask), to), w, true)
+    }
+
+    /// Each square's stops: the bits of `seat`'s required stops (by their
+    /// place on the card) that entering it makes: the stop sign's square,
+    /// or, for a stop with no sign yet, each empty square next to its
+    /// building.
+    fn stop_squares(&self, seat: Seat) -> Vec<u8> {
+        let d = &self.data;
+        let mut serves = vec![0u8; d.square_count()];
+        for (i, b) in self.required_stops(seat).iter().enumerate() {
+            match self.stop_sign(*b) {
+                Some(s) => serves[d.index(s)] |= 1 << i,
+                None => {
+                    for s in self.sign_sites(*b) {
+                        serves[d.index(s)] |= 1 << i;
+                    }
+                }
+            }
+        }
+        serves
+    }
+
+    /// The empty squares next to building `b`, one of which takes its
+    /// stop sign with the first tile laid (rulings 3).
+    fn sign_sites(&self, b: super::BuildingId) -> Vec<Square> {
+        let d = &self.data;
+        let home = d.building(b).square;
+        Edge::ALL
+            .into_iter()
+            .filter_map(|e| d.step(home, e))
+            .filter(|s| d.building_at(*s).is_none() && self.laid(*s).is_none())
+            .collect()
+    }
+
+    /// Per square, whether a tram must stop on it: a stop sign's, or an
+    /// empty square that would take one.
+    fn halt_squares(&self) -> Vec<bool> {
+        let d = &self.data;
+        let mut halts = vec![false; d.square_count()];
+        for b in 0..d.buildings.len() {
+            let b = super::BuildingId(b as u8);
+            match self.stop_sign(b) {
+                Some(s) => halts[d.index(s)] = true,
+                None => {
+                    for s in self.sign_sites(b) {
+                        halts[d.index(s)] = true;
+                    }
+                }
+            }
+        }
+        halts
+    }
+
+    /// One search of `seat`'s trip, from `from` to terminal `to`.
+    fn search(
+        &self,
+        seat: Seat,
+        ways: &Ways,
+        (from, to): (From, TerminalId),
+        w: Weights,
+        laid_only: bool,
+    ) -> Option<u32> {
+        let d = &self.data;
+        let stops = self.required_stops(seat).len();
+        let full = ((1u16 << stops) - 1) as u8;
+        let w = Weights {
+            laid: w.laid.max(1),
+            empty: w.empty.max(1),
+            halt: w.halt,
+        };
+        let trip = Trip {
+            ways,
+            w,
+            serves: self.stop_squares(seat),
+            halts: self.halt_squares(),
+            full,
+            ordered: self.ordered(seat),
+            laid_only,
+            to: to.index(),
+            num: Numbering {
+                square_states: d.square_count() * 5,
+                masks: usize::from(full) + 1,
+            },
+        };
+        let states = trip.num.terminal(d.terminals.len(), 0, 0);
+        let widest = w.laid.max(w.empty) + w.halt;
+        let mut dial = Dial::new(states, widest);
+        match from {
+            From::Terminal(t) => dial.offer(trip.num.terminal(t.index(), 2, 0), 0),
+            From::Tram(tram, mask) => match (tram.at, tram.came_in) {
+                (Place::Square(s), Some(c)) => {
+                    let k = d.index(s) * 5 + usize::from(c) % 4;
+                    dial.offer(trip.num.square(k, mask), 0);
+                }
+                (Place::Terminal(t), c) => {
+                    let leg = c.map_or(2, |c| usize::from(c).min(1));
+                    dial.offer(trip.num.terminal(t.index(), leg, mask), 0);
+                }
+                (Place::Square(_), None) => return None,
+            },
+        }
+        self.run(&trip, &mut dial)
+    }
+
+    /// Dial's algorithm to the first state at `trip.to` with every stop
+    /// made.
+    fn run(&self, trip: &Trip, dial: &mut Dial) -> Option<u32> {
+        let num = &trip.num;
+        let mut cost = 0u16;
+        while dial.waiting > 0 {
+            let n = dial.buckets.len();
+            // No weight is 0 and the ring is wider than any step, so
+            // nothing joins this bucket while it is read; its room is kept.
+            let mut bucket = std::mem::take(&mut dial.buckets[usize::from(cost) % n]);
+            for &state in &bucket {
+                dial.waiting -= 1;
+                let state = state as usize;
+                if dial.dist[state] != cost {
+                    continue;
+                }
+                let (place, mask) = (state / num.masks, (state % num.masks) as u8);
+                if place >= num.square_states {
+                    let (t, leg) = (
+                        (place - num.square_states) / 3,
+                        (place - num.square_states) % 3,
+                    );
+                    if t == trip.to && mask == trip.full && leg != 2 {
+                        return Some(u32::from(cost));
+                    }
+                    if t != trip.to || leg == 2 {
+                        self.leave_terminal(trip, (t, leg), mask, cost, dial);
+                    }
+                    continue;
+                }
+                let ways = trip.ways;
+                for (x, lead) in ways.leads[place / 5].iter().enumerate() {
+                    if ways.exits[place] & (1 << x) == 0 {
+                        continue;
+                    }
+                    match *lead {
+                        Lead::State(k, step) => {
+                            trip.enter(dial, (usize::from(k), mask), cost, step != 0);
+                        }
+                        Lead::Terminal(t, leg) => {
+                            let st = num.terminal(usize::from(t), usize::from(leg), mask);
+                            dial.offer(st, cost + trip.w.laid);
+                        }
+                        Lead::Closed => {}
+                    }
+                }
+            }
+            bucket.clear();
+            dial.buckets[usize::from(cost) % n] = bucket;
+            cost += 1;
+        }
+        None
+    }
+
+    /// Out of terminal `t`, entered by `leg` (2: set out from it): by the
+    /// other leg (either, when set out from), onto its square.
+    fn leave_terminal(
+        &self,
+        trip: &Trip,
+        (t, leg): (usize, usize),
+        mask: u8,
+        cost: u16,
+        dial: &mut Dial,
+    ) {
+        let d = &self.data;
+        let term = &d.terminals[t];
+        let legs: &[usize] = match leg {
+            0 => &[1],
+            1 => &[0],
+            _ => &[0, 1],
+        };
+        for &l in legs {
+            let s = term.legs[l];
+            let empty = match self.laid(s) {
+                Some(laid) if laid.paths.touches(term.side) => false,
+                Some(_) => continue,
+                None => true,
+            };
+            let k = d.index(s) * 5 + term.side.index();
+            trip.enter(dial, (k, mask), cost, empty);
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! The engine's bot (issue 36), through the public API: it only ever
+//! gives an order that is legal for the seat asked, plays whole games of
+//! both kinds to their end, gives the same order for the same game, seat
+//! and seed (also through `AnyGame::bot_order`), and never reads a secret:
+//! two games that differ only in another player's secret (Rocket: money;
+//! Linie 1: line and route card), arranged through the game's public
+//! snapshot form, give the viewer the same view, the same
+//! determinization and the same decision with the same statistics (issue
+//! 36, point 5, the engine's part).
+
+use stationmaster::engine::bot::{self, Settings};
+use stationmaster::engine::rng::SplitMix64;
+// `AnyGame` is named by its path (`engine::AnyGame::…`): in scope, its
+// methods would clash with `Game`'s of the same names.
+use stationmaster::engine;
+use stationmaster::engine::{Game, Seat, Status, Viewer};
+use stationmaster::linie1::Linie1;
+use stationmaster::rocket::{Board, Rocket};
+
+use crate::common::{linie1_game, linie1_with_route, setup};
+
+const NAMES: [&str; 4] = ["Ann", "Bob", "Cy", "Di"];
+/// A game still going after this many orders fails the test.
+const MAX_ORDERS: usize = 6000;
+
+/// A small budget: these tests check behaviour, not strength.
+fn quick() -> Settings {
+    Settings {
+        iterations: 40,
+        ..Settings::default()
+    }
+}
+
+fn rocket(seed: u64) -> Rocket {
+    Rocket::new(Board::embedded().unwrap(), &setup(&NAMES, seed, &[])).unwrap()
+}
+
+fn linie1(seed: u64) -> Linie1 {
+    linie1_game(&NAMES, seed, &[])
+}
+
+/// `orders` random legal orders from `g`'s start (any awaited seat).
+fn advance<G: Game>(g: &mut G, rng: &mut SplitMix64, orders: usize) {
+    for _ in 0..orders {
+        let awaited = g.awaiting();
+        if awaited.is_empty() {
+            return;
+        }
+        let seat = awaited[rng.below(awaited.len())].seat;
+        let legal = g.legal_orders(seat);
+        let o = legal[rng.below(legal.len())].clone();
+        g.apply(seat, &o).unwrap();
+    }
+}
+
+/// Plays `g` to its end with the bot in `bots` and random players
+/// elsewhere, checking that every order of the bot is legal; the number
+/// of the bot's orders.
+fn play_out<G: Game>(mut g: G, bots: &[Seat], seed: u64, settings: &Settings) -> usize {
+    let mut rng = SplitMix64::new(seed);
+    let mut bot_orders = 0;
+    for n in 0..MAX_ORDERS {
+        let awaited = g.awaiting();
+        if awaited.is_empty() {
+            assert!(matches!(g.status(), Status::Finished(_)));
+            return bot_orders;
+        }
+        let seat = awaited[rng.below(awaited.len())].seat;
+        let legal = g.legal_orders(seat);
+        let order = if bots.contains(&seat) {
+            let d = bot::choose(&g, seat, bot::seed(seed, n as u64, seat), settings)
+                .expect("an awaited seat gets an order");
+            assert!(
+                legal.contains(&d.order),
+                "seed {seed}: the bot's {:?} is not legal for {seat}",
+                d.order
+            );
+            bot_orders += 1;
+            d.order
+        } else {
+            legal[rng.below(legal.len())].clone()
+        };
+        g.apply(seat, &order).unwrap();
+    }
+    panic!("seed {seed}: the game did not end in {MAX_ORDERS} orders");
+}
+
+#[test]
+fn the_bot_plays_whole_rocket_games_with_legal_orders_only() {
+    for seed in 0..3u64 {
+        let n = play_out(rocket(seed), &[Seat((seed % 4) as u8)], seed, &quick());
+        assert!(n > 10, "seed {seed}: the bot gave {n} orders");
+    }
+    // Four bots at one table.
+    let all: Vec<Seat> = (0..4).map(Seat).collect();
+    play_out(rocket(7), &all, 7, &quick());
+}
+
+#[test]
+fn the_bot_plays_whole_linie1_games_with_legal_orders_only() {
+    let settings = Settings {
+        iterations: 20,
+        ..Settings::default()
+    };
+    for seed in 0..2u64 {
+        let n = play_out(linie1(seed), &[Seat((seed % 4) as u8)], seed, &settings);
+        assert!(n > 10, "seed {seed}: the bot gave {n} orders");
+    }
+    // A route built: the bot starts the trip and drives it.
+    let g = linie1_with_route(&linie1(3));
+    play_out(g, &[Seat(0)], 3, &settings);
+}
+
+#[test]
+fn the_bot_starts_a_finished_route_and_finishes_the_trip_alone() {
+    // Seat 1's route is built; the bot plays every seat, and some trip
+    // is finished.
+    let g = linie1_with_route(&linie1(5));
+    let me = Seat(0);
+    let d = bot::choose(&g, me, 1, &quick()).unwrap();
+    assert!(
+        matches!(d.order, stationmaster::linie1::Order::Start { .. }),
+        "a finished route sets out: {:?}",
+        d.order
+    );
+    let all: Vec<Seat> = (0..4).map(Seat).collect();
+    let mut g = g;
+    let mut n = 0u64;
+    while let Some(a) = g.awaiting().first().cloned() {
+        let d = bot::choose(&g, a.seat, bot::seed(5, n, a.seat), &quick()).unwrap();
+        g.apply(a.seat, &d.order).unwrap();
+        n += 1;
+        assert!(n < 2000, "the game did not end");
+    }
+    let Status::Finished(placings) = g.status() else {
+        panic!("over")
+    };
+    assert!(all.contains(&placings[0].seat));
+    assert_eq!(
+        placings[0].place, 1,
+        "somebody finished a trip: {placings:?}"
+    );
+}
+
+/// The bot's decision and its text through `AnyGame`, twice each.
+fn same_twice<G: Game>(g: &G, seat: Seat, seed: u64) {
+    let s = quick();
+    let a = bot::choose(g, seat, seed, &s).unwrap();
+    let b = bot::choose(g, seat, seed, &s).unwrap();
+    assert_eq!(a, b);
+    let line = engine::AnyGame::bot_order(g, seat, seed, &s).unwrap();
+    assert_eq!(line, g.order_text(&a.order));
+    assert_eq!(
+        engine::AnyGame::bot_order(g, seat, seed, &s),
+        Some(line.clone())
+    );
+    let mut copy = g.clone();
+    engine::AnyGame::apply_line(&mut copy, seat, &line).unwrap();
+}
+
+#[test]
+fn the_same_game_seat_and_seed_give_the_same_order() {
+    let mut rng = SplitMix64::new(11);
+    for at in [0, 30, 90] {
+        let mut g = rocket(3);
+        advance(&mut g, &mut rng, at);
+        if let Some(a) = g.awaiting().first() {
+            same_twice(&g, a.seat, 1234 + at as u64);
+        }
+        let mut g = linie1(3);
+        advance(&mut g, &mut rng, at);
+        if let Some(a) = g.awaiting().first() {
+            same_twice(&g, a.seat, 99 + at as u64);
+        }
+    }
+    // Nobody awaited: nothing to give.
+    let g = rocket(3);
+    let idle = (0..4)
+        .map(Seat)
+        .find(|s| g.awaiting().iter().all(|a| a.seat != *s))
+        .unwrap();
+    assert_eq!(bot::choose(&g, idle, 1, &quick()), None);
+    assert_eq!(engine::AnyGame::bot_order(&g, idle, 1, &quick()), None);
+}
+
+#[test]
+fn bot_seeds_differ_by_game_move_and_seat() {
+    let s = bot::seed(1, 2, Seat(0));
+    assert_eq!(s, bot::seed(1, 2, Seat(0)));
+    assert_ne!(s, bot::seed(2, 2, Seat(0)));
+    assert_ne!(s, bot::seed(1, 3, Seat(0)));
+    assert_ne!(s, bot::seed(1, 2, Seat(1)));
+}
+
+/// `a` and its twin `b`, which differ only in a secret of a seat other
+/// than `me`: the test of one position.
+fn same_for_the_viewer<G: Game + PartialEq + std::fmt::Debug>(a: &G, b: &G, me: Seat) {
+    assert!(a != b, "the twins differ in a secret");
+    assert_eq!(
+        a.view_json(Viewer::Player(me)),
+        b.view_json(Viewer::Player(me)),
+        "the secret is not {me}'s to see"
+    );
+    for seed in [1u64, 2, 3] {
+        let da = a.determinize(me, &mut SplitMix64::new(seed));
+        let db = b.determinize(me, &mut SplitMix64::new(seed));
+        // Not `assert_eq`: the whole game twice is no message.
+        assert!(da == db, "the determinization read another's secret");
+    }
+    let s = quick();
+    for seed in [7u64, 8] {
+        let x = bot::choose(a, me, seed, &s).unwrap();
+        let y = bot::choose(b, me, seed, &s).unwrap();
+        assert_eq!(x, y, "the bot's choice read another's secret");
+    }
+}
+
+/// A Rocket game's twin with another player's money changed, through the
+/// snapshot.
+fn rocket_twin(g: &Rocket, other: Seat) -> Rocket {
+    let mut v = serde_json::to_value(g).unwrap();
+    let money = &mut v["players"][other.index()]["money"];
+    *money = (money.as_u64().unwrap() + 7000).into();
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn the_bot_never_reads_another_players_money() {
+    let mut rng = SplitMix64::new(5);
+    let mut checked = 0;
+    for (seed, at) in [(1u64, 0usize), (2, 40), (3, 80), (4, 150)] {
+        let mut g = rocket(seed);
+        advance(&mut g, &mut rng, at);
+        let Some(me) = g.awaiting().first().map(|a| a.seat) else {
+            continue;
+        };
+        for other in (0..4).map(Seat).filter(|s| *s != me) {
+            same_for_the_viewer(&g, &rocket_twin(&g, other), me);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 9, "{checked} positions");
+}
+
+/// A Linie 1 game's twin with another player's line and route card
+/// changed to ones nobody holds, through the snapshot.
+fn linie1_twin(g: &Linie1, other: Seat) -> Linie1 {
+    let mut v = serde_json::to_value(g).unwrap();
+    let players = v["players"].as_array().unwrap().clone();
+    let held =
+        |key: &str| -> Vec<u64> { players.iter().map(|p| p[key].as_u64().unwrap()).collect() };
+    let (lines, routes) = (held("line"), held("route"));
+    let d = g.data();
+    let stops = usize::from(g.options().stops);
+    let free_line = (0..d.lines.len() as u64)
+        .find(|l| !lines.contains(l))
+        .unwrap();
+    let free_route = (0..d.routes.len() as u64)
+        .filter(|r| d.routes[*r as usize].stops() == stops)
+        .find(|r| !routes.contains(r))
+        .unwrap();
+    v["players"][other.index()]["line"] = free_line.into();
+    v["players"][other.index()]["route"] = free_route.into();
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn the_bot_never_reads_another_players_cards() {
+    let mut rng = SplitMix64::new(6);
+    let mut checked = 0;
+    for (seed, at) in [(1u64, 0usize), (2, 25), (3, 60), (4, 120)] {
+        let mut g = linie1(seed);
+        advance(&mut g, &mut rng, at);
+        let Some(me) = g.awaiting().first().map(|a| a.seat) else {
+            continue;
+        };
+        for other in (0..4).map(Seat).filter(|s| *s != me) {
+            if g.players()[other.index()].driving {
+                continue;
+            }
+            same_for_the_viewer(&g, &linie1_twin(&g, other), me);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 9, "{checked} positions");
+}
+
+#[test]
+fn estimates_read_the_position() {
+    // Rocket: money plus the end-game scoring now; at the end, the final
+    // money, which is each placing's score.
+    let mut g = rocket(2);
+    let mut rng = SplitMix64::new(2);
+    advance(&mut g, &mut rng, MAX_ORDERS);
+    let Status::Finished(placings) = g.status() else {
+        panic!("over")
+    };
+    for p in &placings {
+        assert_eq!(g.estimate(p.seat), Some(p.score));
+    }
+    // Linie 1: a finished route stands above one still to build.
+    let fresh = linie1(4);
+    let built = linie1_with_route(&fresh);
+    assert!(built.estimate(Seat(0)) > fresh.estimate(Seat(0)));
+    assert_eq!(built.estimate(Seat(9)), None);
+}

@@ -3,7 +3,8 @@
 //! both kinds to their end, gives the same order for the same game, seat
 //! and seed (also through `AnyGame::bot_order`), and never reads a secret:
 //! two games that differ only in another player's secret (Rocket: money;
-//! Linie 1: line and route card), arranged through the game's public
+//! Linie 1: line and route card, and the random source that deals the
+//! supply's tiles and rolls the die), arranged through the game's public
 //! snapshot form, give the viewer the same view, the same
 //! determinization and the same decision with the same statistics (issue
 //! 36, point 5, the engine's part).
@@ -262,6 +263,28 @@ fn linie1_twin(g: &Linie1, other: Seat) -> Linie1 {
     v["players"][other.index()]["line"] = free_line.into();
     v["players"][other.index()]["route"] = free_route.into();
     serde_json::from_value(v).unwrap()
+}
+
+/// A Linie 1 game's twin whose random source is elsewhere: the tiles the
+/// supply gives next and the die are the other secret (rulings 4).
+fn linie1_draws_twin(g: &Linie1) -> Linie1 {
+    let mut v = serde_json::to_value(g).unwrap();
+    let state = v["rng"]["state"].as_u64().unwrap();
+    v["rng"]["state"] = (state ^ 0x5eed_5eed).into();
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn the_bot_never_reads_the_supply_to_come() {
+    let mut rng = SplitMix64::new(9);
+    for (seed, at) in [(1u64, 0usize), (2, 30), (3, 70)] {
+        let mut g = linie1(seed);
+        advance(&mut g, &mut rng, at);
+        let Some(me) = g.awaiting().first().map(|a| a.seat) else {
+            continue;
+        };
+        same_for_the_viewer(&g, &linie1_draws_twin(&g), me);
+    }
 }
 
 #[test]

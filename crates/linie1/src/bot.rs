@@ -20,7 +20,10 @@
 //! trip over the board as it lies and as it could be built (`trip.rs`),
 //! each square with track costing what driving over it does (a tram makes
 //! some two and a half squares a move) and each empty square that and
-//! half a turn more (two tiles a turn); for a trip under way, the places
+//! half a turn more (two tiles a turn), and a turn more where only a tile
+//! still in the supply would carry the way, none at hand (a route that
+//! waits for a tile the seat does not hold stalls as the supply runs
+//! out, and the game ends with no winner); for a trip under way, the places
 //! the tram must still enter along the track laid, through the stops not
 //! yet made, and a little more than the same route not yet set out on. A
 //! route no tile can finish scores far below any other. It reads the
@@ -40,7 +43,7 @@ use super::data::{LineId, RouteCardId};
 use super::hints::extends_track;
 use super::order::Order;
 use super::route::Ways;
-use super::trip::Weights;
+use super::trip::{Reading, Weights};
 use super::{Linie1, shuffle};
 
 /// The estimate's unit: a tenth of a turn.
@@ -53,6 +56,7 @@ const WEIGHTS: Weights = Weights {
     laid: 4,
     empty: 9,
     halt: 6,
+    draw: 10,
 };
 /// The estimate of a trip that costs nothing more.
 const BASE: i64 = 2000;
@@ -106,24 +110,26 @@ impl Linie1 {
 
     /// See [`engine::Game::estimate`] and the module's notes.
     pub(super) fn estimate_for(&self, seat: Seat) -> Option<i64> {
-        self.estimate_on(seat, &Ways::new(self, None, true))
+        let ways = Ways::new(self, None, true);
+        self.estimate_on(seat, &self.reading(&ways))
     }
 
     /// See [`engine::Game::estimates`]: every seat's, the board read once.
     pub(super) fn estimates_all(&self) -> Option<Vec<i64>> {
         let ways = Ways::new(self, None, true);
+        let reading = self.reading(&ways);
         (0..self.players.len())
-            .map(|i| self.estimate_on(Seat(i as u8), &ways))
+            .map(|i| self.estimate_on(Seat(i as u8), &reading))
             .collect()
     }
 
     /// `seat`'s estimate on the board as `ways` read it (fitted ways).
-    fn estimate_on(&self, seat: Seat, ways: &Ways) -> Option<i64> {
+    fn estimate_on(&self, seat: Seat, reading: &Reading) -> Option<i64> {
         let p = self.players.get(seat.index())?;
         if let Some(r) = &self.result {
             return Some(if r.winner == Some(seat) { WON } else { 0 });
         }
-        let trip = || match self.trip_cost(seat, ways, WEIGHTS) {
+        let trip = || match self.trip_cost(seat, reading, WEIGHTS) {
             Some(c) => BASE - i64::from(c),
             None => BLOCKED,
         };
@@ -133,7 +139,7 @@ impl Linie1 {
         let tram = p.trip.as_ref().and_then(|t| Some((t, t.tram?)));
         let left = tram.and_then(|(t, tram)| {
             let mask = self.stopped_mask(seat, t);
-            self.drive_cost(seat, ways, (tram, mask, t.to), WEIGHTS)
+            self.drive_cost(seat, reading, (tram, mask, t.to), WEIGHTS)
         });
         Some(match left {
             Some(c) => BASE + STARTED - i64::from(c),

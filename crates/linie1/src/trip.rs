@@ -8,9 +8,12 @@
 //! order (in the card's with `ordered_stops`, Stationmaster ruling 3), and
 //! a way that would have to turn back at a stop is not counted, as it is
 //! where `route.rs` counts each stretch on its own. Beyond `can_finish`,
-//! a way may cross an empty square between two sides that some tile of
-//! the game, turned some way, joins while fitting the square's neighbours
-//! as they lie (rulings 1; `route.rs`'s fitted ways), and a required stop
+//! a way may cross an empty square between two sides that some tile
+//! still in play, turned some way, joins while fitting the square's
+//! neighbours as they lie (rulings 1; `route.rs`'s fitted ways): one the
+//! seat holds or may take from a driver's open hand, or, at the price of
+//! the wait to draw it ([`Weights::draw`]), one still in the supply (the
+//! hands and the supply's counts are public); and a required stop
 //! with no sign yet is made on an empty square next to its building, as
 //! the first tile laid there takes the sign (rulings 3). Each place
 //! entered costs a weight ([`Weights`]): a square with track what driving
@@ -20,7 +23,7 @@
 //! trip's cost. It reads `seat`'s secret cards.
 
 use super::data::{Edge, Square, TerminalId};
-use super::route::{Lead, Ways};
+use super::route::{Lead, NOT_EMPTY, TileSet, Ways, fit_of};
 use super::{Linie1, Place, Seat, Tram};
 
 /// No cost found (yet).
@@ -36,6 +39,10 @@ pub(super) struct Weights {
     pub(super) empty: u16,
     /// A square where the tram must stop: besides.
     pub(super) halt: u16,
+    /// Leaving an empty square by a side that no tile at hand (the seat's
+    /// own, or a driver's open hand) would take the way to, only one
+    /// still in the supply: besides, for the wait to draw one.
+    pub(super) draw: u16,
 }
 
 /// Where a search sets out from.
@@ -82,6 +89,15 @@ impl Dial {
         }
     }
 
+    /// Ready for a new search, keeping the room.
+    fn reset(&mut self, states: usize, widest: u16) {
+        self.dist.clear();
+        self.dist.resize(states, UNREACHED);
+        self.buckets.resize_with(usize::from(widest) + 1, Vec::new);
+        self.buckets.iter_mut().for_each(Vec::clear);
+        self.waiting = 0;
+    }
+
     fn offer(&mut self, state: usize, cost: u16) {
         if cost < self.dist[state] {
             self.dist[state] = cost;
@@ -98,9 +114,13 @@ struct Trip<'w> {
     w: Weights,
     /// Per square, the required stops entering it makes (bits by the
     /// card).
-    serves: Vec<u8>,
+    serves: &'w [u8],
     /// Per square, whether the tram must stop on it.
-    halts: Vec<bool>,
+    halts: &'w [bool],
+    /// Per state of an empty square (fitted ways only), the sides the
+    /// seat may leave it by (low bits) and those a tile at hand takes it
+    /// to (high bits); None: `ways.exits`, every one at hand.
+    fits: Option<&'w [u8]>,
     /// All the stops made.
     full: u8,
     ordered: bool,
@@ -111,6 +131,14 @@ struct Trip<'w> {
 }
 
 impl Trip<'_> {
+    /// The sides out of state `k`: those open, and those at hand.
+    fn exits(&self, k: usize) -> (u8, u8) {
+        match self.fits {
+            Some(f) => (f[k] & 0xf, f[k] >> 4),
+            None => (self.ways.exits[k], 0xf),
+        }
+    }
+
     /// The stops made after entering square `s` with `mask` made.
     fn made(&self, mask: u8, s: usize) -> u8 {
         let new = self.serves[s] & !mask;
@@ -136,21 +164,52 @@ impl Trip<'_> {
     }
 }
 
+/// The board read once for every seat's searches: the ways, where a tram
+/// must stop, and a search's room, kept from one search to the next.
+pub(super) struct Reading<'w> {
+    ways: &'w Ways<'w>,
+    halts: Vec<bool>,
+    dial: std::cell::RefCell<Dial>,
+}
+
 impl Linie1 {
+    /// `ways` (the board read with fitted ways, `Ways::new(self, None,
+    /// true)`, or not) read for trip searches, one reading for every seat.
+    pub(super) fn reading<'w>(&self, ways: &'w Ways<'w>) -> Reading<'w> {
+        Reading {
+            ways,
+            halts: self.halt_squares(),
+            dial: std::cell::RefCell::new(Dial::new(0, 0)),
+        }
+    }
+
     /// The least cost of `seat`'s whole trip from one of its line's
     /// terminals to the other through every required stop, over the board
     /// as it lies and as it could be built (see the module's notes); None
-    /// where no way is open. `ways`: the board read with fitted ways
-    /// (`Ways::new(self, None, true)`), one reading for every seat.
-    pub(super) fn trip_cost(&self, seat: Seat, ways: &Ways, w: Weights) -> Option<u32> {
+    /// where no way is open.
+    pub(super) fn trip_cost(&self, seat: Seat, r: &Reading, w: Weights) -> Option<u32> {
         let terminals = self.data.terminals_of(self.players[seat.index()].line);
         let (&a, &b) = (terminals.first()?, terminals.get(1)?);
-        let there = self.search(seat, ways, (From::Terminal(a), b), w, false);
+        let serves = self.stop_squares(seat);
+        let fits = self.seat_fits(seat, r.ways);
+        let there = self.search(
+            seat,
+            r,
+            (&serves, fits.as_deref()),
+            (From::Terminal(a), b),
+            w,
+        );
         // Unordered stops make the same trip either way round.
         if !self.ordered(seat) {
             return there;
         }
-        let back = self.search(seat, ways, (From::Terminal(b), a), w, false);
+        let back = self.search(
+            seat,
+            r,
+            (&serves, fits.as_deref()),
+            (From::Terminal(b), a),
+            w,
+        );
         match (there, back) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
@@ -163,11 +222,55 @@ impl Linie1 {
     pub(super) fn drive_cost(
         &self,
         seat: Seat,
-        ways: &Ways,
+        r: &Reading,
         (tram, mask, to): (Tram, u8, TerminalId),
         w: Weights,
     ) -> Option<u32> {
-        self.search(seat, ways, (From::Tram(tram, mask), to), w, true)
+        let serves = self.stop_squares(seat);
+        self.search(seat, r, (&serves, None), (From::Tram(tram, mask), to), w)
+    }
+
+    /// Per state of an empty square, the sides `seat` may leave it by
+    /// (low bits: a tile of its hand, a driver's open hand or the supply
+    /// takes the way there) and those a tile at hand does (high bits);
+    /// None where `ways` are not fitted.
+    fn seat_fits(&self, seat: Seat, ways: &Ways) -> Option<Vec<u8>> {
+        if ways.keys.is_empty() {
+            return None;
+        }
+        let bit = |t: super::TileId| 1u32.checked_shl(u32::from(t.0)).unwrap_or(0);
+        let mut at_hand: TileSet = 0;
+        for (i, p) in self.players.iter().enumerate() {
+            if i == seat.index() || p.driving {
+                at_hand |= p.hand.iter().fold(0, |m, t| m | bit(*t));
+            }
+        }
+        let mut supply: TileSet = 0;
+        for (t, n) in self.supply.iter().enumerate() {
+            if *n > 0 && t < 32 {
+                supply |= 1 << t;
+            }
+        }
+        let mut known: [Option<[u8; 5]>; 256] = [None; 256];
+        let mut out = ways.exits.clone();
+        for (i, key) in ways.keys.iter().enumerate() {
+            if *key == NOT_EMPTY {
+                out[i * 5..i * 5 + 5].iter_mut().for_each(|e| *e |= 0xf0);
+                continue;
+            }
+            let fit = *known[usize::from(*key)].get_or_insert_with(|| {
+                let (hand, all) = (
+                    fit_of(self, at_hand, *key),
+                    fit_of(self, at_hand | supply, *key),
+                );
+                std::array::from_fn(|c| all[c] | hand[c] << 4)
+            });
+            for (came, f) in fit.iter().enumerate() {
+                let open = ways.exits[i * 5 + came] & f & 0xf;
+                out[i * 5 + came] = open | (open & (f >> 4)) << 4;
+            }
+        }
+        Some(out)
     }
 
     /// Each square's stops: the bits of `seat`'s required stops (by their
@@ -221,14 +324,16 @@ impl Linie1 {
         halts
     }
 
-    /// One search of `seat`'s trip, from `from` to terminal `to`.
+    /// One search of `seat`'s trip, from `from` to terminal `to`, with
+    /// its stops `serves` ([`Linie1::stop_squares`]) and its `fits`
+    /// ([`Linie1::seat_fits`]); a tram (`From::Tram`) on laid track only.
     fn search(
         &self,
         seat: Seat,
-        ways: &Ways,
+        r: &Reading,
+        (serves, fits): (&[u8], Option<&[u8]>),
         (from, to): (From, TerminalId),
         w: Weights,
-        laid_only: bool,
     ) -> Option<u32> {
         let d = &self.data;
         let stops = self.required_stops(seat).len();
@@ -237,15 +342,17 @@ impl Linie1 {
             laid: w.laid.max(1),
             empty: w.empty.max(1),
             halt: w.halt,
+            draw: w.draw,
         };
         let trip = Trip {
-            ways,
+            ways: r.ways,
             w,
-            serves: self.stop_squares(seat),
-            halts: self.halt_squares(),
+            serves,
+            halts: &r.halts,
+            fits,
             full,
             ordered: self.ordered(seat),
-            laid_only,
+            laid_only: matches!(from, From::Tram(..)),
             to: to.index(),
             num: Numbering {
                 square_states: d.square_count() * 5,
@@ -253,8 +360,9 @@ impl Linie1 {
             },
         };
         let states = trip.num.terminal(d.terminals.len(), 0, 0);
-        let widest = w.laid.max(w.empty) + w.halt;
-        let mut dial = Dial::new(states, widest);
+        let widest = w.laid.max(w.empty) + w.halt + w.draw;
+        let mut dial = r.dial.borrow_mut();
+        dial.reset(states, widest);
         match from {
             From::Terminal(t) => dial.offer(trip.num.terminal(t.index(), 2, 0), 0),
             From::Tram(tram, mask) => match (tram.at, tram.came_in) {
@@ -290,7 +398,10 @@ impl Linie1 {
                 }
                 let (place, mask) = (state / num.masks, (state % num.masks) as u8);
                 if place >= num.square_states {
-                    let (t, leg) = ((place - num.square_states) / 3, (place - num.square_states) % 3);
+                    let (t, leg) = (
+                        (place - num.square_states) / 3,
+                        (place - num.square_states) % 3,
+                    );
                     if t == trip.to && mask == trip.full && leg != 2 {
                         return Some(u32::from(cost));
                     }
@@ -299,11 +410,16 @@ impl Linie1 {
                     }
                     continue;
                 }
-                let ways = trip.ways;
-                for (x, lead) in ways.leads[place / 5].iter().enumerate() {
-                    if ways.exits[place] & (1 << x) == 0 {
+                let (open, at_hand) = trip.exits(place);
+                for (x, lead) in trip.ways.leads[place / 5].iter().enumerate() {
+                    if open & (1 << x) == 0 {
                         continue;
                     }
+                    let cost = if at_hand & (1 << x) == 0 {
+                        cost + trip.w.draw
+                    } else {
+                        cost
+                    };
                     match *lead {
                         Lead::State(k, step) => {
                             trip.enter(dial, (usize::from(k), mask), cost, step != 0);

@@ -58,6 +58,9 @@ const WEIGHTS: Weights = Weights {
     halt: 6,
     draw: 10,
 };
+/// [`WEIGHTS`], for the trip search's tests.
+#[cfg(test)]
+pub(super) const TEST_WEIGHTS: Weights = WEIGHTS;
 /// The estimate of a trip that costs nothing more.
 const BASE: i64 = 2000;
 /// A trip set out stands above the same route not yet set out on.

@@ -128,6 +128,13 @@ struct Trip<'w> {
     laid_only: bool,
     to: usize,
     num: Numbering,
+    /// A* (Hart, Nilsson & Raphael 1968): per square and mask of stops
+    /// made (square × masks + mask), a lower bound of the cost still to
+    /// come ([`Linie1::lower_bounds`]); the buckets hold a state's cost so
+    /// far plus its bound.
+    bound: &'w [u16],
+    /// The least weight of a place entered.
+    least: u16,
 }
 
 impl Trip<'_> {
@@ -160,7 +167,16 @@ impl Trip<'_> {
         if self.halts[s] {
             price += self.w.halt;
         }
-        dial.offer(self.num.square(k, self.made(mask, s)), cost + price);
+        let made = self.made(mask, s);
+        let bound = self.bound[s * self.num.masks + usize::from(made)];
+        dial.offer(self.num.square(k, made), cost + price + bound);
+    }
+
+    /// The lower bound of a state of terminal `t` with `mask` made, not
+    /// the end: a leg entered next, and the bound from there.
+    fn terminal_bound(&self, legs: [usize; 2], mask: u8) -> u16 {
+        let at = |l: usize| self.bound[l * self.num.masks + usize::from(mask)];
+        self.least + at(legs[0]).min(at(legs[1]))
     }
 }
 
@@ -170,6 +186,9 @@ pub(super) struct Reading<'w> {
     ways: &'w Ways<'w>,
     halts: Vec<bool>,
     dial: std::cell::RefCell<Dial>,
+    bound: std::cell::RefCell<Vec<u16>>,
+    /// False: no bound (plain Dial's algorithm), for the tests.
+    astar: bool,
 }
 
 impl Linie1 {
@@ -180,6 +199,8 @@ impl Linie1 {
             ways,
             halts: self.halt_squares(),
             dial: std::cell::RefCell::new(Dial::new(0, 0)),
+            bound: std::cell::RefCell::new(Vec::new()),
+            astar: true,
         }
     }
 
@@ -344,6 +365,10 @@ impl Linie1 {
             halt: w.halt,
             draw: w.draw,
         };
+        let masks = usize::from(full) + 1;
+        let least = if r.astar { w.laid.min(w.empty) } else { 0 };
+        let mut bound = r.bound.borrow_mut();
+        self.lower_bounds(serves, (full, masks), to, least, &mut bound);
         let trip = Trip {
             ways: r.ways,
             w,
@@ -356,41 +381,110 @@ impl Linie1 {
             to: to.index(),
             num: Numbering {
                 square_states: d.square_count() * 5,
-                masks: usize::from(full) + 1,
+                masks,
             },
+            bound: &bound,
+            least,
         };
         let states = trip.num.terminal(d.terminals.len(), 0, 0);
-        let widest = w.laid.max(w.empty) + w.halt + w.draw;
+        // A step raises cost and bound together by at most this.
+        let widest = w.laid.max(w.empty) + w.halt + w.draw + least;
         let mut dial = r.dial.borrow_mut();
         dial.reset(states, widest);
-        match from {
-            From::Terminal(t) => dial.offer(trip.num.terminal(t.index(), 2, 0), 0),
+        let legs = |t: TerminalId| d.terminals[t.index()].legs.map(|l| d.index(l));
+        let start = match from {
+            From::Terminal(t) => {
+                let h = trip.terminal_bound(legs(t), 0);
+                dial.offer(trip.num.terminal(t.index(), 2, 0), h);
+                h
+            }
             From::Tram(tram, mask) => match (tram.at, tram.came_in) {
                 (Place::Square(s), Some(c)) => {
                     let k = d.index(s) * 5 + usize::from(c) % 4;
-                    dial.offer(trip.num.square(k, mask), 0);
+                    let h = trip.bound[d.index(s) * masks + usize::from(mask)];
+                    dial.offer(trip.num.square(k, mask), h);
+                    h
                 }
                 (Place::Terminal(t), c) => {
                     let leg = c.map_or(2, |c| usize::from(c).min(1));
-                    dial.offer(trip.num.terminal(t.index(), leg, mask), 0);
+                    let h = trip.terminal_bound(legs(t), mask);
+                    dial.offer(trip.num.terminal(t.index(), leg, mask), h);
+                    h
                 }
                 (Place::Square(_), None) => return None,
             },
-        }
-        self.run(&trip, &mut dial)
+        };
+        self.run(&trip, &mut dial, start)
     }
 
-    /// Dial's algorithm to the first state at `trip.to` with every stop
-    /// made.
-    fn run(&self, trip: &Trip, dial: &mut Dial) -> Option<u32> {
+    /// Per square and mask of stops made (square × masks + mask), a lower
+    /// bound of the cost still to come, in `out`: `least` for each place
+    /// still to enter, counted by rows and columns, buildings and track
+    /// aside: to a leg of terminal `to` and into it, through the nearest
+    /// square serving each stop not made yet. A step to a neighbour
+    /// lowers it by at most `least`, so it never overtakes the cost (the
+    /// bound is consistent) and a state first taken from the buckets has
+    /// its least cost.
+    fn lower_bounds(
+        &self,
+        serves: &[u8],
+        (full, masks): (u8, usize),
+        to: TerminalId,
+        least: u16,
+        out: &mut Vec<u16>,
+    ) {
+        let d = &self.data;
+        let n = d.square_count();
+        let legs = d.terminals[to.index()].legs;
+        let apart = |a: Square, b: Square| u16::from(a.row.abs_diff(b.row) + a.col.abs_diff(b.col));
+        let to_end = |s: Square| apart(s, legs[0]).min(apart(s, legs[1])) + 1;
+        let stops = full.count_ones() as usize;
+        let mut sites: Vec<Vec<(Square, u16)>> = vec![Vec::new(); stops];
+        for (i, site) in sites.iter_mut().enumerate() {
+            for (k, bits) in serves.iter().enumerate() {
+                if bits & (1 << i) != 0 {
+                    let q = d.square_at(k);
+                    site.push((q, to_end(q)));
+                }
+            }
+        }
+        out.clear();
+        out.resize(n * masks, 0);
+        let mut via = vec![0u16; stops];
+        for k in 0..n {
+            let s = d.square_at(k);
+            for (v, site) in via.iter_mut().zip(&sites) {
+                *v = site
+                    .iter()
+                    .map(|(q, e)| apart(s, *q) + e)
+                    .min()
+                    .unwrap_or(0);
+            }
+            let end = to_end(s);
+            for mask in 0..masks {
+                let left = (0..stops).filter(|i| mask & (1 << i) == 0);
+                let most = left.map(|i| via[i]).fold(end, u16::max);
+                out[k * masks + mask] = most * least;
+            }
+        }
+    }
+
+    /// Dial's algorithm (A*, by [`Trip::bound`]) to the first state at
+    /// `trip.to` with every stop made: its cost. `start`: the bound of the
+    /// one state offered.
+    fn run(&self, trip: &Trip, dial: &mut Dial, start: u16) -> Option<u32> {
         let num = &trip.num;
-        let mut cost = 0u16;
+        let d = &self.data;
+        let legs = |t: usize| d.terminals[t].legs.map(|l| d.index(l));
+        let mut cost = start;
         while dial.waiting > 0 {
             let n = dial.buckets.len();
-            // No weight is 0 and the ring is wider than any step, so
-            // nothing joins this bucket while it is read; its room is kept.
-            let mut bucket = std::mem::take(&mut dial.buckets[usize::from(cost) % n]);
-            for &state in &bucket {
+            let at = usize::from(cost) % n;
+            // A step whose cost the bound's fall makes up joins this
+            // bucket while it is read: read to its end as it grows.
+            let mut next = 0;
+            while let Some(&state) = dial.buckets[at].get(next) {
+                next += 1;
                 dial.waiting -= 1;
                 let state = state as usize;
                 if dial.dist[state] != cost {
@@ -406,34 +500,44 @@ impl Linie1 {
                         return Some(u32::from(cost));
                     }
                     if t != trip.to || leg == 2 {
-                        self.leave_terminal(trip, (t, leg), mask, cost, dial);
+                        let so_far = cost - trip.terminal_bound(legs(t), mask);
+                        self.leave_terminal(trip, (t, leg), mask, so_far, dial);
                     }
                     continue;
                 }
+                let so_far = cost - trip.bound[place / 5 * num.masks + usize::from(mask)];
                 let (open, at_hand) = trip.exits(place);
                 for (x, lead) in trip.ways.leads[place / 5].iter().enumerate() {
                     if open & (1 << x) == 0 {
                         continue;
                     }
-                    let cost = if at_hand & (1 << x) == 0 {
-                        cost + trip.w.draw
+                    let so_far = if at_hand & (1 << x) == 0 {
+                        so_far + trip.w.draw
                     } else {
-                        cost
+                        so_far
                     };
                     match *lead {
                         Lead::State(k, step) => {
-                            trip.enter(dial, (usize::from(k), mask), cost, step != 0);
+                            trip.enter(dial, (usize::from(k), mask), so_far, step != 0);
                         }
                         Lead::Terminal(t, leg) => {
-                            let st = num.terminal(usize::from(t), usize::from(leg), mask);
-                            dial.offer(st, cost + trip.w.laid);
+                            let (t, leg) = (usize::from(t), usize::from(leg));
+                            let h = if t != trip.to {
+                                trip.terminal_bound(legs(t), mask)
+                            } else if mask == trip.full {
+                                0
+                            } else {
+                                // The end with a stop not made: no way on.
+                                continue;
+                            };
+                            let st = num.terminal(t, leg, mask);
+                            dial.offer(st, so_far + trip.w.laid + h);
                         }
                         Lead::Closed => {}
                     }
                 }
             }
-            bucket.clear();
-            dial.buckets[usize::from(cost) % n] = bucket;
+            dial.buckets[at].clear();
             cost += 1;
         }
         None
@@ -466,5 +570,72 @@ impl Linie1 {
             let k = d.index(s) * 5 + term.side.index();
             trip.enter(dial, (k, mask), cost, empty);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::bot::TEST_WEIGHTS;
+    use super::*;
+    use engine::rng::SplitMix64;
+    use engine::{Game, PlayerSetup, Setup};
+
+    /// The bound changes no cost: every seat's trip and drive over random
+    /// games, with and without it.
+    #[test]
+    fn astar_finds_the_least_cost() {
+        let components = super::super::Components::embedded().expect("components");
+        let mut compared = 0;
+        for seed in 0..12u64 {
+            let setup = Setup {
+                kind: "linie1".into(),
+                players: (0..4)
+                    .map(|i| PlayerSetup {
+                        name: format!("p{i}"),
+                        email: format!("p{i}@example.test"),
+                    })
+                    .collect(),
+                options: if seed % 3 == 0 {
+                    vec!["ordered_stops".into()]
+                } else {
+                    Vec::new()
+                },
+                seed,
+            };
+            let mut g = Linie1::new(components.clone(), &setup).expect("game");
+            let mut rng = SplitMix64::new(seed);
+            for step in 0..400 {
+                let Some(a) = g.awaiting().first().map(|a| a.seat) else {
+                    break;
+                };
+                if step % 7 == 0 {
+                    let ways = Ways::new(&g, None, true);
+                    let with = g.reading(&ways);
+                    let mut without = g.reading(&ways);
+                    without.astar = false;
+                    for i in 0..4 {
+                        let seat = Seat(i);
+                        assert_eq!(
+                            g.trip_cost(seat, &with, TEST_WEIGHTS),
+                            g.trip_cost(seat, &without, TEST_WEIGHTS),
+                            "seed {seed} step {step} seat {i}"
+                        );
+                        compared += 1;
+                        let p = &g.players[seat.index()];
+                        if let Some((t, tram)) = p.trip.as_ref().and_then(|t| Some((t, t.tram?))) {
+                            let mask = g.stopped_mask(seat, t);
+                            assert_eq!(
+                                g.drive_cost(seat, &with, (tram, mask, t.to), TEST_WEIGHTS),
+                                g.drive_cost(seat, &without, (tram, mask, t.to), TEST_WEIGHTS),
+                            );
+                        }
+                    }
+                }
+                let legal = g.legal_orders(a);
+                let o = legal[rng.below(legal.len())].clone();
+                g.apply(a, &o).expect("legal");
+            }
+        }
+        assert!(compared > 100);
     }
 }

@@ -31,15 +31,16 @@
 //! bench's greedy player only of its own seat.
 //!
 //! **The hint** ([`Linie1::order_hint_for`]): a start first, then the lays
-//! along one of the fewest ways of the seat's route
-//! (`Linie1::along_the_route`, one search serving every lay), those that
-//! join track already laid first, then the other lays, then exchanges; a
+//! along the cheapest way of the seat's trip that the estimate's search
+//! found (`Linie1::trip_path`: on its empty squares, joining the sides it
+//! enters and leaves by), those that join track already laid first, then
+//! the other lays, then exchanges; a
 //! driver's longest moves first.
 
 use engine::Seat;
 use engine::rng::SplitMix64;
 
-use super::data::{LineId, RouteCardId};
+use super::data::{Edge, LineId, RouteCardId};
 use super::hints::extends_track;
 use super::order::Order;
 use super::route::Ways;
@@ -155,27 +156,29 @@ impl Linie1 {
     /// See [`engine::Game::order_hint`] and the module's notes. A stable
     /// sort: within each kind the list keeps its order.
     pub(super) fn order_hint_for(&self, seat: Seat, orders: &mut [Order]) {
-        let lays: Vec<(super::Square, super::Paths)> = orders
-            .iter()
-            .filter_map(|o| match o {
-                Order::Lay { square, paths } => Some((*square, *paths)),
-                _ => None,
-            })
-            .collect();
-        let along = if lays.is_empty() || self.players[seat.index()].driving {
+        let has_lays = orders.iter().any(|o| matches!(o, Order::Lay { .. }));
+        let along = if !has_lays || self.players[seat.index()].driving {
             Vec::new()
         } else {
-            self.along_the_route(seat, &lays, true)
+            let ways = Ways::new(self, None, true);
+            self.trip_path(seat, &self.reading(&ways), WEIGHTS)
         };
-        let mut k = 0;
+        let d = &self.data;
+        let on_route = |square: super::Square, paths: super::Paths| {
+            along.iter().any(|&(s, e, x)| {
+                s == d.index(square)
+                    && paths.joins(Edge::ALL[usize::from(e)], Edge::ALL[usize::from(x)])
+            })
+        };
         let mut keys: Vec<(u8, usize)> = Vec::with_capacity(orders.len());
         for o in orders.iter() {
             let key = match o {
                 Order::Start { .. } => 0,
                 Order::Lay { square, paths } => {
-                    let on_route = along.get(k).copied().unwrap_or(false);
-                    k += 1;
-                    match (on_route, extends_track(self, *square, *paths)) {
+                    match (
+                        on_route(*square, *paths),
+                        extends_track(self, *square, *paths),
+                    ) {
                         (true, true) => 1,
                         (true, false) => 2,
                         _ => 3,

@@ -26,6 +26,15 @@ use super::data::{Edge, Square, TerminalId};
 use super::route::{Lead, NOT_EMPTY, TileSet, Ways, fit_of};
 use super::{Linie1, Place, Seat, Tram};
 
+/// An empty square a way crosses (by index), with the sides it enters
+/// and leaves by (by [`Edge::index`]).
+pub(super) type Crossing = (usize, u8, u8);
+
+/// The masks of stops made of `seat`'s searches.
+fn masks_of(g: &Linie1, seat: Seat) -> u16 {
+    1 << g.required_stops(seat).len()
+}
+
 /// No cost found (yet).
 const UNREACHED: u16 = u16::MAX;
 
@@ -78,7 +87,15 @@ struct Dial {
     buckets: Vec<Vec<u32>>,
     /// States waiting in the buckets.
     waiting: usize,
+    /// With `trace`: the state each state was last offered from, and the
+    /// state being read (whose offers these are; [`NONE`] for the start).
+    trace: bool,
+    from: Vec<u32>,
+    parent: u32,
 }
+
+/// No state.
+const NONE: u32 = u32::MAX;
 
 impl Dial {
     fn new(states: usize, widest: u16) -> Dial {
@@ -86,6 +103,9 @@ impl Dial {
             dist: vec![UNREACHED; states],
             buckets: vec![Vec::with_capacity(64); usize::from(widest) + 1],
             waiting: 0,
+            trace: false,
+            from: Vec::new(),
+            parent: NONE,
         }
     }
 
@@ -96,11 +116,18 @@ impl Dial {
         self.buckets.resize_with(usize::from(widest) + 1, Vec::new);
         self.buckets.iter_mut().for_each(Vec::clear);
         self.waiting = 0;
+        self.parent = NONE;
+        if self.trace {
+            self.from.resize(states, NONE);
+        }
     }
 
     fn offer(&mut self, state: usize, cost: u16) {
         if cost < self.dist[state] {
             self.dist[state] = cost;
+            if self.trace {
+                self.from[state] = self.parent;
+            }
             let n = self.buckets.len();
             self.buckets[usize::from(cost) % n].push(state as u32);
             self.waiting += 1;
@@ -235,6 +262,71 @@ impl Linie1 {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
         }
+    }
+
+    /// The empty squares along one cheapest way of `seat`'s whole trip
+    /// ([`Linie1::trip_cost`]), each with the sides the way enters and
+    /// leaves it by (by [`Edge::index`]): the bots' hint of where to lay.
+    pub(super) fn trip_path(&self, seat: Seat, r: &Reading, w: Weights) -> Vec<Crossing> {
+        let terminals = self.data.terminals_of(self.players[seat.index()].line);
+        let (Some(&a), Some(&b)) = (terminals.first(), terminals.get(1)) else {
+            return Vec::new();
+        };
+        let serves = self.stop_squares(seat);
+        let fits = self.seat_fits(seat, r.ways);
+        let ends: &[(TerminalId, TerminalId)] = if self.ordered(seat) {
+            &[(a, b), (b, a)]
+        } else {
+            &[(a, b)]
+        };
+        r.dial.borrow_mut().trace = true;
+        let mut best: Option<(u32, Vec<Crossing>)> = None;
+        for &(from, to) in ends {
+            let found = self.search(
+                seat,
+                r,
+                (&serves, fits.as_deref()),
+                (From::Terminal(from), to),
+                w,
+            );
+            if let Some(c) = found
+                && best.as_ref().is_none_or(|(b, _)| c < *b)
+            {
+                best = Some((
+                    c,
+                    self.traced(&r.dial.borrow(), usize::from(masks_of(self, seat))),
+                ));
+            }
+        }
+        r.dial.borrow_mut().trace = false;
+        best.map(|(_, p)| p).unwrap_or_default()
+    }
+
+    /// The empty squares of the way a traced search ended with, back from
+    /// its last state, as [`Linie1::trip_path`] gives them.
+    fn traced(&self, dial: &Dial, masks: usize) -> Vec<Crossing> {
+        let d = &self.data;
+        let square_states = d.square_count() * 5;
+        let mut out = Vec::new();
+        let mut next = dial.parent;
+        let mut state = dial.from.get(next as usize).copied().unwrap_or(NONE);
+        while state != NONE {
+            let (place, after) = (state as usize / masks, next as usize / masks);
+            if place < square_states {
+                let s = place / 5;
+                let out_by = if after < square_states {
+                    Edge::ALL[after % 5].opposite().index()
+                } else {
+                    d.terminals[(after - square_states) / 3].side.index()
+                };
+                if self.laid(d.square_at(s)).is_none() {
+                    out.push((s, (place % 5) as u8, out_by as u8));
+                }
+            }
+            next = state;
+            state = dial.from.get(state as usize).copied().unwrap_or(NONE);
+        }
+        out
     }
 
     /// The least cost of the rest of `seat`'s trip from where its tram
@@ -470,8 +562,8 @@ impl Linie1 {
     }
 
     /// Dial's algorithm (A*, by [`Trip::bound`]) to the first state at
-    /// `trip.to` with every stop made: its cost. `start`: the bound of the
-    /// one state offered.
+    /// `trip.to` with every stop made: its cost (and the state, in
+    /// `dial.parent`). `start`: the bound of the one state offered.
     fn run(&self, trip: &Trip, dial: &mut Dial, start: u16) -> Option<u32> {
         let num = &trip.num;
         let d = &self.data;
@@ -490,6 +582,7 @@ impl Linie1 {
                 if dial.dist[state] != cost {
                     continue;
                 }
+                dial.parent = state as u32;
                 let (place, mask) = (state / num.masks, (state % num.masks) as u8);
                 if place >= num.square_states {
                     let (t, leg) = (
@@ -497,6 +590,7 @@ impl Linie1 {
                         (place - num.square_states) % 3,
                     );
                     if t == trip.to && mask == trip.full && leg != 2 {
+                        dial.parent = state as u32;
                         return Some(u32::from(cost));
                     }
                     if t != trip.to || leg == 2 {
@@ -621,6 +715,12 @@ mod tests {
                             "seed {seed} step {step} seat {i}"
                         );
                         compared += 1;
+                        // The way traced: empty squares, in and out by two
+                        // sides some tile may join.
+                        for (sq, e, x) in g.trip_path(seat, &with, TEST_WEIGHTS) {
+                            assert!(g.laid(g.data.square_at(sq)).is_none());
+                            assert!(e != x && e < 4 && x < 4, "{sq} {e} {x}");
+                        }
                         let p = &g.players[seat.index()];
                         if let Some((t, tram)) = p.trip.as_ref().and_then(|t| Some((t, t.tram?))) {
                             let mask = g.stopped_mask(seat, t);

@@ -34,7 +34,7 @@
 //! along the cheapest way of the seat's trip that the estimate's search
 //! found (`Linie1::trip_path`: on its empty squares, joining the sides it
 //! enters and leaves by), those that join track already laid first, then
-//! the other lays, then exchanges; a
+//! exchanges (one may open a way that no lay can), then the other lays; a
 //! driver's longest moves first.
 
 use engine::Seat;
@@ -181,10 +181,10 @@ impl Linie1 {
                     ) {
                         (true, true) => 1,
                         (true, false) => 2,
-                        _ => 3,
+                        _ => 4,
                     }
                 }
-                Order::Exchange { .. } => 4,
+                Order::Exchange { .. } => 3,
                 Order::Move { places } => (255 - places.len().min(250)) as u8,
                 _ => 5,
             };

@@ -208,16 +208,19 @@ pub fn choose<G: Game>(
     search.decision()
 }
 
-/// Puts `orders` of `seat` in the order of `seat`'s own estimate one
-/// order ahead, the best first (a stable sort: ties keep the hint's
-/// order); left as they are where the game gives no estimate. The root's
-/// orders only: it costs an `apply` and an estimate per order, once a
-/// move, and it means the widening never leaves out the order a one-ply
-/// reading of the estimate would play.
+/// Puts the first [`Game::BOT_ROOT_ESTIMATES`] of `orders` of `seat` (in
+/// hint order) in the order of `seat`'s own estimate one order ahead, the
+/// best first (a stable sort: ties keep the hint's order), the rest after
+/// them as they were; left as they are where the game gives no estimate.
+/// The root's orders only: it costs an `apply` and an estimate per order,
+/// once a move, and it means the widening never leaves out the order a
+/// one-ply reading of the estimate would play (among those read).
 fn by_estimate<G: Game>(world: &G, seat: Seat, orders: &mut Vec<G::Order>) {
     if world.estimate(seat).is_none() {
         return;
     }
+    let read = G::BOT_ROOT_ESTIMATES.min(orders.len());
+    let rest: Vec<G::Order> = orders.drain(read..).collect();
     let mut keyed: Vec<(i64, G::Order)> = orders
         .drain(..)
         .map(|o| {
@@ -231,6 +234,7 @@ fn by_estimate<G: Game>(world: &G, seat: Seat, orders: &mut Vec<G::Order>) {
         .collect();
     keyed.sort_by_key(|(e, _)| std::cmp::Reverse(*e));
     orders.extend(keyed.into_iter().map(|(_, o)| o));
+    orders.extend(rest);
 }
 
 /// One node of the tree: a sequence of orders from the root.

@@ -509,6 +509,15 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// 100 (the logistic curve at 1, [`bot::results`]).
     const ESTIMATE_SCALE: f64 = 1.0;
 
+    /// For the engine's bot only: how many of the orders of the seat it
+    /// plays for, in [`Game::order_hint`]'s order, it reads one order
+    /// ahead by [`Game::estimate`] before its search, to put them in the
+    /// order of that estimate (the rest follow in hint order). Every one
+    /// by default; a game whose hint puts the orders that can move the
+    /// estimate first, and that lists hundreds, may read fewer: each
+    /// costs an `apply` and an estimate, once a move.
+    const BOT_ROOT_ESTIMATES: usize = usize::MAX;
+
     /// For the engine's bot only: `orders` (every legal order of `seat`
     /// now) put in the order it should look at them, the likeliest first,
     /// cheaply (Linie 1: the lays along the seat's route first). A hint and

@@ -20,7 +20,10 @@
 //! trip over the board as it lies and as it could be built (`trip.rs`),
 //! each square with track costing what driving over it does (a tram makes
 //! some two and a half squares a move) and each empty square that and
-//! half a turn more (two tiles a turn); for a trip under way, the places
+//! half a turn more (two tiles a turn), and a turn more where only a tile
+//! still in the supply would carry the way, none at hand (a route that
+//! waits for a tile the seat does not hold stalls as the supply runs
+//! out, and the game ends with no winner); for a trip under way, the places
 //! the tram must still enter along the track laid, through the stops not
 //! yet made, and a little more than the same route not yet set out on. A
 //! route no tile can finish scores far below any other. It reads the
@@ -28,19 +31,20 @@
 //! bench's greedy player only of its own seat.
 //!
 //! **The hint** ([`Linie1::order_hint_for`]): a start first, then the lays
-//! along one of the fewest ways of the seat's route
-//! (`Linie1::along_the_route`, one search serving every lay), those that
-//! join track already laid first, then the other lays, then exchanges; a
+//! along the cheapest way of the seat's trip that the estimate's search
+//! found (`Linie1::trip_path`: on its empty squares, joining the sides it
+//! enters and leaves by), those that join track already laid first, then
+//! exchanges (one may open a way that no lay can), then the other lays; a
 //! driver's longest moves first.
 
 use engine::Seat;
 use engine::rng::SplitMix64;
 
-use super::data::{LineId, RouteCardId};
+use super::data::{Edge, LineId, RouteCardId};
 use super::hints::extends_track;
 use super::order::Order;
 use super::route::Ways;
-use super::trip::Weights;
+use super::trip::{Reading, Weights};
 use super::{Linie1, shuffle};
 
 /// The estimate's unit: a tenth of a turn.
@@ -53,7 +57,11 @@ const WEIGHTS: Weights = Weights {
     laid: 4,
     empty: 9,
     halt: 6,
+    draw: 10,
 };
+/// [`WEIGHTS`], for the trip search's tests.
+#[cfg(test)]
+pub(super) const TEST_WEIGHTS: Weights = WEIGHTS;
 /// The estimate of a trip that costs nothing more.
 const BASE: i64 = 2000;
 /// A trip set out stands above the same route not yet set out on.
@@ -106,24 +114,26 @@ impl Linie1 {
 
     /// See [`engine::Game::estimate`] and the module's notes.
     pub(super) fn estimate_for(&self, seat: Seat) -> Option<i64> {
-        self.estimate_on(seat, &Ways::new(self, None, true))
+        let ways = Ways::new(self, None, true);
+        self.estimate_on(seat, &self.reading(&ways))
     }
 
     /// See [`engine::Game::estimates`]: every seat's, the board read once.
     pub(super) fn estimates_all(&self) -> Option<Vec<i64>> {
         let ways = Ways::new(self, None, true);
+        let reading = self.reading(&ways);
         (0..self.players.len())
-            .map(|i| self.estimate_on(Seat(i as u8), &ways))
+            .map(|i| self.estimate_on(Seat(i as u8), &reading))
             .collect()
     }
 
     /// `seat`'s estimate on the board as `ways` read it (fitted ways).
-    fn estimate_on(&self, seat: Seat, ways: &Ways) -> Option<i64> {
+    fn estimate_on(&self, seat: Seat, reading: &Reading) -> Option<i64> {
         let p = self.players.get(seat.index())?;
         if let Some(r) = &self.result {
             return Some(if r.winner == Some(seat) { WON } else { 0 });
         }
-        let trip = || match self.trip_cost(seat, ways, WEIGHTS) {
+        let trip = || match self.trip_cost(seat, reading, WEIGHTS) {
             Some(c) => BASE - i64::from(c),
             None => BLOCKED,
         };
@@ -133,7 +143,7 @@ impl Linie1 {
         let tram = p.trip.as_ref().and_then(|t| Some((t, t.tram?)));
         let left = tram.and_then(|(t, tram)| {
             let mask = self.stopped_mask(seat, t);
-            self.drive_cost(seat, ways, (tram, mask, t.to), WEIGHTS)
+            self.drive_cost(seat, reading, (tram, mask, t.to), WEIGHTS)
         });
         Some(match left {
             Some(c) => BASE + STARTED - i64::from(c),
@@ -146,33 +156,35 @@ impl Linie1 {
     /// See [`engine::Game::order_hint`] and the module's notes. A stable
     /// sort: within each kind the list keeps its order.
     pub(super) fn order_hint_for(&self, seat: Seat, orders: &mut [Order]) {
-        let lays: Vec<(super::Square, super::Paths)> = orders
-            .iter()
-            .filter_map(|o| match o {
-                Order::Lay { square, paths } => Some((*square, *paths)),
-                _ => None,
-            })
-            .collect();
-        let along = if lays.is_empty() || self.players[seat.index()].driving {
+        let has_lays = orders.iter().any(|o| matches!(o, Order::Lay { .. }));
+        let along = if !has_lays || self.players[seat.index()].driving {
             Vec::new()
         } else {
-            self.along_the_route(seat, &lays, true)
+            let ways = Ways::new(self, None, true);
+            self.trip_path(seat, &self.reading(&ways), WEIGHTS)
         };
-        let mut k = 0;
+        let d = &self.data;
+        let on_route = |square: super::Square, paths: super::Paths| {
+            along.iter().any(|&(s, e, x)| {
+                s == d.index(square)
+                    && paths.joins(Edge::ALL[usize::from(e)], Edge::ALL[usize::from(x)])
+            })
+        };
         let mut keys: Vec<(u8, usize)> = Vec::with_capacity(orders.len());
         for o in orders.iter() {
             let key = match o {
                 Order::Start { .. } => 0,
                 Order::Lay { square, paths } => {
-                    let on_route = along.get(k).copied().unwrap_or(false);
-                    k += 1;
-                    match (on_route, extends_track(self, *square, *paths)) {
+                    match (
+                        on_route(*square, *paths),
+                        extends_track(self, *square, *paths),
+                    ) {
                         (true, true) => 1,
                         (true, false) => 2,
-                        _ => 3,
+                        _ => 4,
                     }
                 }
-                Order::Exchange { .. } => 4,
+                Order::Exchange { .. } => 3,
                 Order::Move { places } => (255 - places.len().min(250)) as u8,
                 _ => 5,
             };

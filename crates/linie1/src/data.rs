@@ -449,6 +449,10 @@ pub struct Components {
     pub start_hand: Vec<(TileId, u8)>,
     /// The route cards, both sets.
     pub routes: Vec<RouteCard>,
+    /// What the bots' way searches read of the tile types, worked out
+    /// once (`route.rs`): derived, not stored, not compared.
+    #[serde(skip)]
+    pub(crate) fits: crate::route::FitCache,
 }
 
 impl Components {
@@ -749,6 +753,7 @@ fn build_board(src: &Source<'_>, raw: RawBoard) -> Result<Components, DataError>
         total_tiles: 0,
         start_hand: Vec::new(),
         routes: Vec::new(),
+        fits: Default::default(),
     })
 }
 

@@ -699,6 +699,13 @@ impl Game for Linie1 {
     /// Three turns.
     const ESTIMATE_SCALE: f64 = (3 * bot::TURN) as f64;
 
+    /// The hint puts first the lays along the trip's cheapest way and the
+    /// exchanges, the orders that can bring the trip on; of the few
+    /// hundred other lays, those after the first 96 are not read (the
+    /// search's widening reaches some 50 of the root's orders at the
+    /// default setting).
+    const BOT_ROOT_ESTIMATES: usize = 96;
+
     /// A start, then the lays along the seat's route (`bot.rs`).
     fn order_hint(&self, seat: Seat, orders: &mut Vec<Order>) {
         self.order_hint_for(seat, orders);

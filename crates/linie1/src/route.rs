@@ -118,6 +118,9 @@ pub(super) struct Ways<'g> {
     /// sides a way may leave by ([`Ways::may_leave`]) that lead somewhere,
     /// as bits by [`Edge::index`].
     pub(super) exits: Vec<u8>,
+    /// With fitted ways: per square, the [`demand_key`] of an empty one
+    /// ([`NOT_EMPTY`] for any other); else empty.
+    pub(super) keys: Vec<u8>,
 }
 
 /// Where leaving a square by one side leads.
@@ -133,47 +136,104 @@ pub(super) enum Lead {
     Closed,
 }
 
-/// Per pattern of side demands (`Linie1::all_side_demands`), the sides
-/// a way may leave an empty square by, having entered by each side or by
-/// none (a way that starts there): those some tile of the game, in some
-/// orientation, joins to it (touches, for none) while fitting the
-/// demands. Read once per pattern met.
-struct FitTable {
-    orientations: Vec<Paths>,
-    known: Vec<Option<[u8; 5]>>,
+/// Per tile type and pattern of side demands (`Linie1::all_side_demands`,
+/// as [`demand_key`]), the sides a way may leave an empty square by,
+/// having entered by each side or by none (a way that starts there):
+/// those the tile, in some orientation, joins to it (touches, for none)
+/// while fitting the demands. Derived from the tile types alone, so
+/// worked out once per [`super::Components`], on first use, and kept
+/// there (not stored, not compared).
+#[derive(Clone, Default)]
+pub struct FitCache(std::sync::OnceLock<Vec<[[u8; 5]; 256]>>);
+
+impl PartialEq for FitCache {
+    fn eq(&self, _: &FitCache) -> bool {
+        true
+    }
 }
 
-impl FitTable {
-    fn new(g: &Linie1) -> FitTable {
-        FitTable {
-            orientations: (g.data().tiles.iter())
-                .flat_map(|t| t.orientations.iter().copied())
-                .collect(),
-            known: vec![None; 256],
+impl Eq for FitCache {}
+
+impl std::fmt::Debug for FitCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FitCache")
+    }
+}
+
+impl FitCache {
+    /// The table of every tile type of `tiles` (the components' own).
+    pub(crate) fn of(&self, tiles: &[super::data::TileType]) -> &[[[u8; 5]; 256]] {
+        self.0.get_or_init(|| {
+            tiles
+                .iter()
+                .map(|t| {
+                    let mut table = [[0u8; 5]; 256];
+                    for (key, out) in table.iter_mut().enumerate() {
+                        let (must, must_not) = ((key & 0xf) as u8, (key >> 4) as u8);
+                        for p in &t.orientations {
+                            let ends = p.ends();
+                            if ends & must != must || ends & must_not != 0 {
+                                continue;
+                            }
+                            for came in Edge::ALL {
+                                for x in p.exits_from(came) {
+                                    out[came.index()] |= 1 << x.index();
+                                }
+                            }
+                            out[NO_SIDE] |= ends;
+                        }
+                    }
+                    table
+                })
+                .collect()
+        })
+    }
+}
+
+/// A [`Ways::keys`] entry for a square that is not empty.
+pub(super) const NOT_EMPTY: u8 = u8::MAX;
+
+/// A pattern of side demands (must, must not) as an index of 0..256 (a
+/// side is never both, so never [`NOT_EMPTY`]).
+pub(super) fn demand_key((must, must_not): (u8, u8)) -> u8 {
+    (must & 0xf) | (must_not & 0xf) << 4
+}
+
+/// A set of tile types, as bits by [`super::TileId`] index; the types past
+/// the 32nd are always in.
+pub(super) type TileSet = u32;
+
+/// The sides out of an empty square whose demands are `key`, by side in,
+/// for the tile types of `set`.
+pub(super) fn fit_of(g: &Linie1, set: TileSet, key: u8) -> [u8; 5] {
+    let mut out = [0u8; 5];
+    for (t, table) in g.data().fits.of(&g.data().tiles).iter().enumerate() {
+        if t < 32 && set & (1 << t) == 0 {
+            continue;
+        }
+        for (o, x) in out.iter_mut().zip(table[usize::from(key)]) {
+            *o |= x;
         }
     }
+    out
+}
 
-    /// The sides out by side in (N, E, S, W, then none), as bits.
-    fn exits(&mut self, (must, must_not): (u8, u8)) -> [u8; 5] {
-        let key = usize::from(must & 0xf) | usize::from(must_not & 0xf) << 4;
-        if let Some(known) = self.known[key] {
-            return known;
-        }
-        let mut out = [0u8; 5];
-        for p in &self.orientations {
-            let ends = p.ends();
-            if ends & must != must || ends & must_not != 0 {
-                continue;
+impl Linie1 {
+    /// The tile types a player could still lay some time: those in the
+    /// supply and in any hand (every count public).
+    pub(super) fn tiles_in_play(&self) -> TileSet {
+        let mut set: TileSet = 0;
+        for (t, n) in self.supply.iter().enumerate() {
+            if *n > 0 && t < 32 {
+                set |= 1 << t;
             }
-            for came in Edge::ALL {
-                for x in p.exits_from(came) {
-                    out[came.index()] |= 1 << x.index();
-                }
-            }
-            out[NO_SIDE] |= ends;
         }
-        self.known[key] = Some(out);
-        out
+        for p in &self.players {
+            for t in &p.hand {
+                set |= 1u32.checked_shl(u32::from(t.0)).unwrap_or(0);
+            }
+        }
+        set
     }
 }
 
@@ -189,14 +249,16 @@ struct Search {
 impl<'g> Ways<'g> {
     /// The board of `g`, with `imagined` on it, read for searching. With
     /// `fitted`, a way crosses an empty square only between two sides
-    /// that some tile of the game, turned some way, joins while fitting
-    /// the square's neighbours as they lie (rulings 1; [`FitTable`]).
+    /// that some tile still in play (in the supply or a hand,
+    /// [`Linie1::tiles_in_play`]), turned some way, joins while fitting
+    /// the square's neighbours as they lie (rulings 1; [`FitCache`]).
     pub(super) fn new(g: &'g Linie1, imagined: Option<Imagined>, fitted: bool) -> Ways<'g> {
         let mut w = Ways {
             g,
             imagined,
             leads: Vec::new(),
             exits: Vec::new(),
+            keys: Vec::new(),
         };
         let d = g.data();
         let squares = d.square_count();
@@ -224,16 +286,21 @@ impl<'g> Ways<'g> {
         }
         if fitted {
             let demands = g.all_side_demands();
-            let mut table = FitTable::new(g);
+            let set = g.tiles_in_play();
+            let mut known: [Option<[u8; 5]>; 256] = [None; 256];
+            let mut keys = vec![NOT_EMPTY; squares];
             for (i, s) in d.squares() {
                 if w.track(s).is_some() || d.building_at(s).is_some() {
                     continue;
                 }
-                let fit = table.exits(demands[i]);
+                let key = demand_key(demands[i]);
+                keys[i] = key;
+                let fit = *known[usize::from(key)].get_or_insert_with(|| fit_of(g, set, key));
                 for came in 0..5 {
                     exits[i * 5 + came] &= fit[came];
                 }
             }
+            w.keys = keys;
         }
         w.leads = leads;
         w.exits = exits;

@@ -53,15 +53,13 @@ pub const TURN: i64 = 10;
 /// track, a tram making some two and a half squares a move; an empty
 /// square must be laid first, half of a turn's two tiles; a stop ends a
 /// move, which costs some of the next.
-const WEIGHTS: Weights = Weights {
+pub(super) const WEIGHTS: Weights = Weights {
     laid: 4,
     empty: 9,
     halt: 6,
     draw: 10,
 };
 /// [`WEIGHTS`], for the trip search's tests.
-#[cfg(test)]
-pub(super) const TEST_WEIGHTS: Weights = WEIGHTS;
 /// The estimate of a trip that costs nothing more.
 const BASE: i64 = 2000;
 /// A trip set out stands above the same route not yet set out on.

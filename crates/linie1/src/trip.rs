@@ -667,75 +667,50 @@ impl Linie1 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::super::bot::TEST_WEIGHTS;
-    use super::*;
-    use engine::rng::SplitMix64;
-    use engine::{Game, PlayerSetup, Setup};
-
-    /// The bound changes no cost: every seat's trip and drive over random
-    /// games, with and without it.
-    #[test]
-    fn astar_finds_the_least_cost() {
-        let components = super::super::Components::embedded().expect("components");
+impl Linie1 {
+    /// For the crate's tests (`tests/linie1.rs`) only: every seat's trip
+    /// and drive cost at the bot's weights, with and without the A* bound,
+    /// and the way traced (empty squares, in and out by two sides); the
+    /// first disagreement, or how many costs agreed.
+    #[doc(hidden)]
+    pub fn astar_agrees(&self) -> Result<usize, String> {
+        let weights = super::bot::WEIGHTS;
+        let ways = Ways::new(self, None, true);
+        let with = self.reading(&ways);
+        let mut without = self.reading(&ways);
+        without.astar = false;
         let mut compared = 0;
-        for seed in 0..12u64 {
-            let setup = Setup {
-                kind: "linie1".into(),
-                players: (0..4)
-                    .map(|i| PlayerSetup {
-                        name: format!("p{i}"),
-                        email: format!("p{i}@example.test"),
-                    })
-                    .collect(),
-                options: if seed % 3 == 0 {
-                    vec!["ordered_stops".into()]
-                } else {
-                    Vec::new()
-                },
-                seed,
-            };
-            let mut g = Linie1::new(components.clone(), &setup).expect("game");
-            let mut rng = SplitMix64::new(seed);
-            for step in 0..400 {
-                let Some(a) = g.awaiting().first().map(|a| a.seat) else {
-                    break;
-                };
-                if step % 7 == 0 {
-                    let ways = Ways::new(&g, None, true);
-                    let with = g.reading(&ways);
-                    let mut without = g.reading(&ways);
-                    without.astar = false;
-                    for i in 0..4 {
-                        let seat = Seat(i);
-                        assert_eq!(
-                            g.trip_cost(seat, &with, TEST_WEIGHTS),
-                            g.trip_cost(seat, &without, TEST_WEIGHTS),
-                            "seed {seed} step {step} seat {i}"
-                        );
-                        compared += 1;
-                        // The way traced: empty squares, in and out by two
-                        // sides some tile may join.
-                        for (sq, e, x) in g.trip_path(seat, &with, TEST_WEIGHTS) {
-                            assert!(g.laid(g.data.square_at(sq)).is_none());
-                            assert!(e != x && e < 4 && x < 4, "{sq} {e} {x}");
-                        }
-                        let p = &g.players[seat.index()];
-                        if let Some((t, tram)) = p.trip.as_ref().and_then(|t| Some((t, t.tram?))) {
-                            let mask = g.stopped_mask(seat, t);
-                            assert_eq!(
-                                g.drive_cost(seat, &with, (tram, mask, t.to), TEST_WEIGHTS),
-                                g.drive_cost(seat, &without, (tram, mask, t.to), TEST_WEIGHTS),
-                            );
-                        }
-                    }
+        for i in 0..self.players.len() {
+            let seat = Seat(i as u8);
+            let (a, b) = (
+                self.trip_cost(seat, &with, weights),
+                self.trip_cost(seat, &without, weights),
+            );
+            if a != b {
+                return Err(format!(
+                    "seat {i}: trip {a:?} with the bound, {b:?} without"
+                ));
+            }
+            compared += 1;
+            for (sq, e, x) in self.trip_path(seat, &with, weights) {
+                if self.laid(self.data.square_at(sq)).is_some() || e == x || e >= 4 || x >= 4 {
+                    return Err(format!("seat {i}: the way crosses {sq} from {e} to {x}"));
                 }
-                let legal = g.legal_orders(a);
-                let o = legal[rng.below(legal.len())].clone();
-                g.apply(a, &o).expect("legal");
+            }
+            let p = &self.players[seat.index()];
+            if let Some((t, tram)) = p.trip.as_ref().and_then(|t| Some((t, t.tram?))) {
+                let mask = self.stopped_mask(seat, t);
+                let (a, b) = (
+                    self.drive_cost(seat, &with, (tram, mask, t.to), weights),
+                    self.drive_cost(seat, &without, (tram, mask, t.to), weights),
+                );
+                if a != b {
+                    return Err(format!(
+                        "seat {i}: drive {a:?} with the bound, {b:?} without"
+                    ));
+                }
             }
         }
-        assert!(compared > 100);
+        Ok(compared)
     }
 }

@@ -44,22 +44,11 @@ use super::data::{Edge, LineId, RouteCardId};
 use super::hints::extends_track;
 use super::order::Order;
 use super::route::Ways;
-use super::trip::{Reading, Weights};
+use super::trip::{Reading, WEIGHTS};
 use super::{Linie1, shuffle};
 
 /// The estimate's unit: a tenth of a turn.
 pub const TURN: i64 = 10;
-/// What a place of a trip costs, in tenths of a turn: to drive over
-/// track, a tram making some two and a half squares a move; an empty
-/// square must be laid first, half of a turn's two tiles; a stop ends a
-/// move, which costs some of the next.
-pub(super) const WEIGHTS: Weights = Weights {
-    laid: 4,
-    empty: 9,
-    halt: 6,
-    draw: 10,
-};
-/// [`WEIGHTS`], for the trip search's tests.
 /// The estimate of a trip that costs nothing more.
 const BASE: i64 = 2000;
 /// A trip set out stands above the same route not yet set out on.

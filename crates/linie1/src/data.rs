@@ -452,7 +452,7 @@ pub struct Components {
     /// What the bots' way searches read of the tile types, worked out
     /// once (`route.rs`): derived, not stored, not compared.
     #[serde(skip)]
-    pub(crate) fits: crate::route::FitCache,
+    pub(crate) fits: FitCache,
 }
 
 impl Components {
@@ -1237,4 +1237,59 @@ fn build_cards(src: &Source<'_>, raw: RawCards, out: &mut Components) -> Result<
     }
     out.routes = routes;
     Ok(())
+}
+
+/// Per tile type and pattern of side demands (`Linie1::all_side_demands`,
+/// as `route.rs`'s `demand_key`), the sides a way may leave an empty square by,
+/// having entered by each side or by none (a way that starts there):
+/// those the tile, in some orientation, joins to it (touches, for none)
+/// while fitting the demands. Derived from the tile types alone, so
+/// worked out once per [`crate::Components`], on first use, and kept
+/// there (not stored, not compared).
+#[derive(Clone, Default)]
+pub struct FitCache(std::sync::OnceLock<Vec<[[u8; 5]; 256]>>);
+
+impl PartialEq for FitCache {
+    fn eq(&self, _: &FitCache) -> bool {
+        true
+    }
+}
+
+impl Eq for FitCache {}
+
+impl std::fmt::Debug for FitCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FitCache")
+    }
+}
+
+impl FitCache {
+    /// The table of every tile type of `tiles` (the components' own).
+    pub(crate) fn of(&self, tiles: &[TileType]) -> &[[[u8; 5]; 256]] {
+        self.0.get_or_init(|| {
+            tiles
+                .iter()
+                .map(|t| {
+                    let mut table = [[0u8; 5]; 256];
+                    for (key, out) in table.iter_mut().enumerate() {
+                        let (must, must_not) = ((key & 0xf) as u8, (key >> 4) as u8);
+                        for p in &t.orientations {
+                            let ends = p.ends();
+                            if ends & must != must || ends & must_not != 0 {
+                                continue;
+                            }
+                            for came in Edge::ALL {
+                                for x in p.exits_from(came) {
+                                    out[came.index()] |= 1 << x.index();
+                                }
+                            }
+                            // A way that starts on the square: any end.
+                            out[4] |= ends;
+                        }
+                    }
+                    table
+                })
+                .collect()
+        })
+    }
 }

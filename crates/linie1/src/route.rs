@@ -136,60 +136,6 @@ pub(super) enum Lead {
     Closed,
 }
 
-/// Per tile type and pattern of side demands (`Linie1::all_side_demands`,
-/// as [`demand_key`]), the sides a way may leave an empty square by,
-/// having entered by each side or by none (a way that starts there):
-/// those the tile, in some orientation, joins to it (touches, for none)
-/// while fitting the demands. Derived from the tile types alone, so
-/// worked out once per [`super::Components`], on first use, and kept
-/// there (not stored, not compared).
-#[derive(Clone, Default)]
-pub struct FitCache(std::sync::OnceLock<Vec<[[u8; 5]; 256]>>);
-
-impl PartialEq for FitCache {
-    fn eq(&self, _: &FitCache) -> bool {
-        true
-    }
-}
-
-impl Eq for FitCache {}
-
-impl std::fmt::Debug for FitCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FitCache")
-    }
-}
-
-impl FitCache {
-    /// The table of every tile type of `tiles` (the components' own).
-    pub(crate) fn of(&self, tiles: &[super::data::TileType]) -> &[[[u8; 5]; 256]] {
-        self.0.get_or_init(|| {
-            tiles
-                .iter()
-                .map(|t| {
-                    let mut table = [[0u8; 5]; 256];
-                    for (key, out) in table.iter_mut().enumerate() {
-                        let (must, must_not) = ((key & 0xf) as u8, (key >> 4) as u8);
-                        for p in &t.orientations {
-                            let ends = p.ends();
-                            if ends & must != must || ends & must_not != 0 {
-                                continue;
-                            }
-                            for came in Edge::ALL {
-                                for x in p.exits_from(came) {
-                                    out[came.index()] |= 1 << x.index();
-                                }
-                            }
-                            out[NO_SIDE] |= ends;
-                        }
-                    }
-                    table
-                })
-                .collect()
-        })
-    }
-}
-
 /// A [`Ways::keys`] entry for a square that is not empty.
 pub(super) const NOT_EMPTY: u8 = u8::MAX;
 
@@ -251,7 +197,7 @@ impl<'g> Ways<'g> {
     /// `fitted`, a way crosses an empty square only between two sides
     /// that some tile still in play (in the supply or a hand,
     /// [`Linie1::tiles_in_play`]), turned some way, joins while fitting
-    /// the square's neighbours as they lie (rulings 1; [`FitCache`]).
+    /// the square's neighbours as they lie (rulings 1; [`super::data::FitCache`]).
     pub(super) fn new(g: &'g Linie1, imagined: Option<Imagined>, fitted: bool) -> Ways<'g> {
         let mut w = Ways {
             g,

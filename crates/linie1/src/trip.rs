@@ -38,6 +38,18 @@ fn masks_of(g: &Linie1, seat: Seat) -> u16 {
 /// No cost found (yet).
 const UNREACHED: u16 = u16::MAX;
 
+/// The weights the bot's estimate reads a trip by (`bot.rs`), in tenths
+/// of a turn: to drive over track, a tram making some two and a half
+/// squares a move; an empty square must be laid first, half of a turn's
+/// two tiles; a stop ends a move, which costs some of the next; a side
+/// only a tile still in the supply can reach, a turn's draw more.
+pub(super) const WEIGHTS: Weights = Weights {
+    laid: 4,
+    empty: 9,
+    halt: 6,
+    draw: 10,
+};
+
 /// What a place entered costs (each at least 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Weights {
@@ -674,7 +686,7 @@ impl Linie1 {
     /// first disagreement, or how many costs agreed.
     #[doc(hidden)]
     pub fn astar_agrees(&self) -> Result<usize, String> {
-        let weights = super::bot::WEIGHTS;
+        let weights = WEIGHTS;
         let ways = Ways::new(self, None, true);
         let with = self.reading(&ways);
         let mut without = self.reading(&ways);

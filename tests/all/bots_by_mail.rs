@@ -104,14 +104,7 @@ impl Table {
     }
 
     fn ok(&self, args: &[&str]) -> String {
-        let out = self.sm(args);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        crate::common::succeeded(args, self.sm(args))
     }
 
     /// `new KIND` with these `--player` arguments and more; the game's id.

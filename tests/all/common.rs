@@ -505,3 +505,15 @@ fn golden_svgs_tolerate_float_noise_and_nothing_else() {
 pub fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// The standard output (UTF-8) of a run of the binary with `args` that
+/// must have succeeded; else the test fails with both its outputs.
+pub fn succeeded(args: &[&str], out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("the binary writes UTF-8")
+}

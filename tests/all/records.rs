@@ -276,14 +276,7 @@ impl Server {
     }
 
     fn ok(&self, args: &[&str]) -> String {
-        let out = self.sm(args);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        crate::common::succeeded(args, self.sm(args))
     }
 }
 

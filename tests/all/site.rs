@@ -111,14 +111,7 @@ impl Server {
     }
 
     pub fn ok(&self, args: &[&str]) -> String {
-        let out = self.sm(args);
-        assert!(
-            out.status.success(),
-            "{args:?}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        crate::common::succeeded(args, self.sm(args))
     }
 
     /// Delivers a mail into the Maildir; its Message-ID.

@@ -981,7 +981,6 @@ impl<'a, 'c> Act<'a, 'c> {
         self.with.readdress = Some((old.clone(), bot.to_string()));
         self.give_seat(record, seat, bot)?;
         self.meta.set_bot(seat, true);
-        self.meta.set_autopilot(seat, false);
         self.all(format!(
             "A moderator gave {player}'s seat to the bot{}: it plays {player}'s turns from now on.",
             self.because

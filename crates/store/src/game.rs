@@ -376,13 +376,7 @@ impl GameMeta {
 
     /// Marks `seat` as held by a bot (`true`) or a person.
     pub fn set_bot(&mut self, seat: Seat, bot: bool) {
-        if self.bots.len() <= seat.index() {
-            self.bots.resize(seat.index() + 1, false);
-        }
-        self.bots[seat.index()] = bot;
-        if self.bots.iter().all(|b| !b) {
-            self.bots.clear();
-        }
+        set_seat_flag(&mut self.bots, seat, bot);
     }
 
     /// True if `seat`'s player has the bot play for them ([`GameMeta::autopilot`]).
@@ -392,13 +386,7 @@ impl GameMeta {
 
     /// Turns `seat`'s autopilot on or off.
     pub fn set_autopilot(&mut self, seat: Seat, on: bool) {
-        if self.autopilot.len() <= seat.index() {
-            self.autopilot.resize(seat.index() + 1, false);
-        }
-        self.autopilot[seat.index()] = on;
-        if self.autopilot.iter().all(|a| !a) {
-            self.autopilot.clear();
-        }
+        set_seat_flag(&mut self.autopilot, seat, on);
     }
 
     /// True if the engine's bot plays `seat` at `now`: a bot holds it, its
@@ -418,5 +406,17 @@ impl GameMeta {
                 .get(seat.index())
                 .map_or("", |p| p.email.as_str()),
         }
+    }
+}
+
+/// Sets `seat`'s place in a by-seat list of flags, the list grown to it;
+/// a list of none set is kept empty (as stored before the flag existed).
+fn set_seat_flag(flags: &mut Vec<bool>, seat: Seat, on: bool) {
+    if flags.len() <= seat.index() {
+        flags.resize(seat.index() + 1, false);
+    }
+    flags[seat.index()] = on;
+    if flags.iter().all(|f| !f) {
+        flags.clear();
     }
 }

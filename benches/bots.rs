@@ -40,7 +40,10 @@
 //! `SM_BENCH_KINDS=rocket,linie1`, `SM_BENCH_OPPONENTS=random,greedy`,
 //! `SM_BENCH_THREADS=N`; the bot's setting for tuning: `SM_BOT_ITERATIONS`,
 //! `SM_BOT_ROLLOUT`, `SM_BOT_EXPLORATION`, `SM_BOT_PROGRESS`, `SM_BOT_WIDEN_BASE`,
-//! `SM_BOT_WIDEN_POWER` (each default: [`Settings::default`]).
+//! `SM_BOT_WIDEN_POWER`, `SM_BOT_OTHERS_WIDTH` (each default:
+//! [`Settings::default`]). `SM_BENCH_TRACE=1` prints a line a game: the
+//! winner, and how many of the bot's moves fell short of the best order
+//! by its own estimate one order ahead (what a greedy player plays).
 
 mod common;
 
@@ -98,6 +101,11 @@ struct Played {
     won_by_anyone: bool,
     orders: usize,
     moves: Vec<MoveTime>,
+    /// With `SM_BENCH_TRACE`: the winner's seat, and of the bot's searched
+    /// moves those whose own estimate one order ahead fell short of the
+    /// best one (what a greedy player would have reached), with the sum
+    /// of the shortfalls.
+    trace: Option<(Option<Seat>, usize, usize, i64)>,
 }
 
 fn env_or<T: std::str::FromStr>(key: &str, default: T) -> T {
@@ -113,7 +121,10 @@ fn settings() -> Settings {
         iterations: env_or("SM_BOT_ITERATIONS", d.iterations),
         rollout: env_or("SM_BOT_ROLLOUT", d.rollout),
         exploration: env_or("SM_BOT_EXPLORATION", d.exploration),
-        progress: env_or("SM_BOT_PROGRESS", d.progress),
+        progress: std::env::var("SM_BOT_PROGRESS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .or(d.progress),
         widen_base: env_or("SM_BOT_WIDEN_BASE", d.widen_base),
         widen_power: env_or("SM_BOT_WIDEN_POWER", d.widen_power),
         others_width: std::env::var("SM_BOT_OTHERS_WIDTH")
@@ -160,6 +171,8 @@ fn play<G: Game>(
     let mut rng = SplitMix64::new(game_seed ^ 0xb075);
     let mut moves = Vec::new();
     let mut orders = 0;
+    let tracing = std::env::var_os("SM_BENCH_TRACE").is_some();
+    let (mut short, mut shortfall) = (0usize, 0i64);
     while orders < MAX_ORDERS {
         let awaited = g.awaiting();
         if awaited.is_empty() {
@@ -180,6 +193,19 @@ fn play<G: Game>(
                 wall: w.elapsed(),
                 searched: !d.candidates.is_empty(),
             });
+            if tracing && !d.candidates.is_empty() {
+                let one_ahead = |o: &G::Order| {
+                    let mut after = g.clone();
+                    after.apply(seat, o).ok().and_then(|_| after.estimate(seat))
+                };
+                let best = g.legal_orders(seat).iter().filter_map(one_ahead).max();
+                if let (Some(b), Some(e)) = (best, one_ahead(&d.order))
+                    && e < b
+                {
+                    short += 1;
+                    shortfall += b - e;
+                }
+            }
             d.order
         } else {
             let legal = g.legal_orders(seat);
@@ -202,11 +228,17 @@ fn play<G: Game>(
         ),
         Status::Active(_) => (None, false),
     };
+    let winner = match g.status() {
+        Status::Finished(placings) => placings.iter().find(|p| p.place == 1).map(|p| p.seat),
+        Status::Active(_) => None,
+    };
+    let searched = moves.iter().filter(|m| m.searched).count();
     Played {
         place,
         won_by_anyone,
         orders,
         moves,
+        trace: tracing.then_some((winner, searched, short, shortfall)),
     }
 }
 
@@ -232,6 +264,15 @@ fn play_set<G: Game>(
                     let game = make(seed);
                     let seat = Seat((i % PLAYERS) as u8);
                     let p = play(&game, seed, seat, opponent, settings);
+                    if let Some((winner, searched, short, shortfall)) = p.trace {
+                        println!(
+                            "trace: game {i} bot seat {} winner {:?} orders {} searched {searched} \
+                             short of greedy {short} by {shortfall}",
+                            seat.0,
+                            winner.map(|w| w.0),
+                            p.orders,
+                        );
+                    }
                     if let Ok(mut v) = out.lock() {
                         v[i] = Some(p);
                     }

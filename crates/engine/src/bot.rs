@@ -26,7 +26,11 @@
 //!   finishes ahead of (a tie counts half): 1 for a sole winner, 0 for
 //!   the last, so a bot in a lost game still plays for second place; in
 //!   Linie 1, where only the winner places, a game with no winner is worth
-//!   more to a loser than another's win.
+//!   more to a loser than another's win. A position short of the end is
+//!   scored by the game's estimate ([`results`]): a seat's standing
+//!   against the others and its own progress, weighted as the game asks
+//!   ([`Game::BOT_PROGRESS`]; Linie 1 its own progress alone, as the
+//!   others' estimates rest on cards drawn at random).
 //! - **Each single order is a decision.** A Linie 1 turn (two lays, then
 //!   draws) is as many levels of the tree as it has orders; an order that
 //!   is the only one open is played without a node. Where several seats
@@ -108,8 +112,9 @@ pub struct Settings {
     pub exploration: f64,
     /// The weight, between 0 and 1, of a seat's own progress (how far its
     /// estimate moved since the root) in the result of a position scored
-    /// by estimate; the rest is its standing against the others.
-    pub progress: f64,
+    /// by estimate; the rest is its standing against the others. None:
+    /// the game's own, [`Game::BOT_PROGRESS`].
+    pub progress: Option<f64>,
     /// Progressive widening: a node visited `n` times considers the first
     /// ⌈`widen_base` × n^`widen_power`⌉ of its orders (at least one).
     pub widen_base: f64,
@@ -128,7 +133,7 @@ impl Default for Settings {
             iterations: 600,
             rollout: 0,
             exploration: 0.5,
-            progress: 0.3,
+            progress: None,
             widen_base: 2.0,
             widen_power: 0.5,
             others_width: None,
@@ -201,7 +206,8 @@ pub fn choose<G: Game>(
     by_estimate(&world, seat, &mut legal);
     let seats = world.player_names().len();
     let base = world.estimates();
-    let mut search = Search::new(seat, (seats, base), legal, settings, rng);
+    let progress = settings.progress.unwrap_or(G::BOT_PROGRESS).clamp(0.0, 1.0);
+    let mut search = Search::new(seat, (seats, base, progress), legal, settings, rng);
     for _ in 0..settings.iterations.max(1) {
         search.iterate(&world);
     }
@@ -278,6 +284,8 @@ struct Search<'s, O> {
     /// Every seat's estimate at the root, in the determinization the
     /// search started from; None where the game gives none.
     base: Option<Vec<i64>>,
+    /// [`Settings::progress`], or the game's.
+    progress: f64,
     settings: &'s Settings,
     rng: SplitMix64,
     nodes: Vec<Node<O>>,
@@ -294,7 +302,7 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
     /// A search for `me` whose root offers `legal` (in hint order).
     fn new(
         me: Seat,
-        (seats, base): (usize, Option<Vec<i64>>),
+        (seats, base, progress): (usize, Option<Vec<i64>>, f64),
         legal: Vec<O>,
         settings: &'s Settings,
         rng: SplitMix64,
@@ -312,6 +320,7 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
             me,
             seats,
             base,
+            progress,
             settings,
             rng,
             nodes: vec![root],
@@ -351,7 +360,7 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
             }
             node = self.nodes[node].children[edge].node;
         }
-        let result = self.score(&state);
+        let result = self.score(&state, &path);
         self.nodes[0].visits += 1;
         for step in path {
             let seat = self.nodes[step.node]
@@ -497,13 +506,25 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
         }
     }
 
-    /// Each seat's result in `state`: see [`results`].
-    fn score<G: Game>(&self, state: &G) -> Vec<f64> {
+    /// Each seat's result in `state`: see [`results`]. Only the results
+    /// of the seats that chose an order on `path` are read: at progress
+    /// 1, only their estimates are asked for.
+    fn score<G: Game>(&self, state: &G, path: &[Step]) -> Vec<f64> {
+        let mut choosers = vec![false; self.seats];
+        for step in path {
+            let seat = self.nodes[step.node]
+                .choice
+                .as_ref()
+                .map_or(self.me, |c| c.seat);
+            if let Some(c) = choosers.get_mut(seat.index()) {
+                *c = true;
+            }
+        }
         results(
             state,
-            self.seats,
+            (self.seats, &choosers),
             self.base.as_deref(),
-            self.settings.progress,
+            self.progress,
         )
     }
 
@@ -555,8 +576,14 @@ fn finished<G: Game>(state: &G) -> bool {
 /// `progress`, the same curve of how far the seat's estimate moved from
 /// `base` (its estimate at the root), so that a seat far ahead (or far
 /// behind) still prefers the orders that bring it on. Every seat scores ½
-/// where neither is known.
-fn results<G: Game>(state: &G, seats: usize, base: Option<&[i64]>, progress: f64) -> Vec<f64> {
+/// where neither is known. At `progress` 1 only the estimates of the
+/// seats marked in `wanted` are read, and the others score ½.
+fn results<G: Game>(
+    state: &G,
+    (seats, wanted): (usize, &[bool]),
+    base: Option<&[i64]>,
+    progress: f64,
+) -> Vec<f64> {
     let others = seats.saturating_sub(1).max(1) as f64;
     if let Status::Finished(placings) = state.status() {
         let mut place = vec![u8::MAX; seats];
@@ -579,10 +606,16 @@ fn results<G: Game>(state: &G, seats: usize, base: Option<&[i64]>, progress: f64
             })
             .collect();
     }
-    let (Some(est), Some(base)) = (state.estimates(), base) else {
+    let Some(base) = base else {
         return vec![0.5; seats];
     };
     let scale = G::ESTIMATE_SCALE.max(f64::MIN_POSITIVE);
+    if progress >= 1.0 {
+        return own_progress(state, wanted, base, scale);
+    }
+    let Some(est) = state.estimates() else {
+        return vec![0.5; seats];
+    };
     (0..seats)
         .map(|i| {
             let ahead: f64 = (0..seats.min(est.len()))
@@ -594,6 +627,25 @@ fn results<G: Game>(state: &G, seats: usize, base: Option<&[i64]>, progress: f64
             (1.0 - progress) * ahead / others + progress * moved
         })
         .collect()
+}
+
+/// [`results`] at progress 1: for each seat marked in `wanted`, the
+/// logistic curve of how far its estimate moved from `base`; ½ for the
+/// others, and for every seat where the game gives no estimate.
+fn own_progress<G: Game>(state: &G, wanted: &[bool], base: &[i64], scale: f64) -> Vec<f64> {
+    let asked: Vec<Seat> = (0..wanted.len())
+        .filter(|i| wanted[*i])
+        .map(|i| Seat(i as u8))
+        .collect();
+    let mut out = vec![0.5; wanted.len()];
+    let Some(est) = state.estimates_of(&asked) else {
+        return out;
+    };
+    for (seat, now) in asked.iter().zip(est) {
+        let then = base.get(seat.index()).copied().unwrap_or(now);
+        out[seat.index()] = logistic((now - then) as f64 / scale);
+    }
+    out
 }
 
 fn logistic(x: f64) -> f64 {

@@ -499,15 +499,34 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// every seat) may answer it at once. By default each seat's
     /// estimate in turn.
     fn estimates(&self) -> Option<Vec<i64>> {
-        (0..self.player_names().len())
-            .map(|i| self.estimate(Seat(i as u8)))
-            .collect()
+        let seats: Vec<Seat> = (0..self.player_names().len())
+            .map(|i| Seat(i as u8))
+            .collect();
+        self.estimates_of(&seats)
+    }
+
+    /// The [`Game::estimate`]s of `seats`, in the order asked, or None
+    /// where the game gives none: what the bot asks of a position when
+    /// only some seats' results count ([`Game::BOT_PROGRESS`] at 1). By
+    /// default each seat's estimate in turn.
+    fn estimates_of(&self, seats: &[Seat]) -> Option<Vec<i64>> {
+        seats.iter().map(|s| self.estimate(*s)).collect()
     }
 
     /// The estimate's scale: how far apart two seats' [`Game::estimate`]s
     /// are when the bot takes the one ahead to finish ahead 73 times in
     /// 100 (the logistic curve at 1, [`bot::results`]).
     const ESTIMATE_SCALE: f64 = 1.0;
+
+    /// For the engine's bot only: the weight, between 0 and 1, of a
+    /// seat's own progress in the result of a position scored by
+    /// [`Game::estimate`], the rest being its standing against the others
+    /// ([`bot::Settings::progress`] when that is None). At 1 a seat
+    /// plays for its own estimate alone, and the bot reads the estimates
+    /// of the seats whose choices it weighs, not every seat's: the right
+    /// weight where the others' estimates rest mostly on secrets the bot
+    /// draws at random (Linie 1's route cards).
+    const BOT_PROGRESS: f64 = 0.3;
 
     /// For the engine's bot only: how many of the orders of the seat it
     /// plays for, in [`Game::order_hint`]'s order, it reads one order

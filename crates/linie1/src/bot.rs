@@ -105,12 +105,13 @@ impl Linie1 {
         self.estimate_on(seat, &self.reading(&ways))
     }
 
-    /// See [`engine::Game::estimates`]: every seat's, the board read once.
-    pub(super) fn estimates_all(&self) -> Option<Vec<i64>> {
+    /// See [`engine::Game::estimates_of`]: the board read once.
+    pub(super) fn estimates_of_seats(&self, seats: &[Seat]) -> Option<Vec<i64>> {
         let ways = Ways::new(self, None, true);
         let reading = self.reading(&ways);
-        (0..self.players.len())
-            .map(|i| self.estimate_on(Seat(i as u8), &reading))
+        seats
+            .iter()
+            .map(|s| self.estimate_on(*s, &reading))
             .collect()
     }
 

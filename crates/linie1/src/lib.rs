@@ -691,13 +691,18 @@ impl Game for Linie1 {
         self.estimate_for(seat)
     }
 
-    /// Every seat's, the board read once.
-    fn estimates(&self) -> Option<Vec<i64>> {
-        self.estimates_all()
+    /// The seats', the board read once.
+    fn estimates_of(&self, seats: &[Seat]) -> Option<Vec<i64>> {
+        self.estimates_of_seats(seats)
     }
 
     /// Three turns.
     const ESTIMATE_SCALE: f64 = (3 * bot::TURN) as f64;
+
+    /// Its own trip alone: the others' estimates rest on the line and
+    /// route cards the bot deals them at random, and weighing them made
+    /// it weaker (docs/performance.md, "Bots").
+    const BOT_PROGRESS: f64 = 1.0;
 
     /// The hint puts first the lays along the trip's cheapest way and the
     /// exchanges, the orders that can bring the trip on; of the few

@@ -597,7 +597,8 @@ mod hints {
 
 /// The bot's trip search (`trip.rs`) finds the same least cost with and
 /// without its A* bound, every seat's trip and drive, over random games
-/// (every third with `ordered_stops`).
+/// (every third with `ordered_stops`); and a seat's estimate is the same
+/// asked alone, with some seats, or with every seat.
 #[test]
 fn the_bots_trip_search_is_as_cheap_with_its_bound_as_without() {
     use engine::rng::SplitMix64;
@@ -631,6 +632,11 @@ fn the_bots_trip_search_is_as_cheap_with_its_bound_as_without() {
                     Ok(n) => compared += n,
                     Err(e) => panic!("seed {seed} step {step}: {e}"),
                 }
+                let alone: Vec<Option<i64>> = (0..4).map(|i| g.estimate(Seat(i))).collect();
+                let every = g.estimates().map(|v| v.into_iter().map(Some).collect());
+                assert_eq!(every, Some(alone.clone()), "seed {seed} step {step}");
+                let some = g.estimates_of(&[Seat(3), Seat(1)]);
+                assert_eq!(some, alone[3].zip(alone[1]).map(|(a, b)| vec![a, b]));
             }
             let legal = g.legal_orders(a);
             let o = legal[rng.below(legal.len())].clone();

@@ -1815,3 +1815,33 @@ fn a_replaced_player_takes_the_addresses_they_added_with_them() {
             .contains("Someone tried to give orders as you")
     );
 }
+
+/// The help a player gets by mail lists every site command the players'
+/// guide (docs/players.md, the table of the server's commands) gives:
+/// `games` and `bump` were once missing from it.
+#[test]
+fn the_help_by_mail_lists_every_site_command_of_the_players_guide() {
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/players.md"))
+        .expect("docs/players.md");
+    let table = guide
+        .split("| command | where | what |")
+        .nth(1)
+        .expect("the guide's table of site commands");
+    let help = stationmaster::service::site::help_text();
+    let mut read = 0;
+    for row in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
+        let form = row.split('`').nth(1).expect("a command in backticks");
+        // The command's own words, before its first placeholder.
+        let words: Vec<&str> = form
+            .split_whitespace()
+            .take_while(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+            .collect();
+        let command = words.join(" ");
+        assert!(
+            help.contains(&format!("\n  {command}")),
+            "`{command}` is in docs/players.md but not in the help:\n{help}"
+        );
+        read += 1;
+    }
+    assert!(read >= 14, "{read} commands read from the guide");
+}

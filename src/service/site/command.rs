@@ -45,6 +45,14 @@ pub const FORMS: &[(&str, &str)] = &[
     ),
     ("unwatch GAME", "no more mail about GAME"),
     (
+        "games",
+        "your games here: each running game with whom it waits for and its deadlines, how each finished game ended, and the games forming that you sit in",
+    ),
+    (
+        "bump",
+        "your report again of every game that waits for you now, each in its own thread; once an hour",
+    ),
+    (
         "stats [WHO]",
         "your record here (games played, finished and won, places, deadlines missed, seats handed on, ratings); `stats ADDRESS` or `stats NAME`: another player's public figures",
     ),

@@ -294,7 +294,7 @@ pub fn welcome(
         .map(|(f, w)| format!("  {f:<32} {w}"))
         .collect();
     let text = format!(
-        "You moderate {id}. Reply to this mail (its subject tag and reply address carry your key)\nwith one command a line; a line `why TEXT` gives the reason for the commands after it.\nOne command that changes the game per mail (a `note` too); `preview` may come with it.\n\n{finished}\n\n{}\n\nOn the server: stationmaster mod {id} COMMAND\n\n-- \nStationmaster, for {id}.\n",
+        "You moderate {id}. Reply to this mail (its subject tag and reply address carry your key) with one command a line; a line `why TEXT` gives the reason for the commands after it. One command that changes the game per mail (a `note` too); `preview` may come with it.\n\n{finished}\n\n{}\n\nOn the server: stationmaster mod {id} COMMAND\n\n-- \nStationmaster, for {id}.\n",
         forms.join("\n")
     );
     // The root of this moderator's thread: every later mail to them about

@@ -1995,6 +1995,13 @@ fn issue_11_every_kind_of_mail_has_a_text_and_an_html_part() {
         // thread (the short help and the alert stand apart; a welcome is a
         // thread's root).
         let root = m.text.starts_with("Welcome to") || m.text.starts_with("You moderate");
+        // A moderator's welcome opens with one paragraph, as a mail
+        // program that reads flowed text joins it to its width, not lines
+        // broken where the server's source broke them.
+        if m.text.starts_with("You moderate") {
+            let first = m.text.lines().next().unwrap_or_default();
+            assert!(first.ends_with("`preview` may come with it."), "{}", m.text);
+        }
         if !root && !matches!(*what, "short help" | "intruder alert") {
             assert!(
                 !m.references.is_empty(),

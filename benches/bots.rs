@@ -38,9 +38,10 @@
 //!
 //! Smaller runs: `SM_BENCH_GAMES=N` (games per set, default 1,000),
 //! `SM_BENCH_KINDS=rocket,linie1`, `SM_BENCH_OPPONENTS=random,greedy`,
-//! `SM_BENCH_THREADS=N`; the bot's setting for tuning: `SM_BOT_ITERATIONS`,
-//! `SM_BOT_ROLLOUT`, `SM_BOT_EXPLORATION`, `SM_BOT_PROGRESS`, `SM_BOT_WIDEN_BASE`,
-//! `SM_BOT_WIDEN_POWER`, `SM_BOT_OTHERS_WIDTH` (each default:
+//! `SM_BENCH_THREADS=N`; the bot's setting for tuning:
+//! `SM_BOT_ITERATIONS`, `SM_BOT_ROLLOUT`, `SM_BOT_EXPLORATION`,
+//! `SM_BOT_PROGRESS`, `SM_BOT_WIDEN_BASE`, `SM_BOT_WIDEN_POWER`,
+//! `SM_BOT_OTHERS_WIDTH`, `SM_BOT_OTHERS_IN_TREE` (each default:
 //! [`Settings::default`]). `SM_BENCH_TRACE=1` prints a line a game: the
 //! winner, and how many of the bot's moves fell short of the best order
 //! by its own estimate one order ahead (what a greedy player plays).
@@ -131,6 +132,7 @@ fn settings() -> Settings {
             .ok()
             .and_then(|v| v.parse().ok())
             .or(d.others_width),
+        others_in_tree: env_or("SM_BOT_OTHERS_IN_TREE", d.others_in_tree),
     }
 }
 

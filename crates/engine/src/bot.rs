@@ -125,6 +125,10 @@ pub struct Settings {
     /// first of their orders in hint order, and the tree branches only on
     /// the bot's own, seeing further ahead.
     pub others_width: Option<usize>,
+    /// False: the tree holds the bot's own orders only, up to the first
+    /// order of another seat, where the position is scored: every
+    /// iteration spent on its own turn (Linie 1's two lays together).
+    pub others_in_tree: bool,
 }
 
 impl Default for Settings {
@@ -137,6 +141,7 @@ impl Default for Settings {
             widen_base: 2.0,
             widen_power: 0.5,
             others_width: None,
+            others_in_tree: true,
         }
     }
 }
@@ -347,6 +352,9 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
             let Some(seat) = self.mover(&state, path.is_empty()) else {
                 break;
             };
+            if seat != self.me && !self.settings.others_in_tree {
+                break;
+            }
             if !self.list(node, seat, &state) {
                 break;
             }

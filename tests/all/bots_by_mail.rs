@@ -577,3 +577,39 @@ fn a_bot_that_plays_first_plays_at_the_first_cycle_and_everyone_hears_of_it() {
         );
     }
 }
+
+/// `takeback` once the bot has answered a player's orders is refused, as
+/// after any other player's move (docs/players.md, `takeback`), naming
+/// the bot's seat; nothing changes.
+#[test]
+fn a_takeback_after_the_bot_has_moved_is_refused_and_changes_nothing() {
+    let mut t = Table::new(30);
+    let players = ["ann=ann@example.test", "Rex=bot", "bob=bob@example.test"];
+    let id = t.new_game("rocket", &players, &["--seed", "3"]);
+    t.process();
+    // The people play until the bot answers one of them at once.
+    let mut last = String::new();
+    for n in 0..20u64 {
+        if t.ok(&["log", &id.0]).contains("Rex is played by the bot") {
+            break;
+        }
+        last = awaited(&t, &id);
+        let game = t.game(&id);
+        let order = persons_order(&*game, game.awaiting()[0].seat, n);
+        drop(game);
+        t.reply(&format!("{last}@example.test"), &order);
+    }
+    let log = t.ok(&["log", &id.0]);
+    assert!(log.contains("Rex is played by the bot"), "{log}");
+    let address = format!("{last}@example.test");
+    let before = t.game(&id).snapshot().unwrap();
+    let got = t.reply(&address, "takeback");
+    let told = got.iter().find(|g| g.to == address).unwrap();
+    assert!(
+        told.text
+            .contains("`takeback` was not done: Rex has acted since"),
+        "{}",
+        told.text
+    );
+    assert_eq!(t.game(&id).snapshot().unwrap(), before);
+}

@@ -1095,7 +1095,7 @@ impl<'a, 'c> Act<'a, 'c> {
             self.record(),
             &self.meta,
             &*self.game,
-            &ended,
+            (&ended, None),
             &report::Board::new(self.ctx, &*self.game, &[]),
             self.now,
         )?);

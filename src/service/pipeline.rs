@@ -474,7 +474,7 @@ impl<'a, 'c> Reports<'a, 'c> {
                 &self.record,
                 &update.meta,
                 self.game,
-                finished,
+                (finished, self.archive.as_ref()),
                 &self.map,
                 now,
             )?);

@@ -1121,7 +1121,10 @@ pub fn notice_html_with_picture(
 
 /// The game-over mail to every moderator of the game: how it ended, the
 /// board's last picture (as the players' last mail has it, issue 38), the
-/// final table and where the archive is. Sent once, when the game ends.
+/// final table and where the archive is: `archive` attached, where the
+/// players' last mail attaches it (the games not on the web), as a
+/// moderator who is no operator can reach it, and its place on the
+/// server. Sent once, when the game ends.
 #[allow(clippy::too_many_arguments)]
 pub fn game_over_to_moderators(
     ctx: &Ctx<'_>,
@@ -1129,7 +1132,7 @@ pub fn game_over_to_moderators(
     record: &GameRecord,
     meta: &GameMeta,
     game: &dyn AnyGame,
-    ended: &Ended,
+    (ended, archive): (&Ended, Option<&FileAttachment>),
     board: &Board,
     now: DateTime<Utc>,
 ) -> Result<Vec<OutMail>, ServiceError> {
@@ -1138,13 +1141,14 @@ pub fn game_over_to_moderators(
         Ended::Aborted { .. } => format!("The game is over: {}.", ended.how(settings)),
         Ended::Finished(headline) => format!("The game is over. {headline}."),
     };
-    // Moderators work at the server too: where it keeps the archive is
-    // theirs to know, and its public page, where the games are on the web.
-    let reached = archive_reached(ctx, id, None)
-        .map(|r| format!("The game's archive for everyone is {r}. "))
+    // A moderator may be a player who made the game by mail, or work at
+    // the server: the archive as everyone reaches it (its page, or the
+    // file attached), and where the server keeps it.
+    let reached = archive_reached(ctx, id, archive)
+        .map(|r| format!("The game's archive is {r}. "))
         .unwrap_or_default();
     let text = format!(
-        "{how}\n\n{}\n\n{reached}The archive (the whole turn log, the final map and scores, and one HTML page) is in {} on the server; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
+        "{how}\n\n{}\n\n{reached}On the server the archive (the whole turn log, the final map and scores, and one HTML page) is kept in {}; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
         mail_page(
             &game.render_map().text,
             &status_block(game, Some(ended), Viewer::Moderator)
@@ -1164,6 +1168,7 @@ pub fn game_over_to_moderators(
         text: &text,
         html: &html,
         picture: picture.as_ref().map(|(inline, _)| inline),
+        attachment: archive,
     };
     to_each_moderator(ctx, id, meta, &meta.moderators, &mail, now)
 }
@@ -1179,6 +1184,8 @@ pub struct ModeratorMail<'a> {
     pub html: &'a str,
     /// The board's picture, where the HTML shows it.
     pub picture: Option<&'a crate::mail::compose::InlinePicture>,
+    /// A file for the moderator to open (the game's archive).
+    pub attachment: Option<&'a FileAttachment>,
 }
 
 /// One `mail` to each moderator of the game (`game_moderators` and the
@@ -1204,6 +1211,7 @@ pub fn to_each_moderator(
             references,
             reply_to: reply_to_moderator(ctx, id, meta, &m),
             picture: mail.picture.cloned(),
+            attachment: mail.attachment.cloned(),
             ..Draft::default()
         };
         out.push(super::compose_mail(ctx, &id.0, mail.what, &draft, now)?);

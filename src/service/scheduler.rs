@@ -39,6 +39,7 @@ pub fn to_moderators(
         text: &text,
         html: &html,
         picture: None,
+        attachment: None,
     };
     report::to_each_moderator(ctx, id, &meta, game_moderators, &mail, now)
 }

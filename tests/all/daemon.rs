@@ -2105,6 +2105,17 @@ fn issue_11_the_game_over_mail_asks_for_nothing_and_reaches_the_moderators() {
         "{}",
         moderator.text
     );
+    // The archive as a moderator who is no operator reaches it (a player
+    // who made the game by mail): attached as the players' is; and where
+    // the server keeps it, for one who is.
+    assert!(
+        moderator
+            .text
+            .contains("the file rocket-1.html attached to this mail"),
+        "{}",
+        moderator.text
+    );
+    assert_eq!(moderator.attached, ["rocket-1.html"]);
     assert!(
         moderator.text.contains("var/archive/rocket-1"),
         "{}",

@@ -371,16 +371,21 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
         let result = self.score(&state, &path);
         self.nodes[0].visits += 1;
         for step in path {
-            let seat = self.nodes[step.node]
-                .choice
-                .as_ref()
-                .map_or(self.me, |c| c.seat);
+            let seat = self.chooser(&step);
             let e = &mut self.nodes[step.node].children[step.edge];
             e.visits += 1;
             e.total += result[seat.index()];
             let child = e.node;
             self.nodes[child].visits += 1;
         }
+    }
+
+    /// The seat that chose the order of `step`.
+    fn chooser(&self, step: &Step) -> Seat {
+        self.nodes[step.node]
+            .choice
+            .as_ref()
+            .map_or(self.me, |c| c.seat)
     }
 
     /// Who gives the next order: `me` at the root (the seat the bot was
@@ -520,11 +525,7 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
     fn score<G: Game>(&self, state: &G, path: &[Step]) -> Vec<f64> {
         let mut choosers = vec![false; self.seats];
         for step in path {
-            let seat = self.nodes[step.node]
-                .choice
-                .as_ref()
-                .map_or(self.me, |c| c.seat);
-            if let Some(c) = choosers.get_mut(seat.index()) {
+            if let Some(c) = choosers.get_mut(self.chooser(step).index()) {
                 *c = true;
             }
         }

@@ -195,6 +195,13 @@ impl Table {
     }
 }
 
+/// The mail among `got` to `who`, which the test expects there is.
+fn mail_to<'g>(got: &'g [Got], who: &str) -> &'g Got {
+    got.iter()
+        .find(|g| g.to == who)
+        .unwrap_or_else(|| panic!("no mail to {who} among {} sent", got.len()))
+}
+
 fn read(path: &Path) -> Got {
     let bytes = std::fs::read(path).unwrap();
     let m = MessageParser::default()
@@ -386,7 +393,7 @@ fn a_player_away_with_the_bot_is_played_for_and_comes_back_mid_game() {
     let today = t.now.format("%Y-%m-%d").to_string();
     let later = (t.now + Duration::days(5)).format("%Y-%m-%d").to_string();
     let got = t.reply(CY, &format!("away {today} to {later} bot"));
-    let ann = got.iter().find(|g| g.to == "ann@example.test").unwrap();
+    let ann = mail_to(&got, "ann@example.test");
     assert!(
         ann.text.contains("the bot plays their turns meanwhile"),
         "{}",
@@ -399,7 +406,7 @@ fn a_player_away_with_the_bot_is_played_for_and_comes_back_mid_game() {
     // cy is back mid-game: an order, though not their turn (refused, or
     // held), stops the bot, and they are told.
     let got = t.reply(CY, "extend GWR C14");
-    let told = got.iter().find(|g| g.to == CY).unwrap();
+    let told = mail_to(&got, CY);
     assert!(
         told.text.contains("the bot no longer plays for you"),
         "{}",
@@ -426,7 +433,7 @@ fn autopilot_on_hands_the_turns_to_the_bot_and_off_takes_them_back() {
     assert_ne!(awaited(&t, &id), "cy", "the bot did not take cy's turn");
     people_play(&mut t, &id, 4);
     let got = t.reply(CY, "autopilot off");
-    let told = got.iter().find(|g| g.to == CY).unwrap();
+    let told = mail_to(&got, CY);
     assert!(
         told.text.contains("plays their own turns again"),
         "{}",
@@ -435,7 +442,7 @@ fn autopilot_on_hands_the_turns_to_the_bot_and_off_takes_them_back() {
     until(&mut t, &id, "cy");
     // Off when it is off already: said, nothing changes.
     let got = t.reply(CY, "autopilot off");
-    let told = got.iter().find(|g| g.to == CY).unwrap();
+    let told = mail_to(&got, CY);
     assert!(
         told.text.contains("the bot is not playing for you"),
         "{}",
@@ -483,7 +490,7 @@ fn the_bot_policy_plays_a_missed_turn() {
         log.contains("under the game's `bot` policy the bot played for them"),
         "{log}"
     );
-    let ann = got.iter().find(|g| g.to == "ann@example.test").unwrap();
+    let ann = mail_to(&got, "ann@example.test");
     assert!(ann.text.contains("it counted as"), "{}", ann.text);
 }
 
@@ -530,10 +537,10 @@ fn the_lobby_seats_bots_with_new_bots_n() {
     t.mail_server("ann@example.test", "new rocket bots=2");
     // The first mail from an address is held until it proves itself.
     let got = t.reply("ann@example.test", "yes, me");
-    let made = got.iter().find(|g| g.to == "ann@example.test").unwrap();
+    let made = mail_to(&got, "ann@example.test");
     assert!(made.text.contains("The bot takes 2 seats"), "{}", made.text);
     let got = t.reply("ann@example.test", "start");
-    let ann = got.iter().find(|g| g.to == "ann@example.test").unwrap();
+    let ann = mail_to(&got, "ann@example.test");
     assert!(!ann.text.contains("needs"), "{}", ann.text);
     assert!(got.iter().all(|g| g.to.contains('@')));
     let id = GameId("rocket-1".to_string());
@@ -548,7 +555,7 @@ fn the_lobby_seats_bots_with_new_bots_n() {
     assert_eq!(awaited(&t, &id), "ann");
     // Too many bots leave no seat for a person.
     let got = t.mail_server("ann@example.test", "new rocket bots=4");
-    let ann = got.iter().find(|g| g.to == "ann@example.test").unwrap();
+    let ann = mail_to(&got, "ann@example.test");
     assert!(
         ann.text
             .contains("`bots=4`: the number of seats for the bot, 1 to 3"),
@@ -604,7 +611,7 @@ fn a_takeback_after_the_bot_has_moved_is_refused_and_changes_nothing() {
     let address = format!("{last}@example.test");
     let before = t.game(&id).snapshot().unwrap();
     let got = t.reply(&address, "takeback");
-    let told = got.iter().find(|g| g.to == address).unwrap();
+    let told = mail_to(&got, &address);
     assert!(
         told.text
             .contains("`takeback` was not done: Rex has acted since"),

@@ -449,6 +449,18 @@ impl Config {
         );
         at_least(
             &mut out,
+            "[inbound] timeout_seconds",
+            self.inbound.timeout_seconds,
+            1,
+        );
+        at_least(
+            &mut out,
+            "[outbound] timeout_seconds",
+            self.outbound.timeout_seconds,
+            1,
+        );
+        at_least(
+            &mut out,
             "[limits] mails_per_sender_per_cycle",
             self.limits.mails_per_sender_per_cycle as u64,
             1,

@@ -782,6 +782,7 @@ port = 0
 security = "plain"
 user = "me"
 password_env = "STATIONMASTER_TEST_NO_SUCH_VARIABLE"
+timeout_seconds = 0
 "#,
     )
     .unwrap();
@@ -800,7 +801,8 @@ password_env = "STATIONMASTER_TEST_NO_SUCH_VARIABLE"
         "[outbound] port: 0 is not a port",
         "[outbound] security: plain (unencrypted) is only allowed towards this machine",
         "[outbound] password_env: the environment variable STATIONMASTER_TEST_NO_SUCH_VARIABLE is not set",
-        "config bad.toml: 12 problem(s)",
+        "[outbound] timeout_seconds: 0 is too small (at least 1)",
+        "config bad.toml: 13 problem(s)",
     ] {
         assert!(
             err.lines().any(|l| l.starts_with(line)),

@@ -950,9 +950,9 @@ fn sigterm_while_the_outbox_drains_to_a_silent_server_stops_after_the_mail_in_ha
 }
 
 /// An SMTP server that takes the connection and never answers is named
-/// so in the log: "no answer within 30 s", not the system's words for a
-/// read that timed out ("Resource temporarily unavailable (os error 11)").
-/// (It waits out the transport's 30 s timeout.)
+/// so in the log: "no answer within 2 s", not the system's words for a
+/// read that timed out ("Resource temporarily unavailable (os error 11)"),
+/// after `[outbound] timeout_seconds`, not the default 30 s.
 #[test]
 fn an_smtp_server_that_never_answers_is_said_to_give_no_answer() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -963,13 +963,18 @@ fn an_smtp_server_that_never_answers_is_said_to_give_no_answer() {
         host: "127.0.0.1".into(),
         port,
         security: Security::Plain,
+        timeout_seconds: 2,
         ..OutboundConfig::default()
     })
     .unwrap();
+    let asked = std::time::Instant::now();
     let e = smtp.send(&out_mail("silent@example.org")).unwrap_err();
+    let waited = asked.elapsed();
     drop(held.join());
     assert!(e.is_transient(), "{e:?}");
     let text = e.to_string();
-    assert!(text.contains("no answer within 30 s"), "{text}");
+    assert!(text.contains("no answer within 2 s"), "{text}");
+    // The configured timeout, not the default: well short of 30 s.
+    assert!(waited < std::time::Duration::from_secs(20), "{waited:?}");
     assert!(!text.contains("os error"), "{text}");
 }

@@ -90,6 +90,9 @@ pub struct InboundConfig {
     /// Extra PEM root certificate to trust (a private CA), besides the
     /// system's web roots.
     pub ca_file: Option<PathBuf>,
+    /// How long a connect, a read or a write may wait for the server, in
+    /// seconds (at least 1).
+    pub timeout_seconds: u64,
 }
 
 impl Default for InboundConfig {
@@ -108,6 +111,7 @@ impl Default for InboundConfig {
             trust_authentication_results: String::new(),
             quarantine_mailbox: "Quarantine".to_string(),
             ca_file: None,
+            timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
         }
     }
 }
@@ -145,6 +149,9 @@ pub struct OutboundConfig {
     pub password_env: String,
     /// Extra PEM root certificate to trust (a private CA).
     pub ca_file: Option<PathBuf>,
+    /// How long a connect, a read or a write may wait for the server, in
+    /// seconds (at least 1).
+    pub timeout_seconds: u64,
 }
 
 impl Default for OutboundConfig {
@@ -159,8 +166,20 @@ impl Default for OutboundConfig {
             password: String::new(),
             password_env: String::new(),
             ca_file: None,
+            timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
         }
     }
+}
+
+/// `timeout_seconds` of `[inbound]` and `[outbound]` where the file says
+/// nothing: long enough for a slow server's greeting, short enough that a
+/// silent one holds a cycle up for half a minute at most.
+pub const DEFAULT_TIMEOUT_SECONDS: u64 = 30;
+
+/// A `timeout_seconds` as the transports use it: at least a second
+/// (the configuration check refuses 0).
+pub fn timeout(seconds: u64) -> std::time::Duration {
+    std::time::Duration::from_secs(seconds.max(1))
 }
 
 /// The password of a server: the `password` key, else the environment

@@ -62,6 +62,8 @@ pub struct Imap {
     has_idle: bool,
     /// Connections opened so far.
     opened: usize,
+    /// `[inbound] timeout_seconds`.
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for Imap {
@@ -162,6 +164,7 @@ impl Imap {
             has_uidplus: false,
             has_idle: false,
             opened: 0,
+            timeout: crate::config::timeout(cfg.timeout_seconds),
         };
         let session = imap.open()?;
         imap.session = Some(session);
@@ -188,6 +191,7 @@ impl Imap {
             has_uidplus: self.has_uidplus,
             has_idle: self.has_idle,
             opened: 0,
+            timeout: self.timeout,
         }
     }
 
@@ -213,7 +217,7 @@ impl Imap {
 
     /// A TCP connection with timeouts.
     fn tcp(&self) -> Result<TcpStream, TransportError> {
-        net::tcp(&self.host, self.port, &self.server)
+        net::tcp(&self.host, self.port, &self.server, self.timeout)
     }
 
     /// TLS over `tcp`, handshake done (so certificate errors show here).
@@ -230,14 +234,16 @@ impl Imap {
     /// (the `imap` crate does not expose the command on an unauthenticated
     /// client). Reads byte by byte, so nothing after the OK is swallowed.
     fn starttls(&self, tcp: &mut TcpStream) -> Result<(), TransportError> {
-        let greeting = read_line(tcp).map_err(|e| self.connect_error(e))?;
+        let greeting =
+            read_line(tcp).map_err(|e| self.connect_error(net::io_text(&e, self.timeout)))?;
         if !greeting.starts_with("* OK") {
             return Err(self.refused(format!("unexpected greeting: {greeting}"), false));
         }
         tcp.write_all(b"s0 STARTTLS\r\n")
-            .map_err(|e| self.connect_error(e))?;
+            .map_err(|e| self.connect_error(net::io_text(&e, self.timeout)))?;
         for _ in 0..100 {
-            let line = read_line(tcp).map_err(|e| self.connect_error(e))?;
+            let line =
+                read_line(tcp).map_err(|e| self.connect_error(net::io_text(&e, self.timeout)))?;
             if let Some(rest) = line.strip_prefix("s0 ") {
                 if rest.len() >= 2 && rest[..2].eq_ignore_ascii_case("OK") {
                     return Ok(());
@@ -352,7 +358,7 @@ impl Imap {
             ::imap::Error::Bye(bye) => {
                 self.connect_error(format!("the server hung up: {}", bye.information))
             }
-            ::imap::Error::Io(e) => self.connect_error(net::io_text(&e)),
+            ::imap::Error::Io(e) => self.connect_error(net::io_text(&e, self.timeout)),
             e => self.connect_error(e),
         }
     }
@@ -636,14 +642,17 @@ impl Watch for ImapWatcher {
 }
 
 /// IDLE sets its own read timeout, and none after it: then ours again, so
-/// the connection never waits without a limit.
+/// the connection never waits without a limit. IDLE leaves the write
+/// timeout alone: it is the configured one (`net::tcp`).
 impl ::imap::extensions::idle::SetReadTimeout for Stream {
     fn set_read_timeout(&mut self, timeout: Option<Duration>) -> ::imap::Result<()> {
-        let timeout = Some(timeout.unwrap_or(super::TIMEOUT));
         let tcp = match self {
             Stream::Plain(s) => s,
             Stream::Tls(s) => s.get_ref(),
         };
+        let ours = tcp.write_timeout().map_err(::imap::Error::Io)?;
+        let default = crate::config::timeout(crate::config::DEFAULT_TIMEOUT_SECONDS);
+        let timeout = Some(timeout.or(ours).unwrap_or(default));
         tcp.set_read_timeout(timeout).map_err(::imap::Error::Io)
     }
 }

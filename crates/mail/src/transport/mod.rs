@@ -24,10 +24,10 @@
 //! `ca_file`), and an unencrypted connection is refused with
 //! [`TransportError::Config`] unless the host is a loopback address.
 //!
-//! Every network operation has a 30 second timeout ([`TIMEOUT`]).
+//! Every network connect, read and write has a timeout: `timeout_seconds`
+//! of `[inbound]` and `[outbound]`, 30 by default.
 
 use std::path::Path;
-use std::time::Duration;
 
 use crate::config::{InboundConfig, InboundKind, OutboundConfig, OutboundKind, Security};
 
@@ -46,9 +46,6 @@ pub use imap::{IDLE_REFRESH, IMAP_FETCH_LIMIT, Imap, ImapWatcher};
 pub use maildir::Maildir;
 pub use memory::{MemoryInbound, MemoryOutbound};
 pub use smtp::Smtp;
-
-/// The timeout of every network connect, read and write.
-pub const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Builds the inbound transport `cfg.kind` names: a [`Maildir`] (created if
 /// missing) or an [`Imap`] connection (logged in, mailbox selected).

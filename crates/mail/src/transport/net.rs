@@ -8,7 +8,8 @@ use std::sync::Arc;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, ClientConnection, StreamOwned};
 
-use super::TIMEOUT;
+use std::time::Duration;
+
 use crate::TransportError;
 
 /// Plain TCP or TLS over it.
@@ -42,16 +43,28 @@ impl Write for Stream {
     }
 }
 
+/// Whether an I/O error is a read or write that ran out of its timeout.
+pub(super) fn timed_out(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
 /// What an I/O error on a connection says: a read or write that ran out
-/// of [`TIMEOUT`] is a server that did not answer, not the system's
+/// of `timeout` is a server that did not answer, not the system's
 /// "Resource temporarily unavailable (os error 11)".
-pub(super) fn io_text(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
-            format!("no answer within {} s", TIMEOUT.as_secs())
-        }
-        _ => e.to_string(),
+pub(super) fn io_text(e: &io::Error, timeout: Duration) -> String {
+    if timed_out(e) {
+        silent(timeout)
+    } else {
+        e.to_string()
     }
+}
+
+/// A server that did not answer within `timeout`.
+pub(super) fn silent(timeout: Duration) -> String {
+    format!("no answer within {} s", timeout.as_secs())
 }
 
 /// A connection failure at `server` (`host:port`).
@@ -62,19 +75,24 @@ pub(super) fn connect_error(server: &str, message: impl std::fmt::Display) -> Tr
     }
 }
 
-/// A TCP connection to `host:port`, with [`TIMEOUT`] on connect, read and
+/// A TCP connection to `host:port`, with `timeout` on connect, read and
 /// write, and Nagle off (commands are small and answered one by one).
-pub(super) fn tcp(host: &str, port: u16, server: &str) -> Result<TcpStream, TransportError> {
+pub(super) fn tcp(
+    host: &str,
+    port: u16,
+    server: &str,
+    timeout: Duration,
+) -> Result<TcpStream, TransportError> {
     let addrs = (host, port)
         .to_socket_addrs()
         .map_err(|e| connect_error(server, format!("cannot resolve {host}: {e}")))?;
     let mut last = None;
     for addr in addrs {
-        match TcpStream::connect_timeout(&addr, TIMEOUT) {
+        match TcpStream::connect_timeout(&addr, timeout) {
             Ok(tcp) => {
                 let timeouts = tcp
-                    .set_read_timeout(Some(TIMEOUT))
-                    .and_then(|()| tcp.set_write_timeout(Some(TIMEOUT)));
+                    .set_read_timeout(Some(timeout))
+                    .and_then(|()| tcp.set_write_timeout(Some(timeout)));
                 timeouts.map_err(|e| connect_error(server, e))?;
                 let _ = tcp.set_nodelay(true);
                 return Ok(tcp);

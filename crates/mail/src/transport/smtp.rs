@@ -46,8 +46,10 @@ impl Reply {
 
 /// What went wrong in a session.
 enum Fail {
-    /// The connection: broken, closed, timed out, TLS.
+    /// The connection: broken, closed, TLS.
     Io(String),
+    /// A read or write that ran out of the timeout.
+    Silent,
     /// A reply that is not SMTP: the session is unusable.
     Garbled(String),
     /// The server said no (4xx or 5xx), to this command.
@@ -58,7 +60,11 @@ enum Fail {
 
 impl From<io::Error> for Fail {
     fn from(e: io::Error) -> Fail {
-        Fail::Io(net::io_text(&e))
+        if net::timed_out(&e) {
+            Fail::Silent
+        } else {
+            Fail::Io(e.to_string())
+        }
     }
 }
 
@@ -74,9 +80,10 @@ impl From<TransportError> for Fail {
 }
 
 impl Fail {
-    fn into_error(self, server: &str) -> TransportError {
+    fn into_error(self, server: &str, timeout: Duration) -> TransportError {
         match self {
             Fail::Io(message) => net::connect_error(server, message),
+            Fail::Silent => net::connect_error(server, net::silent(timeout)),
             Fail::Garbled(message) => TransportError::Refused {
                 server: server.to_string(),
                 message,
@@ -228,6 +235,8 @@ pub struct Smtp {
     session: Option<Session>,
     /// Sessions opened so far.
     connections: usize,
+    /// `[outbound] timeout_seconds`.
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for Smtp {
@@ -292,6 +301,7 @@ impl Smtp {
             description,
             session: None,
             connections: 0,
+            timeout: crate::config::timeout(cfg.timeout_seconds),
         })
     }
 
@@ -302,7 +312,9 @@ impl Smtp {
 
     /// Connects, says EHLO, does TLS and AUTH as configured, and quits.
     pub(super) fn check(&self) -> Result<String, TransportError> {
-        let mut session = self.open().map_err(|f| f.into_error(&self.server))?;
+        let mut session = self
+            .open()
+            .map_err(|f| f.into_error(&self.server, self.timeout))?;
         let pipelining = if session.offers("PIPELINING") {
             ", PIPELINING"
         } else {
@@ -324,7 +336,7 @@ impl Smtp {
     /// Opens a session: connect (with TLS from the start, or STARTTLS),
     /// greeting, EHLO, AUTH.
     fn open(&self) -> Result<Session, Fail> {
-        let tcp = net::tcp(&self.host, self.port, &self.server)?;
+        let tcp = net::tcp(&self.host, self.port, &self.server, self.timeout)?;
         let stream = match self.security {
             Security::Tls => self.tls_wrap(tcp)?,
             _ => Stream::Plain(tcp),
@@ -582,7 +594,9 @@ impl Outbound for Smtp {
             let mut session = match self.session.take() {
                 Some(session) => session,
                 None => {
-                    let session = self.open().map_err(|f| f.into_error(&self.server))?;
+                    let session = self
+                        .open()
+                        .map_err(|f| f.into_error(&self.server, self.timeout))?;
                     self.connections += 1;
                     session
                 }
@@ -595,7 +609,7 @@ impl Outbound for Smtp {
                 Err(failure) => {
                     // Replies may be left unread: the session is not reused.
                     drop(session);
-                    let error = failure.fail.into_error(&self.server);
+                    let error = failure.fail.into_error(&self.server, self.timeout);
                     let again = reused && failure.before_data && error.is_transient();
                     if !again {
                         return Err(error);

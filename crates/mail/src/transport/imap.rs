@@ -215,6 +215,12 @@ impl Imap {
         }
     }
 
+    /// A connection failure from an I/O error: a read or write that ran
+    /// out of the timeout is said to be a server that did not answer.
+    fn io_error(&self, e: &io::Error) -> TransportError {
+        self.connect_error(net::io_text(e, self.timeout))
+    }
+
     /// A TCP connection with timeouts.
     fn tcp(&self) -> Result<TcpStream, TransportError> {
         net::tcp(&self.host, self.port, &self.server, self.timeout)
@@ -234,16 +240,14 @@ impl Imap {
     /// (the `imap` crate does not expose the command on an unauthenticated
     /// client). Reads byte by byte, so nothing after the OK is swallowed.
     fn starttls(&self, tcp: &mut TcpStream) -> Result<(), TransportError> {
-        let greeting =
-            read_line(tcp).map_err(|e| self.connect_error(net::io_text(&e, self.timeout)))?;
+        let greeting = read_line(tcp).map_err(|e| self.io_error(&e))?;
         if !greeting.starts_with("* OK") {
             return Err(self.refused(format!("unexpected greeting: {greeting}"), false));
         }
         tcp.write_all(b"s0 STARTTLS\r\n")
-            .map_err(|e| self.connect_error(net::io_text(&e, self.timeout)))?;
+            .map_err(|e| self.io_error(&e))?;
         for _ in 0..100 {
-            let line =
-                read_line(tcp).map_err(|e| self.connect_error(net::io_text(&e, self.timeout)))?;
+            let line = read_line(tcp).map_err(|e| self.io_error(&e))?;
             if let Some(rest) = line.strip_prefix("s0 ") {
                 if rest.len() >= 2 && rest[..2].eq_ignore_ascii_case("OK") {
                     return Ok(());
@@ -358,7 +362,7 @@ impl Imap {
             ::imap::Error::Bye(bye) => {
                 self.connect_error(format!("the server hung up: {}", bye.information))
             }
-            ::imap::Error::Io(e) => self.connect_error(net::io_text(&e, self.timeout)),
+            ::imap::Error::Io(e) => self.io_error(&e),
             e => self.connect_error(e),
         }
     }

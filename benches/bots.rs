@@ -19,11 +19,14 @@
 //! `bot::seed(game seed, orders so far, seat)`, every other seat its
 //! baseline:
 //! - random: an order of `legal_orders` uniformly at random;
-//! - greedy: every legal order applied to a copy, and the one after which
-//!   the game's own `estimate` of the seat itself is highest (Rocket:
-//!   money plus what the end-game scoring would pay now; Linie 1: how far
-//!   its route is built or its trip driven), ties broken at random. A
-//!   player's estimate of itself reads its own secrets only.
+//! - greedy: every legal order applied to a copy of the game as the seat
+//!   may know it (`Game::determinize`, as the bot reads it: a copy of the
+//!   game itself would show a Linie 1 player the tile the supply gives
+//!   next), and the one after which the game's own `estimate` of the seat
+//!   itself is highest (Rocket: money plus what the end-game scoring
+//!   would pay now; Linie 1: how far its route is built or its trip
+//!   driven), ties broken at random. A player's estimate of itself reads
+//!   its own secrets only.
 //!
 //! A win is a first place, shared or not (Linie 1 has one winner or
 //! none). The intervals: Wilson's for the win rate, the normal one for
@@ -37,6 +40,8 @@
 //! thread.
 //!
 //! Smaller runs: `SM_BENCH_GAMES=N` (games per set, default 1,000),
+//! `SM_BENCH_FIRST=I` (the first game's index, default 0: a set split
+//! between processes or machines plays the same games),
 //! `SM_BENCH_KINDS=rocket,linie1`, `SM_BENCH_OPPONENTS=random,greedy`,
 //! `SM_BENCH_THREADS=N`; the bot's setting for tuning:
 //! `SM_BOT_ITERATIONS`, `SM_BOT_ROLLOUT`, `SM_BOT_EXPLORATION`,
@@ -137,12 +142,16 @@ fn settings() -> Settings {
 }
 
 /// The greedy baseline's order for `seat`: the best own estimate after
-/// it, ties at random.
+/// it, ties at random. It reads the game as the bot does, through
+/// [`Game::determinize`] for its seat: an order applied to a copy of the
+/// game itself would see what no player may know (a Linie 1 `draw
+/// supply` on a copy draws the very tile the game will draw next).
 fn greedy<G: Game>(g: &G, seat: Seat, legal: &[G::Order], rng: &mut SplitMix64) -> usize {
+    let world = g.determinize(seat, rng);
     let mut best: Vec<usize> = Vec::new();
     let mut top = i64::MIN;
     for (i, o) in legal.iter().enumerate() {
-        let mut after = g.clone();
+        let mut after = world.clone();
         if after.apply(seat, o).is_err() {
             continue;
         }
@@ -196,8 +205,10 @@ fn play<G: Game>(
                 searched: !d.candidates.is_empty(),
             });
             if tracing && !d.candidates.is_empty() {
+                // Its own generator: tracing must not change the game.
+                let world = g.determinize(seat, &mut SplitMix64::new(orders as u64));
                 let one_ahead = |o: &G::Order| {
-                    let mut after = g.clone();
+                    let mut after = world.clone();
                     after.apply(seat, o).ok().and_then(|_| after.estimate(seat))
                 };
                 let best = g.legal_orders(seat).iter().filter_map(one_ahead).max();
@@ -244,10 +255,11 @@ fn play<G: Game>(
     }
 }
 
-/// Plays a set of `n` games on `threads` threads; the results by game.
+/// Plays a set of `n` games from game `first` on `threads` threads; the
+/// results by game.
 fn play_set<G: Game>(
     make: &(dyn Fn(u64) -> G + Sync),
-    n: usize,
+    (first, n): (usize, usize),
     threads: usize,
     opponent: Opponent,
     settings: &Settings,
@@ -262,13 +274,14 @@ fn play_set<G: Game>(
                     if i >= n {
                         return;
                     }
-                    let seed = SEED + i as u64;
+                    let g = first + i;
+                    let seed = SEED + g as u64;
                     let game = make(seed);
-                    let seat = Seat((i % PLAYERS) as u8);
+                    let seat = Seat((g % PLAYERS) as u8);
                     let p = play(&game, seed, seat, opponent, settings);
                     if let Some((winner, searched, short, shortfall)) = p.trace {
                         println!(
-                            "trace: game {i} bot seat {} winner {:?} orders {} searched {searched} \
+                            "trace: game {g} bot seat {} winner {:?} orders {} searched {searched} \
                              short of greedy {short} by {shortfall}",
                             seat.0,
                             winner.map(|w| w.0),
@@ -372,12 +385,14 @@ fn met(ok: bool) -> &'static str {
 
 fn main() {
     let games: usize = env_or("SM_BENCH_GAMES", 1000);
+    let first: usize = env_or("SM_BENCH_FIRST", 0);
     let threads: usize = env_or("SM_BENCH_THREADS", 2);
     let kinds = std::env::var("SM_BENCH_KINDS").unwrap_or_else(|_| "rocket,linie1".into());
     let opponents = std::env::var("SM_BENCH_OPPONENTS").unwrap_or_else(|_| "random,greedy".into());
     let settings = settings();
     println!(
-        "bots: {games} 4-player games a set, the bot in seat i mod 4, {threads} thread(s); {settings:?}"
+        "bots: {games} 4-player games a set from game {first}, the bot in seat i mod 4, \
+         {threads} thread(s); {settings:?}"
     );
     let board = Board::embedded().expect("the shipped board");
     let components = Components::embedded().expect("the shipped components");
@@ -401,8 +416,8 @@ fn main() {
             };
             let started = Instant::now();
             let played = match kind {
-                "rocket" => play_set(&rocket, games, threads, opponent, &settings),
-                _ => play_set(&linie1, games, threads, opponent, &settings),
+                "rocket" => play_set(&rocket, (first, games), threads, opponent, &settings),
+                _ => play_set(&linie1, (first, games), threads, opponent, &settings),
             };
             let v = report(kind, opponent, &played, started.elapsed());
             verdicts.push((kind.to_string(), opponent, v));

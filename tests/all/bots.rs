@@ -327,3 +327,56 @@ fn estimates_read_the_position() {
     assert!(built.estimate(Seat(0)) > fresh.estimate(Seat(0)));
     assert_eq!(built.estimate(Seat(9)), None);
 }
+
+/// `orders` orders from `g`'s start, each seat playing as a greedy player
+/// would: the bot with one iteration plays the order its own estimate one
+/// order ahead likes best, so each builds towards its own route.
+fn advance_greedily(g: &mut Linie1, seed: u64, orders: usize) {
+    let one = Settings {
+        iterations: 1,
+        ..Settings::default()
+    };
+    for n in 0..orders {
+        let Some(seat) = g.awaiting().first().map(|a| a.seat) else {
+            return;
+        };
+        let d = bot::choose(g, seat, bot::seed(seed, n as u64, seat), &one).unwrap();
+        g.apply(seat, &d.order).unwrap();
+    }
+}
+
+#[test]
+fn the_bot_reads_the_others_routes_from_the_tiles_they_laid() {
+    // Who laid which tile is public; a player who builds towards their
+    // route shows it. Uniformly dealt, a hidden player's true pair of
+    // cards comes up once in some 25 determinizations; read from their
+    // tiles, far more often.
+    const DRAWS: u64 = 200;
+    let (mut hits, mut pairs_open, mut asked) = (0u64, 0.0f64, 0u64);
+    for seed in [11u64, 12, 13] {
+        let mut g = linie1(seed);
+        advance_greedily(&mut g, seed, 48);
+        let me = g.awaiting()[0].seat;
+        let players = g.players();
+        let seen = |i: usize| i == me.index() || players[i].driving;
+        let hidden: Vec<usize> = (0..4).filter(|i| !seen(*i)).collect();
+        let routes = g.data().route_set(usize::from(g.options().stops)).len();
+        let open = (g.data().lines.len() - (4 - hidden.len())) * (routes - (4 - hidden.len()));
+        for draw in 0..DRAWS {
+            let d = g.determinize(me, &mut SplitMix64::new(draw));
+            for &i in &hidden {
+                let (guessed, true_) = (&d.players()[i], &players[i]);
+                hits += u64::from(guessed.line == true_.line && guessed.route == true_.route);
+                pairs_open += 1.0 / open as f64;
+                asked += 1;
+            }
+        }
+    }
+    assert!(asked >= 3 * DRAWS, "{asked} cards guessed");
+    // Dealt at random, `pairs_open` hits would be expected.
+    assert!(
+        hits as f64 > 5.0 * pairs_open,
+        "{hits} of {asked} guesses right, {pairs_open:.0} by chance"
+    );
+    eprintln!("{hits} of {asked} guesses right, {pairs_open:.0} by chance");
+}

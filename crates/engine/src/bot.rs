@@ -29,8 +29,9 @@
 //!   more to a loser than another's win. A position short of the end is
 //!   scored by the game's estimate ([`results`]): a seat's standing
 //!   against the others and its own progress, weighted as the game asks
-//!   ([`Game::BOT_PROGRESS`]; Linie 1 its own progress alone, as the
-//!   others' estimates rest on cards drawn at random).
+//!   ([`Game::BOT_PROGRESS`]; the others' estimates are only as good as
+//!   the determinization's guess at their secrets: Linie 1 reads their
+//!   routes from the tiles they laid).
 //! - **Each single order is a decision.** A Linie 1 turn (two lays, then
 //!   draws) is as many levels of the tree as it has orders; an order that
 //!   is the only one open is played without a node. Where several seats

@@ -525,7 +525,8 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// plays for its own estimate alone, and the bot reads the estimates
     /// of the seats whose choices it weighs, not every seat's: the right
     /// weight where the others' estimates rest mostly on secrets the bot
-    /// draws at random (Linie 1's route cards).
+    /// draws at random, knowing nothing of them (Linie 1's route cards,
+    /// before its determinization read them from the tiles laid).
     const BOT_PROGRESS: f64 = 0.3;
 
     /// For the engine's bot only: how many of the orders of the seat it

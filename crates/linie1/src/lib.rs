@@ -398,6 +398,16 @@ pub struct Linie1 {
     #[serde(default)]
     auto_draws: bool,
     result: Option<Outcome>,
+    /// Who laid the tile on each square, row by row: public at the table,
+    /// and what the bot reads the others' routes from (`bot.rs`). Empty,
+    /// and not stored, in a game set up before it was kept, whose log
+    /// replays as it was played.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    laid_by: Vec<Option<Seat>>,
+    /// The bot's guess at the others' cards in this position, once made
+    /// (`bot.rs`); never stored, and emptied by every order applied.
+    #[serde(skip)]
+    guesses: bot::Guesses,
 }
 
 impl Linie1 {
@@ -474,6 +484,8 @@ impl Linie1 {
             passes: 0,
             auto_draws: true,
             result: None,
+            laid_by: vec![None; squares],
+            guesses: bot::Guesses::default(),
         })
     }
 
@@ -699,10 +711,12 @@ impl Game for Linie1 {
     /// Three turns.
     const ESTIMATE_SCALE: f64 = (3 * bot::TURN) as f64;
 
-    /// Its own trip alone: the others' estimates rest on the line and
-    /// route cards the bot deals them at random, and weighing them made
-    /// it weaker (docs/performance.md, "Bots").
-    const BOT_PROGRESS: f64 = 1.0;
+    /// Its own trip, and its standing against the others: their line and
+    /// route cards are guessed from the tiles they laid (`bot.rs`), and
+    /// weighing them so made it stronger; dealt at random, they made it
+    /// weaker, and it played for its own trip alone (docs/performance.md,
+    /// "Bots").
+    const BOT_PROGRESS: f64 = 0.3;
 
     /// The hint puts first the lays along the trip's cheapest way and the
     /// exchanges, the orders that can bring the trip on; of the few

@@ -528,6 +528,9 @@ impl Linie1 {
         }
         let i = self.data.index(s);
         let old = self.cells[i].replace(Laid { tile, paths });
+        if let Some(by) = self.laid_by.get_mut(i) {
+            *by = Some(seat);
+        }
         match old {
             Some(old) => {
                 self.players[seat.index()].hand.push(old.tile);
@@ -1123,6 +1126,8 @@ impl Linie1 {
         seat: Seat,
         order: &Order,
     ) -> Result<Vec<Event>, RuleError> {
+        // The bot's guess was of the position before.
+        self.guesses = super::bot::Guesses::default();
         if *order == Order::Skip {
             return self.skip(seat);
         }

@@ -378,5 +378,4 @@ fn the_bot_reads_the_others_routes_from_the_tiles_they_laid() {
         hits as f64 > 5.0 * pairs_open,
         "{hits} of {asked} guesses right, {pairs_open:.0} by chance"
     );
-    eprintln!("{hits} of {asked} guesses right, {pairs_open:.0} by chance");
 }

@@ -212,7 +212,10 @@ pub fn choose<G: Game>(
     by_estimate(&world, seat, &mut legal);
     let seats = world.player_names().len();
     let base = world.estimates();
-    let progress = settings.progress.unwrap_or(G::BOT_PROGRESS).clamp(0.0, 1.0);
+    let progress = settings
+        .progress
+        .unwrap_or_else(|| world.bot_progress(seat))
+        .clamp(0.0, 1.0);
     let mut search = Search::new(seat, (seats, base, progress), legal, settings, rng);
     for _ in 0..settings.iterations.max(1) {
         search.iterate(&world);

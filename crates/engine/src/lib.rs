@@ -529,6 +529,15 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// before its determinization read them from the tiles laid).
     const BOT_PROGRESS: f64 = 0.3;
 
+    /// For the engine's bot only: [`Game::BOT_PROGRESS`] for `seat` in
+    /// this position (by default that constant): a game may have a seat
+    /// play for its own progress alone where its choices can no longer
+    /// change the others' (a Linie 1 driver).
+    fn bot_progress(&self, seat: Seat) -> f64 {
+        let _ = seat;
+        Self::BOT_PROGRESS
+    }
+
     /// For the engine's bot only: how many of the orders of the seat it
     /// plays for, in [`Game::order_hint`]'s order, it reads one order
     /// ahead by [`Game::estimate`] before its search, to put them in the

@@ -718,6 +718,16 @@ impl Game for Linie1 {
     /// "Bots").
     const BOT_PROGRESS: f64 = 0.3;
 
+    /// A driver lays no more: what it does touches nobody's trip but its
+    /// own, so it plays for that alone (weighing its standing, one whose
+    /// rivals were all stuck shuttled in and out of a terminal).
+    fn bot_progress(&self, seat: Seat) -> f64 {
+        match self.players.get(seat.index()) {
+            Some(p) if p.driving => 1.0,
+            _ => Self::BOT_PROGRESS,
+        }
+    }
+
     /// The hint puts first the lays along the trip's cheapest way and the
     /// exchanges, the orders that can bring the trip on; of the few
     /// hundred other lays, those after the first 96 are not read (the

@@ -48,6 +48,13 @@
 //! logistic curve of their difference over [`Game::ESTIMATE_SCALE`]. A
 //! game that gives no estimate is played to its end.
 //!
+//! **The decision** is the root's most visited order. Where, the budget
+//! spent, another order has the better mean, the search goes on (up to
+//! half the budget again) until the most visited is also the best by
+//! mean: a choice made while the better order is still catching up was
+//! how a Linie 1 driver whose rivals were all stuck circled a loop of
+//! track for ever (`tests/all/bots.rs`).
+//!
 //! **Progressive widening.** A node visited `n` times considers only the
 //! first ⌈`widen_base` × n^`widen_power`⌉ orders of the list, in the order
 //! of [`Game::order_hint`] (a game may put the likely ones first; by
@@ -102,8 +109,9 @@ pub const MAX_ROLLOUT_ORDERS: u32 = 20_000;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     /// Iterations of the search for one order (each a determinization, a
-    /// way down the tree, a rollout and a score). The cost of a move
-    /// grows with it in proportion.
+    /// way down the tree, a rollout and a score), and up to half as many
+    /// more where the most visited order is not the best by mean. The
+    /// cost of a move grows with it in proportion.
     pub iterations: u32,
     /// Orders played at random after the tree's new node before the
     /// position is scored by [`Game::estimate`]; a game with no estimate
@@ -217,7 +225,19 @@ pub fn choose<G: Game>(
         .unwrap_or_else(|| world.bot_progress(seat))
         .clamp(0.0, 1.0);
     let mut search = Search::new(seat, (seats, base, progress), legal, settings, rng);
-    for _ in 0..settings.iterations.max(1) {
+    let budget = settings.iterations.max(1);
+    for _ in 0..budget {
+        search.iterate(&world);
+    }
+    // Max-robust: where the most visited order is not the one of the best
+    // mean, the tree has not settled; search on, up to half the budget
+    // again, until they agree (a Linie 1 driver whose every rival was
+    // stuck circled a loop of track for ever, its choice made while the
+    // better way was still catching up).
+    for _ in 0..budget / 2 {
+        if search.settled() {
+            break;
+        }
         search.iterate(&world);
     }
     search.decision()
@@ -539,6 +559,15 @@ impl<'s, O: Clone + PartialEq> Search<'s, O> {
             self.base.as_deref(),
             self.progress,
         )
+    }
+
+    /// Whether the root's most visited order also has the best mean (or
+    /// the root has no choice).
+    fn settled(&self) -> bool {
+        let children = &self.nodes[0].children;
+        let mean = |e: &Edge| e.total / f64::from(e.visits.max(1));
+        let most = children.iter().max_by_key(|e| e.visits);
+        most.is_none_or(|m| children.iter().all(|e| mean(e) <= mean(m)))
     }
 
     /// The decision: of the root's orders, the most visited; on a tie the

@@ -29,7 +29,7 @@
 //!   more to a loser than another's win. A position short of the end is
 //!   scored by the game's estimate ([`results`]): a seat's standing
 //!   against the others and its own progress, weighted as the game asks
-//!   ([`Game::BOT_PROGRESS`]; the others' estimates are only as good as
+//!   ([`Game::bot_progress`]; the others' estimates are only as good as
 //!   the determinization's guess at their secrets: Linie 1 reads their
 //!   routes from the tiles they laid).
 //! - **Each single order is a decision.** A Linie 1 turn (two lays, then
@@ -122,7 +122,7 @@ pub struct Settings {
     /// The weight, between 0 and 1, of a seat's own progress (how far its
     /// estimate moved since the root) in the result of a position scored
     /// by estimate; the rest is its standing against the others. None:
-    /// the game's own, [`Game::BOT_PROGRESS`].
+    /// the game's own for the seat and position, [`Game::bot_progress`].
     pub progress: Option<f64>,
     /// Progressive widening: a node visited `n` times considers the first
     /// ⌈`widen_base` × n^`widen_power`⌉ of its orders (at least one).

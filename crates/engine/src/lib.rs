@@ -521,7 +521,8 @@ pub trait Game: Clone + Serialize + DeserializeOwned + Send + Sync + 'static {
     /// For the engine's bot only: the weight, between 0 and 1, of a
     /// seat's own progress in the result of a position scored by
     /// [`Game::estimate`], the rest being its standing against the others
-    /// ([`bot::Settings::progress`] when that is None). At 1 a seat
+    /// (through [`Game::bot_progress`], where [`bot::Settings::progress`]
+    /// is None). At 1 a seat
     /// plays for its own estimate alone, and the bot reads the estimates
     /// of the seats whose choices it weighs, not every seat's: the right
     /// weight where the others' estimates rest mostly on secrets the bot

@@ -21,9 +21,11 @@
 //! trip (`trip.rs`'s least cost with their tiles taken off the board, less
 //! the same as it lies). Uniform, the bot took the others' trips for
 //! random ones and did best ignoring them; read so, their standing counts
-//! ([`engine::Game::BOT_PROGRESS`] 0.3). In a game stored before who laid what
-//! was kept, every pair weighs the same. The guess is made once a
-//! position and viewer, and kept with the game until an order changes it.
+//! ([`engine::Game::BOT_PROGRESS`] 0.3; a driver's choices touch no one
+//! else's trip, and it plays for its own alone). In a game stored before
+//! who laid what was kept, every pair weighs the same. The guess is made
+//! once a position and viewer, and kept with the game until an order
+//! changes it.
 //!
 //! **The estimate** ([`Linie1::estimate_for`]) is how soon a seat may
 //! finish its trip, in tenths of a turn ([`TURN`]) below a fixed

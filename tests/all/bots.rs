@@ -428,3 +428,21 @@ fn a_driver_whose_rivals_are_stuck_drives_home() {
     let first = placings.iter().find(|p| p.place == 1).map(|p| p.seat);
     assert_eq!(first, Some(me), "{placings:?}");
 }
+
+/// A driver lays no more, so it plays for its own trip alone; a player
+/// still building weighs their standing too (`Game::bot_progress`).
+#[test]
+fn a_driver_plays_for_its_own_trip_alone() {
+    let mut g = linie1_with_route(&linie1(5));
+    let (me, other) = (Seat(0), Seat(1));
+    assert_eq!(g.bot_progress(me), Linie1::BOT_PROGRESS);
+    let start = g
+        .legal_orders(me)
+        .into_iter()
+        .find(|o| matches!(o, stationmaster::linie1::Order::Start { .. }))
+        .expect("a finished route may set out");
+    g.apply(me, &start).unwrap();
+    assert_eq!(g.bot_progress(me), 1.0);
+    assert_eq!(g.bot_progress(other), Linie1::BOT_PROGRESS);
+    const { assert!(Linie1::BOT_PROGRESS < 1.0) };
+}

@@ -230,7 +230,8 @@ pub struct WebConfig {
     /// `https://games.example.org/`.
     pub url: Option<String>,
     /// List games not made `watchable` in the index too (their pages are
-    /// written either way, and linked from their players' mail).
+    /// written either way, at an address only their players' and
+    /// moderators' mail gives, and the index then gives it too).
     pub list_unwatchable: bool,
 }
 
@@ -246,11 +247,12 @@ impl WebConfig {
         Some((dir, url))
     }
 
-    /// The address of game `game`'s page, where the site is kept:
-    /// `URL/GAME/`.
-    pub fn page_url(&self, game: &str) -> Option<String> {
+    /// The address of the page in `folder` (a game's, as
+    /// `service::web::folder` names it), where the site is kept:
+    /// `URL/FOLDER/`.
+    pub fn page_url(&self, folder: &str) -> Option<String> {
         let (_, url) = self.site()?;
-        Some(format!("{}/{game}/", url.trim_end_matches('/')))
+        Some(format!("{}/{folder}/", url.trim_end_matches('/')))
     }
 
     /// The problems of the section, one line each naming its key: one of

@@ -191,37 +191,31 @@ pub fn new_game(ctx: &Ctx<'_>, spec: GameSpec, now: DateTime<Utc>) -> Result<Gam
         options: spec.options,
         seed: spec.seed,
     };
-    let (id, mut change) = service::new_game_change(
-        ctx,
-        &setup,
-        spec.clock,
-        spec.moderators,
-        None,
-        spec.reports,
-        now,
-    )
-    .map_err(|e| {
-        use crate::engine::SetupError as S;
-        match &e {
-            service::ServiceError::Setup(s)
-            | service::ServiceError::Store(StoreError::Setup(s))
-                if matches!(
-                    s,
-                    S::UnknownKind { .. }
-                        | S::UnknownOption { .. }
-                        | S::OptionValue { .. }
-                        | S::OptionsClash { .. }
-                        | S::Players(_)
-                ) =>
-            {
-                usage(&e)
-            }
-            _ => LocalError::from(e),
-        }
-    })?;
-    if let Some(made) = &mut change.new_game {
-        made.meta.watchable = spec.watchable;
-    }
+    let chosen = service::Chosen {
+        reports: spec.reports,
+        watchable: spec.watchable,
+    };
+    let (id, change) =
+        service::new_game_change(ctx, &setup, spec.clock, spec.moderators, None, chosen, now)
+            .map_err(|e| {
+                use crate::engine::SetupError as S;
+                match &e {
+                    service::ServiceError::Setup(s)
+                    | service::ServiceError::Store(StoreError::Setup(s))
+                        if matches!(
+                            s,
+                            S::UnknownKind { .. }
+                                | S::UnknownOption { .. }
+                                | S::OptionValue { .. }
+                                | S::OptionsClash { .. }
+                                | S::Players(_)
+                        ) =>
+                    {
+                        usage(&e)
+                    }
+                    _ => LocalError::from(e),
+                }
+            })?;
     ctx.store
         .commit(&change)
         .map_err(service::ServiceError::from)?;

@@ -193,7 +193,7 @@ pub(crate) fn observer_mail(
         attachment: attached.cloned(),
         ..observer_draft(ctx, &thread, address, text)
     };
-    super::compose_mail(ctx, &id.0, "watch", &draft, now)
+    super::compose_mail(ctx, &id.0, super::page_address::OBSERVER_MAIL, &draft, now)
 }
 
 /// A mail of `text` to observer `address` of game `id`, in their thread.
@@ -210,7 +210,7 @@ pub(crate) fn observer_notice(
         html: Some(report::notice_html(ctx, &text, None)?),
         ..observer_draft(ctx, &thread, address, text)
     };
-    super::compose_mail(ctx, &id.0, "watch", &draft, now)
+    super::compose_mail(ctx, &id.0, super::page_address::OBSERVER_MAIL, &draft, now)
 }
 
 /// A text mail to observer `address` in `thread` (no HTML yet).
@@ -256,7 +256,8 @@ pub(crate) fn to_observers(
         // Nobody's private messages: a spectator is no end of any.
         let lines = report::history_lines(game, &all, Viewer::Spectator)
             .map_err(crate::store::StoreError::from)?;
-        let kept = report::archive_reached(ctx, id, attached)
+        let reader = super::page_address::Reader::Observer;
+        let kept = report::archive_reached(ctx, (record, &update.meta), reader, attached)
             .map(|r| format!("; as one page, with the board, it is {r}"))
             .unwrap_or_default();
         Some(format!(

@@ -10,6 +10,7 @@ pub mod delivery;
 pub mod moderator;
 pub mod names;
 pub mod orders;
+pub mod page_address;
 pub mod pipeline;
 pub mod quarantine;
 pub mod records;
@@ -127,7 +128,7 @@ pub fn message_id(ctx: &Ctx<'_>, game: &str, what: &str) -> Result<String, Servi
 /// Composes `draft` from our address with a fresh Message-ID (see
 /// [`message_id`]): every mail the daemon sends goes through here. Where
 /// the games are on the web, a mail about game `game` links its page
-/// ([`web::with_link`]).
+/// ([`page_address::with_link`]).
 pub fn compose_mail(
     ctx: &Ctx<'_>,
     game: &str,
@@ -136,7 +137,7 @@ pub fn compose_mail(
     now: DateTime<Utc>,
 ) -> Result<crate::mail::OutMail, ServiceError> {
     let id = message_id(ctx, game, what)?;
-    let linked = web::with_link(ctx.config, game, what, draft);
+    let linked = page_address::with_link(ctx, game, what, draft);
     Ok(crate::mail::compose::compose(
         linked.as_ref().unwrap_or(draft),
         &ctx.config.mail,
@@ -155,15 +156,8 @@ pub fn create_game(
     moderators: Vec<String>,
     now: DateTime<Utc>,
 ) -> Result<GameId, ServiceError> {
-    let (id, change) = new_game_change(
-        ctx,
-        setup,
-        clock,
-        moderators,
-        None,
-        crate::store::ReportMode::default(),
-        now,
-    )?;
+    let (id, change) =
+        new_game_change(ctx, setup, clock, moderators, None, Chosen::default(), now)?;
     ctx.store.commit(&change)?;
     web::refresh(ctx, std::slice::from_ref(&id));
     Ok(id)
@@ -231,17 +225,27 @@ pub fn seats_refusal(
     None
 }
 
+/// A new game's choices that its first mails already follow: its default
+/// `reports` mode, which the welcomes tell, and whether anyone may watch
+/// it, which decides where its page is ([`page_address::folder`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Chosen {
+    /// The game's default `reports` mode.
+    pub reports: crate::store::ReportMode,
+    /// Anyone may watch it.
+    pub watchable: bool,
+}
+
 /// The [`Change`] that creates a game (record, keys, welcome mails, the
 /// moderators' welcomes), not yet committed: the caller may add to it.
-/// `reports` is the game's default `reports` mode, which the welcomes
-/// already tell.
+/// `chosen` is what its creator chose that the welcomes already follow.
 pub fn new_game_change(
     ctx: &Ctx<'_>,
     setup: &Setup,
     clock: ClockSettings,
     moderators: Vec<String>,
     formed: Option<&Formed>,
-    reports: crate::store::ReportMode,
+    chosen: Chosen,
     now: DateTime<Utc>,
 ) -> Result<(GameId, Change), ServiceError> {
     if let Some(why) = seats_refusal(ctx, &setup.players, &moderators) {
@@ -267,7 +271,8 @@ pub fn new_game_change(
             .filter(|f| f.roots.len() == n)
             .map(|f| f.roots.clone())
             .unwrap_or_default(),
-        default_reports: reports,
+        default_reports: chosen.reports,
+        watchable: chosen.watchable,
         ..GameMeta::default()
     };
     let rooted = !meta.welcome_ids.is_empty();

@@ -1033,15 +1033,20 @@ pub fn archive_name(id: &GameId) -> String {
     format!("{id}.html")
 }
 
-/// Where a reader of a mail finds the archive of game `id`, in a
-/// sentence's words: its page on the web, where the games are there, or
-/// the file `attached` to the mail; None where neither is.
+/// Where a reader of a mail finds the archive of game `record`: its page on
+/// the web (as [`super::page_address::page_url`] gives it to `reader`), where the
+/// games are there, or the file `attached` to the mail, in a sentence's
+/// words; None where neither is.
 pub fn archive_reached(
     ctx: &Ctx<'_>,
-    id: &GameId,
+    (record, meta): (&GameRecord, &GameMeta),
+    reader: super::page_address::Reader,
     attached: Option<&FileAttachment>,
 ) -> Option<String> {
-    match (ctx.config.web.page_url(&id.0), attached) {
+    match (
+        super::page_address::page_url(ctx.config, record, meta, reader),
+        attached,
+    ) {
         (Some(url), _) => Some(format!("its page on the web, {url}")),
         (None, Some(file)) => Some(format!(
             "the file {} attached to this mail (open it in any web browser)",
@@ -1144,9 +1149,14 @@ pub fn game_over_to_moderators(
     // A moderator may be a player who made the game by mail, or work at
     // the server: the archive as everyone reaches it (its page, or the
     // file attached), and where the server keeps it.
-    let reached = archive_reached(ctx, id, archive)
-        .map(|r| format!("The game's archive is {r}. "))
-        .unwrap_or_default();
+    let reached = archive_reached(
+        ctx,
+        (record, meta),
+        super::page_address::Reader::Table,
+        archive,
+    )
+    .map(|r| format!("The game's archive is {r}. "))
+    .unwrap_or_default();
     let text = format!(
         "{how}\n\n{}\n\n{reached}On the server the archive (the whole turn log, the final map and scores, and one HTML page) is kept in {}; `stationmaster log {id}` prints the log.\n\n-- \nStationmaster, for {id} ({}).\n",
         mail_page(
@@ -1432,7 +1442,9 @@ pub fn player_mail(
     }
     mail.headline = headline_of(game, meta, ended.as_ref(), Viewer::Player(seat));
     mail.over = ended.is_some();
-    mail.web = ctx.config.web.page_url(&id.0).unwrap_or_default();
+    mail.web =
+        super::page_address::page_url(ctx.config, record, meta, super::page_address::Reader::Table)
+            .unwrap_or_default();
     let attachment = mail.attachment.take().filter(|_| mail.over);
     if mail.over {
         // Nothing more is asked of anyone.
@@ -1458,18 +1470,7 @@ pub fn player_mail(
         Some((parent, refs)) => thread.threading(Some((parent, refs))),
         None => thread.threading(None),
     };
-    let mode = meta.reports_of(seat);
-    mail.reports = mode.name().to_string();
-    mail.reports_what = mode.describe().to_string();
-    mail.reports_other = crate::store::ReportMode::ALL
-        .iter()
-        .filter(|m| **m != mode)
-        .map(|m| format!("reports {}", m.name()))
-        .collect();
-    if mail.welcome {
-        mail.fewer_reports = fewer_reports(mode);
-        mail.finished = Some(super::records::finished_line(ctx.store, record, meta)?);
-    }
+    reports_told(ctx, (record, meta), seat, &mut mail)?;
     let text = ctx.templates.render("report.txt", &mail)?;
     let html = ctx.templates.render("report.html", &mail)?;
     let draft = Draft {
@@ -1487,8 +1488,34 @@ pub fn player_mail(
         picture: picture.map(|(p, _)| p),
         attachment,
     };
+    // Linked as the change leaves the game: a welcome is composed before
+    // its game is stored, and `watchable` moves the page.
+    let draft = super::page_address::linked(&id.0, &mail.web, &draft).unwrap_or(draft);
     let what = if mail.welcome { "welcome" } else { "report" };
     super::compose_mail(ctx, &id.0, what, &draft, now)
+}
+
+/// What `seat`'s mail says of their `reports` mode, and in a welcome, how to
+/// get fewer mails and how many games each player finished here.
+fn reports_told(
+    ctx: &Ctx<'_>,
+    (record, meta): (&GameRecord, &GameMeta),
+    seat: Seat,
+    mail: &mut MailContext,
+) -> Result<(), ServiceError> {
+    let mode = meta.reports_of(seat);
+    mail.reports = mode.name().to_string();
+    mail.reports_what = mode.describe().to_string();
+    mail.reports_other = crate::store::ReportMode::ALL
+        .iter()
+        .filter(|m| **m != mode)
+        .map(|m| format!("reports {}", m.name()))
+        .collect();
+    if mail.welcome {
+        mail.fewer_reports = fewer_reports(mode);
+        mail.finished = Some(super::records::finished_line(ctx.store, record, meta)?);
+    }
+    Ok(())
 }
 
 /// The map and picture in `seat`'s mail: their own where the game draws

@@ -6,6 +6,8 @@
 //! index of the running and finished games (`index.html`; a game not made
 //! `watchable` only with `[web] list_unwatchable`). Plain HTML with the
 //! picture inline as SVG, no script, scaled to a phone's width.
+//! Each page is in the folder [`super::page_address`] names: the game's
+//! id where it is watchable, else a folder nobody can guess.
 //!
 //! A page is drawn from the store, after the change it shows is
 //! committed (so no page shows a change the store does not hold), and
@@ -17,19 +19,16 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::page_address::{attribute, folders, safe_id};
 use super::report::{self, Ended};
 use super::{Ctx, ServiceError};
 use crate::engine::{AnyGame, Viewer, escape_html};
-use crate::mail::compose::{Draft, FileAttachment};
+use crate::mail::compose::FileAttachment;
 use crate::store::{EntryKind, GameId, GameMeta, GameRecord, LogEntry, StoreError};
 
 /// Each game's line in the index, kept beside its page: what the index
 /// shows of it, and the end of the log the page was drawn at.
 const SUMMARY: &str = "page.json";
-
-/// Mails that name no game's page: the site's replies, and the mails of a
-/// game forming by mail (it has no page until it starts).
-const NO_PAGE: [&str; 3] = ["reply", "invitation", "forming"];
 
 /// What a game's page shows: the game as it stands, its whole log, and
 /// how it ended, if it is over.
@@ -115,49 +114,6 @@ pub fn last_mail_archive(
     })?))
 }
 
-/// `draft` with a line linking game `game`'s page, where the site is kept
-/// and the mail is about a game that has one (`what`: the kind of mail,
-/// as its Message-ID names it) and does not link it already; else None.
-pub fn with_link(
-    config: &crate::config::Config,
-    game: &str,
-    what: &str,
-    draft: &Draft,
-) -> Option<Draft> {
-    if NO_PAGE.contains(&what) || game.is_empty() || !safe_id(game) {
-        return None;
-    }
-    let url = config.web.page_url(game)?;
-    if draft.text.contains(&url) {
-        return None;
-    }
-    let mut out = draft.clone();
-    let line = format!("{game} on the web: {url}");
-    // Above the signature, where there is one.
-    match out.text.rfind("\n-- \n") {
-        Some(at) => out.text.insert_str(at + 1, &format!("{line}\n\n")),
-        None => {
-            if !out.text.is_empty() && !out.text.ends_with('\n') {
-                out.text.push('\n');
-            }
-            out.text.push_str(&format!("\n{line}\n"));
-        }
-    }
-    if let Some(html) = &mut out.html {
-        let href = attribute(&url);
-        let p = format!(
-            "<p>{} on the web: <a href=\"{href}\">{}</a></p>\n",
-            escape_html(game),
-            escape_html(&url)
-        );
-        match html.rfind("</body>") {
-            Some(at) => html.insert_str(at, &p),
-            None => html.push_str(&p),
-        }
-    }
-    Some(out)
-}
-
 /// Writes the pages of games `ids` and the index, where the site is kept.
 /// Called once their changes are committed. A page that cannot be written
 /// is logged: the game itself is safe in the store, and its next change
@@ -189,8 +145,13 @@ pub fn catch_up(ctx: &Ctx<'_>) -> Result<usize, ServiceError> {
     };
     let mut behind = Vec::new();
     for id in ctx.store.ids()? {
+        let Some((folder, other)) = stored_folders(ctx, &id)? else {
+            continue;
+        };
         let stamp = ctx.store.head(&id)?.last_hash;
-        if read_summary(dir, &id).is_none_or(|s| s.stamp != stamp) {
+        // A page in the other folder: written by a version that kept every
+        // page at `URL/GAME/`, or before a crash moved it.
+        if read_summary(dir, &folder).is_none_or(|s| s.stamp != stamp) || dir.join(other).is_dir() {
             behind.push(id);
         }
     }
@@ -201,7 +162,20 @@ pub fn catch_up(ctx: &Ctx<'_>) -> Result<usize, ServiceError> {
     Ok(behind.len())
 }
 
-/// Game `id`'s page (and its line in the index) as the store holds it.
+/// The folders of game `id`'s page as the store holds the game
+/// ([`folders`]); none for a game that was never one (forming by mail,
+/// expired).
+fn stored_folders(ctx: &Ctx<'_>, id: &GameId) -> Result<Option<(String, String)>, ServiceError> {
+    match (ctx.store.record(id), ctx.store.meta(id)) {
+        (Ok(record), Ok(meta)) => Ok(Some(folders(&record, &meta))),
+        (Err(StoreError::NoSuchGame(_)), _) | (_, Err(StoreError::NoSuchGame(_))) => Ok(None),
+        (Err(e), _) | (_, Err(e)) => Err(e.into()),
+    }
+}
+
+/// Game `id`'s page (and its line in the index) as the store holds it, in
+/// its folder ([`super::page_address::folder`]); the folder it had while it was (or was not) watchable
+/// is removed, so a game made unwatchable is no longer at `URL/GAME/`.
 fn write_game(ctx: &Ctx<'_>, dir: &Path, id: &GameId) -> Result<(), ServiceError> {
     if !safe_id(&id.0) {
         return Err(ServiceError::Invalid(format!(
@@ -229,9 +203,10 @@ fn write_game(ctx: &Ctx<'_>, dir: &Path, id: &GameId) -> Result<(), ServiceError
         finished: Some(&finished),
     };
     let html = page(&shown, Place::Site)?;
-    let folder = dir.join(&id.0);
-    public_folder(&folder)?;
-    write_whole(&folder.join("index.html"), html.as_bytes())?;
+    let (name, other) = folders(&loaded.record, &meta);
+    let place = dir.join(&name);
+    public_folder(&place)?;
+    write_whole(&place.join("index.html"), html.as_bytes())?;
     let summary = Summary {
         stamp,
         title: crate::registry::title(&loaded.record.setup.kind).to_string(),
@@ -241,7 +216,12 @@ fn write_game(ctx: &Ctx<'_>, dir: &Path, id: &GameId) -> Result<(), ServiceError
         watchable: meta.watchable,
     };
     let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
-    write_whole(&folder.join(SUMMARY), json.as_bytes())
+    write_whole(&place.join(SUMMARY), json.as_bytes())?;
+    let left = dir.join(other);
+    if left.is_dir() {
+        std::fs::remove_dir_all(&left).map_err(|e| io(&left, e))?;
+    }
+    Ok(())
 }
 
 /// The index: every game with a page, running ones first; a game not made
@@ -251,7 +231,10 @@ fn write_index(ctx: &Ctx<'_>, dir: &Path) -> Result<(), ServiceError> {
     let mut running = String::new();
     let mut over = String::new();
     for id in ctx.store.ids()? {
-        let Some(s) = read_summary(dir, &id) else {
+        let Some((folder, _)) = stored_folders(ctx, &id)? else {
+            continue;
+        };
+        let Some(s) = read_summary(dir, &folder) else {
             continue;
         };
         if !(s.watchable || all) {
@@ -259,7 +242,7 @@ fn write_index(ctx: &Ctx<'_>, dir: &Path) -> Result<(), ServiceError> {
         }
         let item = format!(
             "<li><a href=\"{}/\">{}</a>: {}; {}.<br>{}.</li>\n",
-            attribute(&id.0),
+            attribute(&folder),
             escape_html(&id.0),
             escape_html(&s.title),
             escape_html(&s.players.join(", ")),
@@ -286,9 +269,9 @@ fn write_index(ctx: &Ctx<'_>, dir: &Path) -> Result<(), ServiceError> {
     )
 }
 
-/// The line of game `id` in the index, as its page left it.
-fn read_summary(dir: &Path, id: &GameId) -> Option<Summary> {
-    let text = std::fs::read_to_string(dir.join(&id.0).join(SUMMARY)).ok()?;
+/// The line of a game in the index, as its page in `folder` left it.
+fn read_summary(dir: &Path, folder: &str) -> Option<Summary> {
+    let text = std::fs::read_to_string(dir.join(folder).join(SUMMARY)).ok()?;
     serde_json::from_str(&text).ok()
 }
 
@@ -426,21 +409,6 @@ fn html_page(title: &str, body: &str) -> String {
     )
 }
 
-/// `text` made safe inside an HTML attribute in double quotes.
-fn attribute(text: &str) -> String {
-    escape_html(text).replace('"', "&quot;")
-}
-
-/// True if `id` can name a folder of the site (the ids games are given:
-/// `rocket-1`), never a path that leads elsewhere.
-fn safe_id(id: &str) -> bool {
-    !id.is_empty()
-        && !id.starts_with('.')
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
-}
-
 /// Makes folder `path` where missing, and those above it, readable by
 /// everyone whatever the umask: the pages are public, and the web server
 /// runs as a user of its own. A folder there already is left as it is.
@@ -478,47 +446,4 @@ fn io(path: &Path, e: std::io::Error) -> ServiceError {
         cause: e,
     }
     .into()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_plain_id_names_a_folder() {
-        for id in ["rocket-1", "linie1-12", "a_b.c"] {
-            assert!(safe_id(id), "{id}");
-        }
-        for id in ["", ".", "..", "../x", "a/b", "a\\b", ".hidden", "a b"] {
-            assert!(!safe_id(id), "{id}");
-        }
-    }
-
-    #[test]
-    fn a_link_goes_above_the_signature_once() {
-        let mut config = crate::config::Config::default();
-        let draft = Draft {
-            text: "Hello.\n\n-- \nStationmaster, for rocket-1.\n".into(),
-            html: Some("<html><body><p>Hello.</p></body></html>".into()),
-            ..Draft::default()
-        };
-        assert_eq!(with_link(&config, "rocket-1", "report", &draft), None);
-        config.web.dir = Some("var/web".into());
-        config.web.url = Some("https://games.example.org".into());
-        let linked = with_link(&config, "rocket-1", "report", &draft).expect("linked");
-        assert_eq!(
-            linked.text,
-            "Hello.\n\nrocket-1 on the web: https://games.example.org/rocket-1/\n\n-- \nStationmaster, for rocket-1.\n"
-        );
-        assert_eq!(
-            linked.html.as_deref(),
-            Some(
-                "<html><body><p>Hello.</p><p>rocket-1 on the web: <a href=\"https://games.example.org/rocket-1/\">https://games.example.org/rocket-1/</a></p>\n</body></html>"
-            )
-        );
-        assert_eq!(with_link(&config, "rocket-1", "report", &linked), None);
-        for what in NO_PAGE {
-            assert_eq!(with_link(&config, "rocket-1", what, &draft), None);
-        }
-    }
 }

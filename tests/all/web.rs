@@ -130,9 +130,32 @@ impl Site {
         self.dir.path().join("web")
     }
 
+    /// The folder of the game's page: the one in the site named by its id
+    /// (`rocket-1`) or by its id and a key (`rocket-1-…`).
+    fn folder(&self) -> String {
+        let mine = |name: &str| {
+            name == self.id.0
+                || name
+                    .strip_prefix(&format!("{}-", self.id))
+                    .is_some_and(|key| key.chars().all(|c| c.is_ascii_hexdigit()))
+        };
+        let found: Vec<String> = std::fs::read_dir(self.web())
+            .expect("the site")
+            .map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .filter(|name| mine(name))
+            .collect();
+        assert_eq!(found.len(), 1, "one folder of {}: {found:?}", self.id);
+        found[0].clone()
+    }
+
     /// The game's page as the web server reads it now.
     fn page(&self) -> String {
-        std::fs::read_to_string(self.web().join(&self.id.0).join("index.html"))
+        std::fs::read_to_string(self.web().join(self.folder()).join("index.html"))
             .expect("the game's page")
     }
 
@@ -249,6 +272,7 @@ fn a_page_and_the_index_follow_every_change_in_its_cycle_and_every_mail_links_it
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &Path| std::fs::metadata(p).expect("there").permissions().mode() & 0o777;
     assert_eq!(mode(&s.web()), 0o755);
+    assert_eq!(s.folder(), s.id.0, "a watchable game's page is at its id");
     assert_eq!(mode(&s.web().join(&s.id.0)), 0o755);
     assert_eq!(mode(&s.web().join(&s.id.0).join("index.html")), 0o644);
     assert_eq!(mode(&s.web().join("index.html")), 0o644);
@@ -275,7 +299,7 @@ fn a_page_and_the_index_follow_every_change_in_its_cycle_and_every_mail_links_it
         "the order is in the page's log: {after}"
     );
     assert!(!after.contains("xyzzy"), "no table talk on the web");
-    let summary = std::fs::read_to_string(s.web().join(&s.id.0).join("page.json"))
+    let summary = std::fs::read_to_string(s.web().join(s.folder()).join("page.json"))
         .expect("the index's line of the game");
     let head = s.daemon.store().head(&s.id).expect("the head");
     assert!(summary.contains(&head.last_hash), "{summary}");
@@ -303,8 +327,8 @@ fn the_index_lists_a_game_not_made_watchable_only_when_the_operator_says_so() {
         s.page().contains("<svg"),
         "its page is written all the same"
     );
-    let link = format!("href=\"{}/\"", s.id);
-    assert!(!s.index().contains(&link), "{}", s.index());
+    let folder = s.folder();
+    assert!(!s.index().contains(&folder), "{}", s.index());
     let mut all = config(s.dir.path(), true);
     all.web.list_unwatchable = true;
     let templates = Templates::load(None).expect("the templates");
@@ -316,7 +340,65 @@ fn the_index_lists_a_game_not_made_watchable_only_when_the_operator_says_so() {
         boards: &boards,
     };
     stationmaster::service::web::refresh(&ctx, std::slice::from_ref(&s.id));
+    let link = format!("<a href=\"{folder}/\">{}</a>", s.id);
     assert!(s.index().contains(&link), "{}", s.index());
+}
+
+/// The links to `url` in a mail's two parts.
+fn links(mail: &OutMail, url: &str) -> (bool, bool) {
+    let r = read(mail);
+    (
+        r.text.contains(url),
+        r.html.contains(&format!("href=\"{url}\"")),
+    )
+}
+
+#[test]
+fn a_game_not_watchable_is_at_an_address_only_its_mail_gives_and_moves_with_watchable() {
+    let mut s = Site::new("rocket", true, false);
+    // Not at the address anyone can guess: the id and a key of 16 digits.
+    let hidden = s.folder();
+    let key = hidden.strip_prefix("rocket-1-").expect("the id and a key");
+    assert_eq!(key.len(), 16, "{hidden}");
+    assert!(!s.web().join("rocket-1").exists());
+    let (plain_url, hidden_url) = (format!("{URL}rocket-1/"), format!("{URL}{hidden}/"));
+    // Every player's mail links it, in both parts; none names the other.
+    let welcomes = s.cycle();
+    assert_eq!(welcomes.len(), 3);
+    for mail in &welcomes {
+        assert_eq!(links(mail, &hidden_url), (true, true));
+        assert_eq!(links(mail, &plain_url), (false, false));
+    }
+    let index = s.index();
+    assert!(!index.contains("rocket-1"), "{index}");
+    // A moderator makes it watchable: the page moves to the id, the index
+    // lists it there, the players' mail links it there.
+    let ctx = s.daemon.ctx();
+    let out = stationmaster::local::moderate(&ctx, &s.id, "operator", "watchable on", None, s.now)
+        .expect("made watchable");
+    assert!(out.contains("watchable"), "{out}");
+    assert_eq!(s.folder(), "rocket-1");
+    assert!(!s.web().join(&hidden).exists(), "the hidden folder is gone");
+    assert!(
+        s.index().contains("<a href=\"rocket-1/\">"),
+        "{}",
+        s.index()
+    );
+    let game = s.game();
+    let seat = game.awaiting()[0].seat;
+    s.order(seat, &game.legal_order_lines(seat)[0]);
+    let reports = s.cycle();
+    assert!(!reports.is_empty());
+    for mail in &reports {
+        assert_eq!(links(mail, &plain_url), (true, true));
+    }
+    // And back: the page leaves the address its watchers knew.
+    let ctx = s.daemon.ctx();
+    stationmaster::local::moderate(&ctx, &s.id, "operator", "watchable off", None, s.now)
+        .expect("made unwatchable");
+    assert_eq!(s.folder(), hidden, "the same key as before");
+    assert!(!s.web().join("rocket-1").exists());
+    assert!(!s.index().contains("rocket-1"), "{}", s.index());
 }
 
 #[test]
@@ -361,6 +443,30 @@ fn the_daemon_writes_the_pages_missing_or_behind_when_it_starts() {
         std::fs::read_to_string(&page_file).expect("the page"),
         page,
         "drawn again, as it was"
+    );
+}
+
+#[test]
+fn the_daemon_takes_a_page_away_from_the_guessable_address_when_it_starts() {
+    let s = Site::new("rocket", true, false);
+    let hidden = s.folder();
+    // A page of a game not watchable at `URL/GAME/`, as versions before
+    // kept every page.
+    let plain = s.web().join("rocket-1");
+    std::fs::create_dir(&plain).expect("made");
+    std::fs::write(plain.join("index.html"), "the old page").expect("written");
+    let Site {
+        dir, daemon, now, ..
+    } = s;
+    drop(daemon);
+    let mut d = daemon_on(dir.path(), true);
+    d.process(now, &AtomicBool::new(false)).expect("a cycle");
+    assert!(!plain.exists(), "the page at the guessable address is gone");
+    let page = dir.path().join("web").join(&hidden).join("index.html");
+    assert!(
+        std::fs::read_to_string(page)
+            .expect("the page")
+            .contains("<svg")
     );
 }
 
@@ -431,7 +537,7 @@ fn a_page_shows_the_board_as_its_svg_at_a_phone_and_a_desktop_width() {
     let whole = stationmaster::picture::png_of_svg(svg).expect("rendered");
     let (land, sea, left, right) = board_pixels(&whole.bytes);
     let drawn = f64::from(right - left + 1);
-    let file = s.web().join(&s.id.0).join("index.html");
+    let file = s.web().join(s.folder()).join("index.html");
     for (width, scaled) in [(400u32, true), (1280, false)] {
         let shot = screenshot(&chromium, s.dir.path(), &file, width);
         let (shot_land, shot_sea, shot_left, shot_right) = board_pixels(&shot);

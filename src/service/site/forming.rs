@@ -7,7 +7,7 @@ use super::status::{seat_notice, status_text};
 use super::{Refusal, Session};
 use crate::engine::{PlayerSetup, Setup};
 use crate::service::{
-    Ctx, Formed, ServiceError, message_id, names, new_game_change, new_seed, new_token,
+    Chosen, Ctx, Formed, ServiceError, message_id, names, new_game_change, new_seed, new_token,
 };
 use crate::store::{Forming, FormingSeat, GameId, StoreError};
 
@@ -430,13 +430,16 @@ impl Session<'_, '_> {
             keys,
             roots,
         };
-        let (_, mut change) = match new_game_change(
+        let (_, change) = match new_game_change(
             ctx,
             &setup,
             f.clock.clone(),
             vec![f.creator().to_string()],
             Some(&formed),
-            f.reports,
+            Chosen {
+                reports: f.reports,
+                watchable: f.watchable,
+            },
             self.now,
         ) {
             Ok(made) => made,
@@ -449,9 +452,6 @@ impl Session<'_, '_> {
             }
             Err(e) => return Err(e.into()),
         };
-        if let Some(made) = &mut change.new_game {
-            made.meta.watchable = f.watchable;
-        }
         self.started = Some(change);
         self.closed = Some(f.id.clone());
         Ok(format!(

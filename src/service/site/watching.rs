@@ -109,7 +109,13 @@ impl Session<'_, '_> {
         }
         let loaded = ctx.store.load(id)?;
         if let Some(ended) = report::ended(ctx.store, id, &meta, &*loaded.game)? {
-            let kept = match ctx.config.web.page_url(&id.0) {
+            let reader = crate::service::page_address::Reader::Observer;
+            let kept = match crate::service::page_address::page_url(
+                ctx.config,
+                &loaded.record,
+                &meta,
+                reader,
+            ) {
                 Some(url) => format!("its page on the web, {url}, is its archive"),
                 None => "its archive is kept on the server".to_string(),
             };

@@ -51,7 +51,7 @@ enum Command {
         /// A player as NAME=EMAIL, in seat order (clockwise); NAME=bot seats the engine's bot, which plays at once whenever the game awaits it (at least one seat a person's).
         #[arg(long = "player", required = true, value_name = "NAME=EMAIL")]
         players: Vec<String>,
-        /// The seed of the game's random choices (cards dealt, tiles drawn; who plays first where the game leaves it to chance: see each game below).
+        /// The seed of the game's random choices (cards dealt, tiles drawn; who plays first where the game leaves it to chance: see each game below); without it, one drawn at random.
         #[arg(long)]
         seed: Option<u64>,
         /// An option of the game: NAME for a switch, NAME=VALUE otherwise.

@@ -38,7 +38,7 @@ pub enum Command {
         kind: String,
         /// `NAME=EMAIL`, in seat order.
         players: Vec<String>,
-        /// `--seed`; none: taken from the clock.
+        /// `--seed`; none: drawn at random.
         seed: Option<u64>,
         /// `--option`s.
         options: Vec<String>,
@@ -340,7 +340,12 @@ fn run(env: &Env<'_>, request: &Request) -> Result<String, LocalError> {
                 .iter()
                 .map(|p| super::parse_player(p))
                 .collect::<Result<Vec<_>, _>>()?;
-            let seed = seed.unwrap_or_else(|| now.timestamp_nanos_opt().unwrap_or_default() as u64);
+            // Never the clock: the seed decides the cards to come and the
+            // address of a game's page that is not watchable.
+            let seed = match seed {
+                Some(s) => *s,
+                None => crate::service::new_seed()?,
+            };
             let clock = clock.apply(env.config.deadlines.clone())?;
             let spec = super::GameSpec {
                 kind: kind.clone(),

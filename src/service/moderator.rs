@@ -307,6 +307,11 @@ pub fn welcome(
         reply_to: Some(report::reply_address(&ctx.config.mail.address, id, token)),
         ..Draft::default()
     };
+    // Linked here: a new game's moderators are welcomed before it is stored.
+    let reader = super::page_address::Reader::Table;
+    let draft = super::page_address::page_url(ctx.config, record, meta, reader)
+        .and_then(|url| super::page_address::linked(&id.0, &url, &draft))
+        .unwrap_or(draft);
     super::compose_mail(ctx, &id.0, "modkey", &draft, now)
 }
 

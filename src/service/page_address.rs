@@ -11,9 +11,11 @@ use crate::engine::escape_html;
 use crate::mail::compose::Draft;
 use crate::store::{GameId, GameMeta, GameRecord};
 
-/// Mails that name no game's page: the site's replies, and the mails of a
-/// game forming by mail (it has no page until it starts).
-const NO_PAGE: [&str; 3] = ["reply", "invitation", "forming"];
+/// Mails that name no game's page: the site's replies, the mails of a
+/// game forming by mail (it has no page until it starts), and the mail
+/// asking an address its player added to confirm it (nobody has said yet
+/// that it is theirs).
+const NO_PAGE: [&str; 4] = ["reply", "invitation", "forming", "address"];
 
 /// Who a link to a game's page is for.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -80,8 +82,9 @@ pub fn page_url(
 /// and the mail is about a game that has one (`what`: the kind of mail,
 /// as its Message-ID names it; `watch`, an observer's) and does not link
 /// it already; else None. The game is read as the store holds it: a mail
-/// composed before its game is first committed (a welcome) links the page
-/// itself, where it is wanted.
+/// composed with the game as a change leaves it (a welcome, before the
+/// game is first stored; a report of `watchable`, which moves the page)
+/// links the page itself ([`linked`]), and this adds no second link.
 pub fn with_link(ctx: &Ctx<'_>, game: &str, what: &str, draft: &Draft) -> Option<Draft> {
     if NO_PAGE.contains(&what) || game.is_empty() || !safe_id(game) {
         return None;
@@ -105,11 +108,14 @@ pub(crate) const OBSERVER_MAIL: &str = "watch";
 /// `draft` with a line `GAME on the web: URL`, above its signature, in
 /// both parts, unless `url` is empty or the draft holds it already.
 pub(crate) fn linked(game: &str, url: &str, draft: &Draft) -> Option<Draft> {
-    if url.is_empty() || draft.text.contains(url) {
+    let line = format!("{game} on the web: {url}");
+    if url.is_empty()
+        || draft.text.contains(url)
+        || draft.text.contains(&line[..line.len() - url.len()])
+    {
         return None;
     }
     let mut out = draft.clone();
-    let line = format!("{game} on the web: {url}");
     // Above the signature, where there is one.
     match out.text.rfind("\n-- \n") {
         Some(at) => out.text.insert_str(at + 1, &format!("{line}\n\n")),
@@ -184,6 +190,9 @@ mod tests {
             )
         );
         assert_eq!(linked("rocket-1", url, &with), None);
+        // Linked already, elsewhere (the page moved with `watchable`).
+        let moved = "https://games.example.org/rocket-1-0123456789abcdef/";
+        assert_eq!(linked("rocket-1", moved, &with), None);
     }
 
     #[test]

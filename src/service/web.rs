@@ -151,15 +151,23 @@ pub fn catch_up(ctx: &Ctx<'_>) -> Result<usize, ServiceError> {
         let stamp = ctx.store.head(&id)?.last_hash;
         // A page in the other folder: written by a version that kept every
         // page at `URL/GAME/`, or before a crash moved it.
-        if read_summary(dir, &folder).is_none_or(|s| s.stamp != stamp) || dir.join(other).is_dir() {
+        if read_summary(dir, &folder).is_none_or(|s| s.stamp != stamp)
+            || dir.join(other).join(SUMMARY).is_file()
+        {
             behind.push(id);
         }
     }
+    // One page that cannot be written holds up no other: every game's
+    // page still leaves a folder it should not be in.
+    let mut written = 0;
     for id in &behind {
-        write_game(ctx, dir, id)?;
+        match write_game(ctx, dir, id) {
+            Ok(()) => written += 1,
+            Err(e) => tracing::error!(game = %id, error = %e, "web page not written"),
+        }
     }
     write_index(ctx, dir)?;
-    Ok(behind.len())
+    Ok(written)
 }
 
 /// The folders of game `id`'s page as the store holds the game
@@ -202,8 +210,15 @@ fn write_game(ctx: &Ctx<'_>, dir: &Path, id: &GameId) -> Result<(), ServiceError
         ended: ended.as_ref(),
         finished: Some(&finished),
     };
-    let html = page(&shown, Place::Site)?;
+    // First out of the folder it should not be in (a game just made not
+    // watchable leaves `URL/GAME/` even if its new page then fails); only
+    // a folder with a page of ours in it.
     let (name, other) = folders(&loaded.record, &meta);
+    let left = dir.join(other);
+    if left.join(SUMMARY).is_file() {
+        std::fs::remove_dir_all(&left).map_err(|e| io(&left, e))?;
+    }
+    let html = page(&shown, Place::Site)?;
     let place = dir.join(&name);
     public_folder(&place)?;
     write_whole(&place.join("index.html"), html.as_bytes())?;
@@ -216,12 +231,7 @@ fn write_game(ctx: &Ctx<'_>, dir: &Path, id: &GameId) -> Result<(), ServiceError
         watchable: meta.watchable,
     };
     let json = serde_json::to_string_pretty(&summary).unwrap_or_default();
-    write_whole(&place.join(SUMMARY), json.as_bytes())?;
-    let left = dir.join(other);
-    if left.is_dir() {
-        std::fs::remove_dir_all(&left).map_err(|e| io(&left, e))?;
-    }
-    Ok(())
+    write_whole(&place.join(SUMMARY), json.as_bytes())
 }
 
 /// The index: every game with a page, running ones first; a game not made

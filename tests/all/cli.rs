@@ -53,6 +53,47 @@ fn new_prints_the_game_id_and_games_lists_it() {
     );
 }
 
+/// Every `"seed"` in `value`, however deep.
+fn seeds(value: &serde_json::Value, out: &mut Vec<u64>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v.as_u64()) {
+                    ("seed", Some(seed)) => out.push(seed),
+                    _ => seeds(v, out),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| seeds(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn a_game_made_without_a_seed_gets_one_nobody_can_work_out_from_the_clock() {
+    // Two games at the same moment (the tests' clock stands still): the
+    // seed decides the cards to come, so it is never the time.
+    let dir = TempDir::new().unwrap();
+    for _ in 0..2 {
+        stdout(sm(&dir).args([
+            "new",
+            "rocket",
+            "--player",
+            "alice=alice@example.org",
+            "--player",
+            "bob=bob@example.org",
+            "--player",
+            "cecil=cecil@example.org",
+        ]));
+    }
+    stdout(sm(&dir).args(["export", "all.json"]));
+    let text = std::fs::read_to_string(dir.path().join("all.json")).unwrap();
+    let mut found = Vec::new();
+    seeds(&serde_json::from_str(&text).unwrap(), &mut found);
+    assert_eq!(found.len(), 2, "{text}");
+    assert_ne!(found[0], found[1]);
+}
+
 #[test]
 fn orders_apply_all_or_nothing_and_refusals_say_why() {
     let dir = TempDir::new().unwrap();

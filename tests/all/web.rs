@@ -37,6 +37,9 @@ use crate::pictures::{LAND, SEA, chromium, rgb_pixels, screenshot};
 /// Where the test's site is served.
 const URL: &str = "https://games.example.org/";
 
+/// A site moderator's address.
+const GM: &str = "gm@example.org";
+
 /// A seed whose digits no page has any other reason to show.
 const SEED: u64 = 8_347_120_995_531_662_407;
 
@@ -355,20 +358,41 @@ fn links(mail: &OutMail, url: &str) -> (bool, bool) {
 
 #[test]
 fn a_game_not_watchable_is_at_an_address_only_its_mail_gives_and_moves_with_watchable() {
-    let mut s = Site::new("rocket", true, false);
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut config = config(dir.path(), true);
+    config.site.moderators = vec![GM.to_string()];
+    let mut s = Site::on(dir, config, "rocket", false);
     // Not at the address anyone can guess: the id and a key of 16 digits.
     let hidden = s.folder();
     let key = hidden.strip_prefix("rocket-1-").expect("the id and a key");
     assert_eq!(key.len(), 16, "{hidden}");
     assert!(!s.web().join("rocket-1").exists());
     let (plain_url, hidden_url) = (format!("{URL}rocket-1/"), format!("{URL}{hidden}/"));
-    // Every player's mail links it, in both parts; none names the other.
+    // Every player's and the moderator's welcome links it, in both parts;
+    // none names the other.
     let welcomes = s.cycle();
-    assert_eq!(welcomes.len(), 3);
+    assert_eq!(welcomes.len(), 4);
+    assert!(welcomes.iter().any(|m| m.to[0] == GM));
     for mail in &welcomes {
-        assert_eq!(links(mail, &hidden_url), (true, true));
+        assert_eq!(links(mail, &hidden_url), (true, true), "to {}", mail.to[0]);
         assert_eq!(links(mail, &plain_url), (false, false));
     }
+    // An address a player adds is asked to confirm it, and given nothing
+    // until it does: it may not be theirs.
+    let seat = s.game().awaiting()[0].seat;
+    s.mail(seat, "address add stranger@example.net");
+    let asked = s.cycle();
+    let to_stranger: Vec<&OutMail> = asked
+        .iter()
+        .filter(|m| m.to[0] == "stranger@example.net")
+        .collect();
+    assert_eq!(to_stranger.len(), 1, "asked to confirm");
+    let r = read(to_stranger[0]);
+    assert!(
+        !r.text.contains(&hidden) && !r.html.contains(&hidden),
+        "{}",
+        r.text
+    );
     let index = s.index();
     assert!(!index.contains("rocket-1"), "{index}");
     // A moderator makes it watchable: the page moves to the id, the index
@@ -378,6 +402,19 @@ fn a_game_not_watchable_is_at_an_address_only_its_mail_gives_and_moves_with_watc
         .expect("made watchable");
     assert!(out.contains("watchable"), "{out}");
     assert_eq!(s.folder(), "rocket-1");
+    // The mails of that change link the page where it went, once.
+    let told = s.cycle();
+    assert!(!told.is_empty());
+    for mail in &told {
+        let r = read(mail);
+        assert_eq!(
+            r.text.matches("rocket-1 on the web:").count(),
+            1,
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains(&plain_url), "{}", r.text);
+    }
     assert!(!s.web().join(&hidden).exists(), "the hidden folder is gone");
     assert!(
         s.index().contains("<a href=\"rocket-1/\">"),
@@ -451,10 +488,19 @@ fn the_daemon_takes_a_page_away_from_the_guessable_address_when_it_starts() {
     let s = Site::new("rocket", true, false);
     let hidden = s.folder();
     // A page of a game not watchable at `URL/GAME/`, as versions before
-    // kept every page.
+    // kept every page (with its line of the index beside it), and a folder
+    // of the operator's own named like a game, without one.
     let plain = s.web().join("rocket-1");
     std::fs::create_dir(&plain).expect("made");
     std::fs::write(plain.join("index.html"), "the old page").expect("written");
+    std::fs::copy(
+        s.web().join(&hidden).join("page.json"),
+        plain.join("page.json"),
+    )
+    .expect("copied");
+    let own = s.web().join("rocket-2");
+    std::fs::create_dir(&own).expect("made");
+    std::fs::write(own.join("index.html"), "the operator's").expect("written");
     let Site {
         dir, daemon, now, ..
     } = s;
@@ -462,6 +508,7 @@ fn the_daemon_takes_a_page_away_from_the_guessable_address_when_it_starts() {
     let mut d = daemon_on(dir.path(), true);
     d.process(now, &AtomicBool::new(false)).expect("a cycle");
     assert!(!plain.exists(), "the page at the guessable address is gone");
+    assert!(own.join("index.html").exists(), "a folder not ours is left");
     let page = dir.path().join("web").join(&hidden).join("index.html");
     assert!(
         std::fs::read_to_string(page)

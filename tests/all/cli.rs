@@ -12,18 +12,25 @@ use tempfile::TempDir;
 use crate::binary::{sm, stdout};
 
 fn new_game(dir: &TempDir, seed: u64) -> String {
-    let out = stdout(sm(dir).args([
-        "new",
-        "rocket",
-        "--player",
-        "alice=alice@example.org",
-        "--player",
-        "bob=bob@example.org",
-        "--player",
-        "cecil=cecil@example.org",
-        "--seed",
-        &seed.to_string(),
-    ]));
+    new_rocket(dir, &["--seed", &seed.to_string()])
+}
+
+/// `new rocket` for alice, bob and cecil, with `more`; the game's id.
+fn new_rocket(dir: &TempDir, more: &[&str]) -> String {
+    let out = stdout(
+        sm(dir)
+            .args([
+                "new",
+                "rocket",
+                "--player",
+                "alice=alice@example.org",
+                "--player",
+                "bob=bob@example.org",
+                "--player",
+                "cecil=cecil@example.org",
+            ])
+            .args(more),
+    );
     out.trim().to_string()
 }
 
@@ -75,16 +82,7 @@ fn a_game_made_without_a_seed_gets_one_nobody_can_work_out_from_the_clock() {
     // seed decides the cards to come, so it is never the time.
     let dir = TempDir::new().unwrap();
     for _ in 0..2 {
-        stdout(sm(&dir).args([
-            "new",
-            "rocket",
-            "--player",
-            "alice=alice@example.org",
-            "--player",
-            "bob=bob@example.org",
-            "--player",
-            "cecil=cecil@example.org",
-        ]));
+        new_rocket(&dir, &[]);
     }
     stdout(sm(&dir).args(["export", "all.json"]));
     let text = std::fs::read_to_string(dir.path().join("all.json")).unwrap();

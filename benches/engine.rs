@@ -66,11 +66,11 @@ struct Recorded {
 }
 
 const LAST_RECORDED: Recorded = Recorded {
-    commit: "e31598a",
-    rocket_ms: 1.04,
-    extend_us: 4.27,
-    linie1_ms: 1.57,
-    linie1_6_ms: (1.88, "17e0ec4"),
+    commit: "4e5e43f",
+    rocket_ms: 0.76,
+    extend_us: 3.20,
+    linie1_ms: 1.28,
+    linie1_6_ms: (1.25, "4e5e43f"),
 };
 
 /// `now` against the recorded `then`, as printed.

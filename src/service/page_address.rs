@@ -89,7 +89,11 @@ pub fn with_link(ctx: &Ctx<'_>, game: &str, what: &str, draft: &Draft) -> Option
     if NO_PAGE.contains(&what) || game.is_empty() || !safe_id(game) {
         return None;
     }
+    // Linked already (a report, a welcome): the store need not be read.
     ctx.config.web.site()?;
+    if draft.text.contains(&link_words(game)) {
+        return None;
+    }
     let id = GameId(game.to_string());
     let record = ctx.store.record(&id).ok()?;
     let meta = ctx.store.meta(&id).ok()?;
@@ -106,15 +110,14 @@ pub fn with_link(ctx: &Ctx<'_>, game: &str, what: &str, draft: &Draft) -> Option
 pub(crate) const OBSERVER_MAIL: &str = "watch";
 
 /// `draft` with a line `GAME on the web: URL`, above its signature, in
-/// both parts, unless `url` is empty or the draft holds it already.
+/// both parts, unless `url` is empty or the draft holds it, or a line
+/// linking the game's page, already.
 pub(crate) fn linked(game: &str, url: &str, draft: &Draft) -> Option<Draft> {
-    let line = format!("{game} on the web: {url}");
-    if url.is_empty()
-        || draft.text.contains(url)
-        || draft.text.contains(&line[..line.len() - url.len()])
-    {
+    let words = link_words(game);
+    if url.is_empty() || draft.text.contains(url) || draft.text.contains(&words) {
         return None;
     }
+    let line = format!("{words}{url}");
     let mut out = draft.clone();
     // Above the signature, where there is one.
     match out.text.rfind("\n-- \n") {
@@ -139,6 +142,11 @@ pub(crate) fn linked(game: &str, url: &str, draft: &Draft) -> Option<Draft> {
         }
     }
     Some(out)
+}
+
+/// The words before the address in the line linking game `game`'s page.
+fn link_words(game: &str) -> String {
+    format!("{game} on the web: ")
 }
 
 /// `text` made safe inside an HTML attribute in double quotes.

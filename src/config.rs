@@ -248,7 +248,7 @@ impl WebConfig {
     }
 
     /// The address of the page in `folder` (a game's, as
-    /// `service::web::folder` names it), where the site is kept:
+    /// `service::page_address::folder` names it), where the site is kept:
     /// `URL/FOLDER/`.
     pub fn page_url(&self, folder: &str) -> Option<String> {
         let (_, url) = self.site()?;

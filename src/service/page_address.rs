@@ -89,8 +89,8 @@ pub fn with_link(ctx: &Ctx<'_>, game: &str, what: &str, draft: &Draft) -> Option
     if NO_PAGE.contains(&what) || game.is_empty() || !safe_id(game) {
         return None;
     }
-    // Linked already (a report, a welcome): the store need not be read.
     ctx.config.web.site()?;
+    // Linked already (a report, a welcome): the store need not be read.
     if draft.text.contains(&link_words(game)) {
         return None;
     }

@@ -182,8 +182,9 @@ fn stored_folders(ctx: &Ctx<'_>, id: &GameId) -> Result<Option<(String, String)>
 }
 
 /// Game `id`'s page (and its line in the index) as the store holds it, in
-/// its folder ([`super::page_address::folder`]); the folder it had while it was (or was not) watchable
-/// is removed, so a game made unwatchable is no longer at `URL/GAME/`.
+/// its folder ([`super::page_address::folder`]); the folder it had while
+/// it was (or was not) watchable is removed, so a game made unwatchable is
+/// no longer at `URL/GAME/`.
 fn write_game(ctx: &Ctx<'_>, dir: &Path, id: &GameId) -> Result<(), ServiceError> {
     if !safe_id(&id.0) {
         return Err(ServiceError::Invalid(format!(
